@@ -1,0 +1,332 @@
+/*
+ * cuzk.h: the whole public C ABI of the cuzk Groth16 prover.
+ *
+ * Rules every function follows (so that every FFI, including Bun's, can drive it):
+ *  - Only scalars, pointers and sizes cross the boundary; no struct is passed by value.
+ *  - Every fallible function returns a cuzk_status. Its message is copied into the caller's
+ *    `err` buffer (may be NULL; always NUL-terminated when err_cap > 0). Nothing is thread-local,
+ *    so a call made on a worker thread (Deno nonblocking, koffi async) still reports its error.
+ *  - Outputs go to caller-provided memory; sizes are passed in and checked
+ *    (CUZK_ERR_SHORT_BUFFER when too small). Nothing returned must be freed with a foreign
+ *    allocator; handles are opaque and released by their own *_close / *_destroy function,
+ *    which accept NULL.
+ *  - Fixed-layout structs written by the library start with `struct_size`, are made of naturally
+ *    aligned 32/64-bit fields only, and have their offsets checked by static_assert in the library
+ *    and by the TypeScript tests.
+ *
+ * Encodings:
+ *  - "key encoding": what a snarkjs .zkey stores: affine points, each coordinate n8q bytes,
+ *    little-endian, Montgomery form; a G2 coordinate is c0 then c1; all-zero bytes = infinity.
+ *  - "output encoding": affine points, coordinates little-endian in standard (non-Montgomery)
+ *    form, same order as above; all-zero bytes = infinity. Proofs use this encoding.
+ *  - Field elements of Fr (scalars, witness values): 32 bytes little-endian, standard form,
+ *    as in a .wtns file.
+ *
+ * Verification is native (pairing check in the library) so that a proof can be self-checked
+ * wherever it is made (CPU, GPU, service) without a round trip through JavaScript; the tests
+ * also check proofs with snarkjs itself, which is the reference verifier.
+ */
+#ifndef CUZK_H
+#define CUZK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CUZK_API __declspec(dllexport)
+#else
+#define CUZK_API __attribute__((visibility("default")))
+#endif
+
+/* Bumped on every incompatible change of a signature, enum value or struct layout. */
+#define CUZK_ABI_VERSION 1
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------------------------- */
+typedef enum cuzk_status {
+  CUZK_OK = 0,
+  CUZK_ERR_INVALID_ARGUMENT = 1, /* a NULL/out-of-range argument, unknown flag or enum value */
+  CUZK_ERR_IO = 2,               /* a file could not be opened, read or mapped */
+  CUZK_ERR_FORMAT = 3,           /* a .zkey/.wtns/.r1cs is malformed (magic, sizes, bounds) */
+  CUZK_ERR_CURVE_MISMATCH = 4,   /* files or arguments belong to different curves/fields */
+  CUZK_ERR_WITNESS_LENGTH = 5,   /* witness length differs from the key's variable count */
+  CUZK_ERR_UNSATISFIED = 6,      /* witness does not satisfy the constraints (message names the first) */
+  CUZK_ERR_SHORT_BUFFER = 7,     /* an output buffer is too small */
+  CUZK_ERR_UNSUPPORTED = 8,      /* backend, curve or feature not compiled in */
+  CUZK_ERR_NO_DEVICE = 9,        /* no usable GPU (no driver, no device, bad index) */
+  CUZK_ERR_DEVICE = 10,          /* a GPU call or kernel failed */
+  CUZK_ERR_OUT_OF_MEMORY = 11,   /* host or device allocation failed */
+  CUZK_ERR_BUSY = 12,            /* the object is in use by a running call */
+  CUZK_ERR_SELF_CHECK = 13,      /* a proof made by the library failed its own verification */
+  CUZK_ERR_INTERNAL = 14         /* a bug: please report the message */
+} cuzk_status;
+
+/* ---------------------------------------------------------------------------------------------
+ * Enumerations and bit masks
+ * ------------------------------------------------------------------------------------------- */
+typedef enum cuzk_curve {
+  CUZK_CURVE_BN254 = 1,     /* a.k.a. bn128, alt_bn128: circom's default */
+  CUZK_CURVE_BLS12_381 = 2  /* Filecoin */
+} cuzk_curve;
+
+typedef enum cuzk_backend {
+  CUZK_BACKEND_AUTO = 0, /* CUDA when compiled in and a device is usable, else CPU */
+  CUZK_BACKEND_CPU = 1,
+  CUZK_BACKEND_CUDA = 2
+} cuzk_backend;
+
+typedef enum cuzk_group { CUZK_G1 = 1, CUZK_G2 = 2 } cuzk_group;
+
+/* Witness layouts accepted by cuzk_prove. */
+typedef enum cuzk_witness_format {
+  CUZK_WITNESS_RAW = 0,  /* n_vars Fr values, 32 bytes each (standard form, LE), w[0] = 1 */
+  CUZK_WITNESS_WTNS = 1  /* the bytes of a snarkjs .wtns file */
+} cuzk_witness_format;
+
+/* Flags of cuzk_prove / cuzk_prove_abc. Both off by default; neither is implied by the other. */
+#define CUZK_PROVE_SELF_CHECK 0x1u     /* verify each proof (pairing) before returning it */
+#define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u /* do not check the witness against an attached .r1cs */
+
+/* Flags of cuzk_host_alloc. */
+#define CUZK_HOST_PINNED 0x1u /* page-locked through the CUDA driver when one is present */
+/* Bits reported back by cuzk_host_alloc in *out_flags. */
+#define CUZK_HOST_IS_PINNED 0x1u /* the memory really is page-locked */
+
+/* Bits of cuzk_library_info.backends and .curves */
+#define CUZK_HAS_CPU 0x1u
+#define CUZK_HAS_CUDA 0x2u
+#define CUZK_HAS_BN254 0x1u
+#define CUZK_HAS_BLS12_381 0x2u
+
+/* Sizes of the fixed-layout encodings. */
+#define CUZK_FR_BYTES 32u
+#define CUZK_PROOF_BYTES_BN254 256u     /* A (64) | B (128) | C (64) */
+#define CUZK_PROOF_BYTES_BLS12_381 384u /* A (96) | B (192) | C (96) */
+
+/* ---------------------------------------------------------------------------------------------
+ * Phase timings: one record per proof, written by the library with a monotonic clock.
+ * start/end are nanoseconds from the start of the call; a phase that did not run has both 0.
+ * Phases may overlap (e.g. the G2 MSM on the CPU while the GPU works); the waterfall shows it.
+ * ------------------------------------------------------------------------------------------- */
+typedef enum cuzk_phase {
+  CUZK_PHASE_PARSE = 0,         /* witness bytes/.wtns header checks */
+  CUZK_PHASE_WITNESS_CHECK = 1, /* constraints checked against an attached .r1cs */
+  CUZK_PHASE_ABC = 2,           /* a = A.w, b = B.w, c = a*b from the key's coefficients */
+  CUZK_PHASE_NTT_H = 3,         /* 3 inverse + 3 coset NTTs and a*b-c: the H scalars */
+  CUZK_PHASE_MSM_A = 4,         /* G1, key section 5 */
+  CUZK_PHASE_MSM_B1 = 5,        /* G1, key section 6 */
+  CUZK_PHASE_MSM_B2 = 6,        /* G2, key section 7 */
+  CUZK_PHASE_MSM_C = 7,         /* G1, key section 8 (the L query, private signals) */
+  CUZK_PHASE_MSM_H = 8,         /* G1, key section 9 */
+  CUZK_PHASE_BATCH_ADD = 9,     /* sums of the points whose scalar is 1 */
+  CUZK_PHASE_UPLOAD = 10,       /* host -> device transfers */
+  CUZK_PHASE_DOWNLOAD = 11,     /* device -> host transfers */
+  CUZK_PHASE_HOST_REGISTER = 12,/* page-locking caller memory, when asked */
+  CUZK_PHASE_FINALIZE = 13,     /* r, s blinding and assembly of A, B, C */
+  CUZK_PHASE_SELF_CHECK = 14,   /* pairing check of the proof */
+  CUZK_PHASE_COUNT = 15
+} cuzk_phase;
+
+#define CUZK_PHASE_SLOTS 24 /* room for phases added later without a layout change */
+
+typedef struct cuzk_interval {
+  uint64_t start_ns;
+  uint64_t end_ns;
+} cuzk_interval;
+
+typedef struct cuzk_timings {
+  uint32_t struct_size;  /* = sizeof(cuzk_timings) = 408 */
+  uint32_t phase_count;  /* = CUZK_PHASE_COUNT of the library that wrote it */
+  uint32_t backend;      /* cuzk_backend that did the work */
+  uint32_t proof_index;  /* index of the proof within the batch */
+  uint64_t total_ns;     /* whole call, start to end */
+  cuzk_interval phases[CUZK_PHASE_SLOTS];
+} cuzk_timings;
+
+/* ---------------------------------------------------------------------------------------------
+ * Library and devices
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_library_info {
+  uint32_t struct_size; /* = sizeof(cuzk_library_info) = 64 */
+  uint32_t abi_version; /* CUZK_ABI_VERSION of the library */
+  uint32_t backends;    /* CUZK_HAS_CPU | CUZK_HAS_CUDA compiled in */
+  uint32_t curves;      /* CUZK_HAS_BN254 | CUZK_HAS_BLS12_381 */
+  uint32_t cpu_threads; /* worker threads the CPU backend uses */
+  uint32_t cuda_device_count; /* usable GPUs now (0 without driver or device) */
+  uint32_t cuda_runtime_version; /* e.g. 13000; 0 if CUDA not compiled in */
+  uint32_t cuda_driver_version;  /* 0 when no driver */
+  char version[32];     /* library version string, NUL-terminated */
+} cuzk_library_info;
+
+typedef struct cuzk_device_info {
+  uint32_t struct_size; /* = sizeof(cuzk_device_info) = 296 */
+  int32_t index;
+  uint32_t cc_major;
+  uint32_t cc_minor;
+  uint32_t sm_count;
+  uint32_t reserved;
+  uint64_t total_memory;
+  uint64_t free_memory;
+  char name[256];
+} cuzk_device_info;
+
+/* Always succeeds. */
+CUZK_API uint32_t cuzk_abi_version(void);
+CUZK_API cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, size_t err_cap);
+/* Describes GPU `index`; CUZK_ERR_NO_DEVICE when there is no such device. */
+CUZK_API cuzk_status cuzk_device_info_get(int32_t index, cuzk_device_info* out, char* err, size_t err_cap);
+/* The fixed message for a status code (static storage, never NULL). */
+CUZK_API const char* cuzk_status_name(int32_t status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Proving keys (.zkey), opened in place: the file is memory-mapped and its point sections are
+ * used where they lie. Every header is checked: magic, protocol, prime, section sizes against
+ * the file size, counts against each other.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_key cuzk_key;
+
+typedef struct cuzk_key_info {
+  uint32_t struct_size;   /* = sizeof(cuzk_key_info) = 64 */
+  uint32_t curve;         /* cuzk_curve */
+  uint32_t n_vars;        /* witness length, w[0] = 1 included */
+  uint32_t n_public;      /* public signals (outputs + public inputs), w[1..n_public] */
+  uint32_t n_constraints; /* R1CS rows (derived from the coefficient section) */
+  uint32_t domain_size;   /* NTT size, a power of two >= n_constraints + n_public + 1 */
+  uint32_t log_domain;
+  uint32_t n_coefs;       /* A and B coefficients in the key */
+  uint32_t fq_bytes;      /* 32 (BN254) or 48 (BLS12-381) */
+  uint32_t proof_bytes;   /* CUZK_PROOF_BYTES_* */
+  uint32_t vk_bytes;      /* bytes cuzk_key_export_vk writes */
+  uint32_t has_r1cs;      /* 1 after cuzk_key_attach_r1cs */
+  uint64_t file_bytes;
+  uint64_t open_ns;       /* time spent mapping and checking the file */
+} cuzk_key_info;
+
+/* Opens and checks a .zkey file. flags: 0 (reserved). */
+CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
+/* Same over bytes already in memory; the memory is borrowed and must outlive the key. */
+CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
+                                          char* err, size_t err_cap);
+CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
+/* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving.
+ * Checked against the key: same prime, same variable, public and constraint counts. */
+CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
+/* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
+ * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short). */
+CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+                                        char* err, size_t err_cap);
+/* Releases the key. Fails with CUZK_ERR_BUSY while a prover made from it still exists. */
+CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Contexts: one backend on one device (CPU thread pool, or a GPU with its streams and pools).
+ * No work of a context ever runs on another device.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_context cuzk_context;
+
+/* backend: cuzk_backend; device: GPU index (ignored by the CPU backend); flags: 0.
+ * cpu_threads: 0 = every core. */
+CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
+                                         cuzk_context** out, char* err, size_t err_cap);
+/* The backend actually chosen (resolves AUTO). */
+CUZK_API uint32_t cuzk_context_backend(const cuzk_context* ctx);
+CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Provers: a key bound to a context, with the workspace that repeated proofs reuse
+ * (nothing is allocated per proof after the first call of a given batch size).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_prover cuzk_prover;
+
+CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
+                                        char* err, size_t err_cap);
+CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
+
+/*
+ * Proves n_proofs witnesses against the prover's key (a batch).
+ *  witnesses: n_proofs records of witness_stride bytes each, in `witness_format`
+ *    (RAW: stride = n_vars * 32; WTNS: each record is a whole .wtns file of that size).
+ *  r, s: NULL for fresh randomness from the OS CSPRNG (production); or n_proofs * 32 bytes each
+ *    (Fr, standard LE) for deterministic proofs (tests). Both or neither.
+ *  proofs: n_proofs * proof_bytes, output encoding: A (G1) | B (G2) | C (G1).
+ *  timings: NULL, or n_proofs cuzk_timings records.
+ * A witness that fails a check fails the whole call and names the proof index; use batches of one
+ * to isolate failures.
+ */
+CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
+                                uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                char* err, size_t err_cap);
+
+/*
+ * Second entry point, the shape of supraseal's generate_groth16_proofs_c: for callers that
+ * synthesise circuits themselves and already hold the evaluations.
+ *  a, b, c: n_proofs * domain_size Fr values each (standard LE): the rows of A.w, B.w, C.w for the
+ *    key's QAP: the n_constraints rows, then the n_public + 1 input rows (a = w[i], b = c = 0),
+ *    then zeros up to domain_size.
+ *  assignment: n_proofs * n_vars Fr values (w[0] = 1).
+ * Other arguments as for cuzk_prove.
+ */
+CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
+                                    const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                    uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                    char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Verification (native pairing check).
+ *  vk: as written by cuzk_key_export_vk for a key with n_public public signals.
+ *  public_signals: n_public Fr values (standard LE), each must be < r.
+ *  *out_valid: 1 when the proof is valid, 0 when not (status CUZK_OK in both cases).
+ * ------------------------------------------------------------------------------------------- */
+CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
+                                 size_t proof_len, const uint8_t* public_signals, size_t n_public,
+                                 int32_t* out_valid, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Kernels on their own (benchmarks, tests, callers with their own pipeline).
+ * ------------------------------------------------------------------------------------------- */
+/* out = sum scalars[i] * points[i]. points: key encoding; scalars: Fr standard LE (any 256-bit
+ * value is reduced mod r); out: one point, output encoding. timings may be NULL. */
+CUZK_API cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group, const uint8_t* points,
+                              const uint8_t* scalars, size_t n, uint8_t* out, size_t out_cap,
+                              cuzk_timings* timings, char* err, size_t err_cap);
+
+/* In-place NTT over Fr of `curve` on 2^log_n values (standard LE).
+ * kind: CUZK_NTT_FORWARD, CUZK_NTT_INVERSE, CUZK_NTT_COSET_FORWARD (evaluate on the coset g*<w>,
+ * g = the 2^(log_n+1)-th root of unity, as snarkjs), CUZK_NTT_COSET_INVERSE.
+ * Natural order in and out. */
+#define CUZK_NTT_FORWARD 0u
+#define CUZK_NTT_INVERSE 1u
+#define CUZK_NTT_COSET_FORWARD 2u
+#define CUZK_NTT_COSET_INVERSE 3u
+CUZK_API cuzk_status cuzk_ntt(cuzk_context* ctx, uint32_t curve, uint8_t* values, uint32_t log_n, uint32_t kind,
+                              cuzk_timings* timings, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Host memory. Pinned (page-locked) memory makes host<->GPU copies ~7x faster, but allocating it
+ * is slow (seconds per GiB): allocate once, reuse. Without a CUDA driver, CUZK_HOST_PINNED falls
+ * back to ordinary page-aligned memory and *out_flags says so.
+ * ------------------------------------------------------------------------------------------- */
+CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
+                                     uint32_t* out_flags, char* err, size_t err_cap);
+/* Frees memory from cuzk_host_alloc; NULL is a no-op. CUZK_ERR_INVALID_ARGUMENT for a pointer the
+ * library did not hand out (or already freed). */
+CUZK_API cuzk_status cuzk_host_free(void* ptr, char* err, size_t err_cap);
+/* Page-locks caller memory (cudaHostRegister); slow (~0.04 s/GiB): do it once, not per proof.
+ * CUZK_ERR_NO_DEVICE without a driver. *out_ns receives the time it took (may be NULL). */
+CUZK_API cuzk_status cuzk_host_register(void* ptr, size_t bytes, uint64_t* out_ns, char* err, size_t err_cap);
+CUZK_API cuzk_status cuzk_host_unregister(void* ptr, char* err, size_t err_cap);
+/* Live allocations made by cuzk_host_alloc, and pinned ones among them (for leak checks). */
+CUZK_API cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
+                                     uint64_t* total_pin_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUZK_H */
