@@ -1,0 +1,19 @@
+// A minimal test harness: CHECK records a failure with its location and keeps going; finish()
+// prints the closing line CI reads ("N passed, N failed") and the exit status.
+#pragma once
+#include <cstdio>
+
+namespace cuzk_test {
+inline int g_passed = 0, g_failed = 0;
+inline void record(bool ok, const char* expr, const char* file, int line) {
+  if (ok) { g_passed++; return; }
+  g_failed++;
+  std::fprintf(stderr, "FAIL %s:%d: %s\n", file, line, expr);
+}
+inline int finish(const char* suite) {
+  std::printf("%s: %d passed, %d failed\n", suite, g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
+}  // namespace cuzk_test
+
+#define CHECK(expr) ::cuzk_test::record(static_cast<bool>(expr), #expr, __FILE__, __LINE__)
