@@ -1,0 +1,39 @@
+// A proving key as the prover engines see it: the .zkey's sections used in place (points in key
+// encoding, pointers into the mapped file), plus the A and B coefficients regrouped by row (CSR)
+// once per key so that a = A.w and b = B.w are computed row-parallel without write conflicts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuzk.h"
+#include "formats/zkey.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::prover {
+
+// One sparse matrix (A or B) in compressed-row form. Coefficients stay in the key's encoding
+// (v * R^2 mod r), so a Montgomery product with a standard-form witness value gives v*w in
+// Montgomery form directly.
+template <class Fr>
+struct SparseRows {
+  std::vector<uint64_t> row_start;  // n_rows + 1 offsets into signal/coef
+  std::vector<uint32_t> signal;
+  std::vector<Fr> coef;
+  size_t rows() const { return row_start.empty() ? 0 : row_start.size() - 1; }
+};
+
+template <class C>
+struct KeyView {
+  using Fr = typename C::Fr;
+  const formats::ZkeyGroth16* zkey = nullptr;
+  uint32_t n_vars = 0, n_public = 0, n_constraints = 0, domain_size = 0, log_domain = 0;
+  // rows = n_constraints + n_public + 1 (the input rows snarkjs appends to A)
+  SparseRows<Fr> a, b;
+
+  // Builds the view; fails only on an internal inconsistency the format checks did not catch.
+  cuzk_status build(const formats::ZkeyGroth16& z, ThreadPool& pool, std::string& err);
+};
+
+}  // namespace cuzk::prover
