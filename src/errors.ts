@@ -1,0 +1,84 @@
+/**
+ * @module
+ * The one error type of cuzk. Every native call returns a `cuzk_status` and copies its message
+ * into a caller-provided buffer; `check` turns a failed status into a `CuzkError` with a symbolic
+ * code (the enum name without its CUZK_ERR_ prefix) and that message. Errors raised on the
+ * TypeScript side (library not found, symbol not yet implemented, use after close) share the
+ * class with codes of their own.
+ */
+import { STATUS_NAMES } from "./ffi/symbols.ts";
+
+/** Size of the error buffer passed to every native call. */
+export const ERROR_BUFFER_BYTES = 1024;
+
+/** Codes of `enum cuzk_status` (without OK). */
+export type NativeErrorCode = Exclude<(typeof STATUS_NAMES)[number], "OK">;
+
+/**
+ * Symbolic error codes: those of the native library, plus
+ * - `LOAD`: the library could not be found or loaded (the message says how to build it);
+ * - `MISSING_SYMBOL`: the library does not export a function of cuzk.h (yet);
+ * - `ABI_MISMATCH`: the library was built from a different cuzk.h;
+ * - `CLOSED`: a handle or buffer was used after close()/free().
+ */
+export type CuzkErrorCode = NativeErrorCode | "LOAD" | "MISSING_SYMBOL" | "ABI_MISMATCH" | "CLOSED" | "UNKNOWN_STATUS";
+
+/** Options of the CuzkError constructor. */
+export interface CuzkErrorOptions {
+  /** The numeric cuzk_status, when the error came from the library. */
+  status?: number;
+  /** The message the library wrote, verbatim. */
+  nativeMessage?: string;
+  /** What was being done (e.g. "cuzk_key_open(circuit.zkey)"). */
+  operation?: string;
+  cause?: unknown;
+}
+
+/** An error of the cuzk library or of its TypeScript bindings. */
+export class CuzkError extends Error {
+  /** Symbolic code, e.g. "FORMAT", "UNSATISFIED", "BUSY", "LOAD". */
+  readonly code: CuzkErrorCode;
+  /** The numeric cuzk_status, when the error came from the library. */
+  readonly status: number | undefined;
+  /** The message the library wrote, verbatim ("" when none). */
+  readonly nativeMessage: string;
+  /** What was being done when the error occurred. */
+  readonly operation: string | undefined;
+
+  constructor(code: CuzkErrorCode, message: string, options: CuzkErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CuzkError";
+    this.code = code;
+    this.status = options.status;
+    this.nativeMessage = options.nativeMessage ?? "";
+    this.operation = options.operation;
+  }
+}
+
+/** A fresh error buffer for one native call. */
+export function errorBuffer(): Uint8Array {
+  return new Uint8Array(ERROR_BUFFER_BYTES);
+}
+
+/** The NUL-terminated text in `buffer` ("" when empty). */
+export function readErrorText(buffer: Uint8Array): string {
+  const end = buffer.indexOf(0);
+  return new TextDecoder().decode(buffer.subarray(0, end < 0 ? buffer.length : end));
+}
+
+/** The symbolic code of a numeric cuzk_status. */
+export function statusCode(status: number): CuzkErrorCode | "OK" {
+  return STATUS_NAMES[status] ?? "UNKNOWN_STATUS";
+}
+
+/**
+ * Throws a CuzkError when `status` is not CUZK_OK, with the message the library wrote into
+ * `errorText`. `operation` names the call in the message.
+ */
+export function check(status: number, errorText: Uint8Array, operation?: string): void {
+  if (status === 0) return;
+  const code = statusCode(status) as CuzkErrorCode;
+  const nativeMessage = readErrorText(errorText);
+  const text = nativeMessage || `status ${status} (${code})`;
+  throw new CuzkError(code, operation ? `${operation}: ${text}` : text, { status, nativeMessage, operation });
+}

@@ -1,0 +1,194 @@
+/**
+ * @module
+ * Bun adapter: translates the neutral symbol table into `bun:ffi` definitions. bun:ffi has no
+ * asynchronous calls, so `callAsync` of a nonblocking symbol posts the call to a Worker
+ * (bun_worker.ts) that has opened the same library itself. Only numbers cross to the worker: the
+ * addresses of typed arrays (taken with `ptr`) and of native buffers, which stay referenced here
+ * until the call settles.
+ */
+import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, SymbolDefinition } from "./types.ts";
+import { asPointer } from "./types.ts";
+
+/** The part of bun:ffi used here (typed locally so that Deno and Node type-checks need no Bun types). */
+export interface BunFfi {
+  dlopen(path: string, symbols: Record<string, { args: string[]; returns: string }>): {
+    symbols: Record<string, (...args: unknown[]) => unknown>;
+    close(): void;
+  };
+  ptr(view: ArrayBufferView | ArrayBuffer, byteOffset?: number): number;
+  toArrayBuffer(pointer: number, byteOffset: number, byteLength: number): ArrayBuffer;
+}
+
+interface BunWorker {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message" | "error", listener: (event: { data?: unknown; message?: string }) => void): void;
+  terminate(): void;
+  ref(): void;
+  unref(): void;
+}
+
+const BUN_TYPES: Record<NativeType, string> = {
+  void: "void",
+  u8: "u8",
+  u32: "u32",
+  i32: "i32",
+  u64: "u64",
+  usize: "usize",
+  pointer: "ptr",
+  buffer: "ptr",
+  cstring: "ptr",
+};
+
+/** bun:ffi definitions for `names` of `table` (shared with the worker). */
+export function bunDefinitions(table: Readonly<Record<string, SymbolDefinition>>, names: Iterable<string>) {
+  const definitions: Record<string, { args: string[]; returns: string }> = {};
+  for (const name of names) {
+    const { parameters, result } = table[name];
+    definitions[name] = {
+      args: parameters.map((p) => BUN_TYPES[p]),
+      // cstring results come back as an address and are read with toArrayBuffer below.
+      returns: BUN_TYPES[result],
+    };
+  }
+  return definitions;
+}
+
+/** Loads bun:ffi without a static import, which Deno and Node could not resolve. */
+export async function importBunFfi(): Promise<BunFfi> {
+  const specifier = "bun:ffi";
+  return (await import(specifier)) as BunFfi;
+}
+
+function toBunPointer(ffi: BunFfi, value: NativeArgument): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "bigint" || typeof value === "number") return value == 0 ? null : Number(value);
+  if (value instanceof ArrayBuffer) return value.byteLength === 0 ? null : ffi.ptr(value);
+  if (ArrayBuffer.isView(value)) return value.byteLength === 0 ? null : ffi.ptr(value);
+  throw new TypeError(`cannot pass ${typeof value} as a pointer`);
+}
+
+function readCString(ffi: BunFfi, address: number): string {
+  // Status names are short; read up to the NUL in growing windows.
+  for (let window = 64; ; window *= 4) {
+    const bytes = new Uint8Array(ffi.toArrayBuffer(address, 0, window));
+    const end = bytes.indexOf(0);
+    if (end >= 0) return new TextDecoder().decode(bytes.subarray(0, end));
+    if (window > 1 << 20) throw new Error("unterminated C string");
+  }
+}
+
+function fromBunResult(ffi: BunFfi, type: NativeType, value: unknown): NativeResult {
+  switch (type) {
+    case "void":
+      return undefined;
+    case "u64":
+    case "usize":
+      return BigInt(value as number | bigint);
+    case "pointer":
+    case "buffer":
+      return asPointer(value as number | null);
+    case "cstring":
+      return value === null || value === 0 ? "" : readCString(ffi, value as number);
+    default:
+      return value as number;
+  }
+}
+
+/** Opens `path` with bun:ffi (as loaded by `importBunFfi`) and binds the `available` symbols of `table`. */
+export function openBunLibrary(
+  ffi: BunFfi,
+  path: string,
+  table: Readonly<Record<string, SymbolDefinition>>,
+  available: ReadonlySet<string>,
+): NativeLibrary {
+  const library = ffi.dlopen(path, bunDefinitions(table, available));
+  const fns = library.symbols;
+  const nonblocking = [...available].filter((name) => table[name].nonblocking);
+
+  const idle: BunWorker[] = [];
+  const all = new Set<BunWorker>();
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void; keep: unknown }>();
+  let nextId = 1;
+
+  const spawn = (): BunWorker => {
+    const WorkerClass = (globalThis as unknown as { Worker: new (url: URL) => BunWorker }).Worker;
+    const worker = new WorkerClass(new URL("./bun_worker.ts", import.meta.url));
+    worker.addEventListener("message", (event) => {
+      const { id, result, error } = event.data as { id: number; result?: unknown; error?: string };
+      const call = pending.get(id);
+      if (!call) return;
+      pending.delete(id);
+      worker.unref();
+      idle.push(worker);
+      if (error !== undefined) call.reject(new Error(error));
+      else call.resolve(result);
+    });
+    worker.addEventListener("error", (event) => {
+      // A worker that fails is dropped; its pending call (if any) is rejected by id below.
+      all.delete(worker);
+      for (const [id, call] of pending) {
+        if ((call.keep as { worker?: BunWorker }).worker === worker) {
+          pending.delete(id);
+          call.reject(new Error(`cuzk call worker failed: ${event.message ?? "unknown error"}`));
+        }
+      }
+    });
+    worker.postMessage({ type: "init", path, names: nonblocking });
+    all.add(worker);
+    return worker;
+  };
+
+  const convert = (name: string, args: readonly NativeArgument[]) => {
+    const definition = table[name];
+    if (!fns[name]) throw new Error(`symbol ${name} is not bound`);
+    const converted = definition.parameters.map((type, i) =>
+      type === "pointer" || type === "buffer" || type === "cstring" ? toBunPointer(ffi, args[i]) : args[i]
+    );
+    return { definition, converted };
+  };
+
+  return {
+    path,
+    runtime: "bun",
+    available,
+    call(name, args) {
+      const { definition, converted } = convert(name, args);
+      return fromBunResult(ffi, definition.result, fns[name](...converted));
+    },
+    callAsync(name, args) {
+      let prepared;
+      try {
+        prepared = convert(name, args);
+        if (!prepared.definition.nonblocking) {
+          return Promise.resolve(fromBunResult(ffi, prepared.definition.result, fns[name](...prepared.converted)));
+        }
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const { definition, converted } = prepared;
+      const worker = idle.pop() ?? spawn();
+      worker.ref();
+      const id = nextId++;
+      return new Promise<NativeResult>((resolve, reject) => {
+        // `keep` holds the JS memory whose addresses the worker uses until the call settles.
+        pending.set(id, {
+          resolve: (value) => resolve(fromBunResult(ffi, definition.result, value)),
+          reject,
+          keep: { args, worker },
+        });
+        worker.postMessage({ type: "call", id, name, args: converted });
+      });
+    },
+    view(pointer: Pointer, byteLength: number) {
+      if (byteLength === 0) return new ArrayBuffer(0);
+      return ffi.toArrayBuffer(Number(pointer), 0, byteLength);
+    },
+    close() {
+      if (pending.size > 0) return;
+      for (const worker of all) worker.terminate();
+      all.clear();
+      idle.length = 0;
+      library.close();
+    },
+  };
+}

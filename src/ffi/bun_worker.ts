@@ -1,0 +1,39 @@
+/**
+ * @module
+ * The Bun call worker: bun:ffi cannot call a native function off the JS thread, so this Worker
+ * opens the library itself and runs one blocking call at a time for bun.ts. Arguments arrive as
+ * numbers and bigints (addresses included); results go back the same way.
+ */
+import { bunDefinitions, importBunFfi } from "./bun.ts";
+import { symbolTable } from "./symbols.ts";
+
+interface WorkerScope {
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  postMessage(message: unknown): void;
+}
+const scope = globalThis as unknown as WorkerScope;
+
+type Functions = Record<string, (...args: unknown[]) => unknown>;
+// The listener is attached before any await so that no message is missed; calls wait for init.
+let ready: Promise<Functions> = Promise.reject(new Error("cuzk call worker used before init"));
+ready.catch(() => {});
+
+scope.addEventListener("message", (event) => {
+  const message = event.data as
+    | { type: "init"; path: string; names: string[] }
+    | { type: "call"; id: number; name: string; args: unknown[] };
+  if (message.type === "init") {
+    ready = importBunFfi().then((ffi) => ffi.dlopen(message.path, bunDefinitions(symbolTable, message.names)).symbols);
+    return;
+  }
+  ready.then(
+    (fns) => {
+      try {
+        scope.postMessage({ id: message.id, result: fns[message.name](...message.args) });
+      } catch (error) {
+        scope.postMessage({ id: message.id, error: String((error as Error)?.message ?? error) });
+      }
+    },
+    (error) => scope.postMessage({ id: message.id, error: String((error as Error)?.message ?? error) }),
+  );
+});

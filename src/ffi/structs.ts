@@ -1,0 +1,152 @@
+/**
+ * @module
+ * The fixed layouts of the structs cuzk.h writes into caller memory, as offset tables, and their
+ * decoding through DataView. Every struct starts with `struct_size`; the sizes and offsets here
+ * are checked against the header by tests/structs_test.ts and against the library at run time.
+ */
+
+/** A field of a fixed-layout struct. */
+export interface FieldLayout {
+  readonly offset: number;
+  readonly type: "u32" | "i32" | "u64" | "char" | "interval";
+  /** Array length (char[N], cuzk_interval[N]); absent for scalars. */
+  readonly count?: number;
+}
+
+/** A fixed-layout struct: its size and its fields by C name. */
+export interface StructLayout {
+  readonly name: string;
+  readonly size: number;
+  readonly fields: Readonly<Record<string, FieldLayout>>;
+}
+
+/** `cuzk_interval`: { uint64_t start_ns; uint64_t end_ns; }, 16 bytes. */
+export const INTERVAL_BYTES = 16;
+
+/** `cuzk_timings`, 408 bytes. */
+export const TIMINGS_LAYOUT = {
+  name: "cuzk_timings",
+  size: 408,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    phase_count: { offset: 4, type: "u32" },
+    backend: { offset: 8, type: "u32" },
+    proof_index: { offset: 12, type: "u32" },
+    total_ns: { offset: 16, type: "u64" },
+    phases: { offset: 24, type: "interval", count: 24 },
+  },
+} as const satisfies StructLayout;
+
+/** `cuzk_key_info`, 64 bytes. */
+export const KEY_INFO_LAYOUT = {
+  name: "cuzk_key_info",
+  size: 64,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    curve: { offset: 4, type: "u32" },
+    n_vars: { offset: 8, type: "u32" },
+    n_public: { offset: 12, type: "u32" },
+    n_constraints: { offset: 16, type: "u32" },
+    domain_size: { offset: 20, type: "u32" },
+    log_domain: { offset: 24, type: "u32" },
+    n_coefs: { offset: 28, type: "u32" },
+    fq_bytes: { offset: 32, type: "u32" },
+    proof_bytes: { offset: 36, type: "u32" },
+    vk_bytes: { offset: 40, type: "u32" },
+    has_r1cs: { offset: 44, type: "u32" },
+    file_bytes: { offset: 48, type: "u64" },
+    open_ns: { offset: 56, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
+/** `cuzk_library_info`, 64 bytes. */
+export const LIBRARY_INFO_LAYOUT = {
+  name: "cuzk_library_info",
+  size: 64,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    abi_version: { offset: 4, type: "u32" },
+    backends: { offset: 8, type: "u32" },
+    curves: { offset: 12, type: "u32" },
+    cpu_threads: { offset: 16, type: "u32" },
+    cuda_device_count: { offset: 20, type: "u32" },
+    cuda_runtime_version: { offset: 24, type: "u32" },
+    cuda_driver_version: { offset: 28, type: "u32" },
+    version: { offset: 32, type: "char", count: 32 },
+  },
+} as const satisfies StructLayout;
+
+/** `cuzk_device_info`, 296 bytes. */
+export const DEVICE_INFO_LAYOUT = {
+  name: "cuzk_device_info",
+  size: 296,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    index: { offset: 4, type: "i32" },
+    cc_major: { offset: 8, type: "u32" },
+    cc_minor: { offset: 12, type: "u32" },
+    sm_count: { offset: 16, type: "u32" },
+    reserved: { offset: 20, type: "u32" },
+    total_memory: { offset: 24, type: "u64" },
+    free_memory: { offset: 32, type: "u64" },
+    name: { offset: 40, type: "char", count: 256 },
+  },
+} as const satisfies StructLayout;
+
+/** Every struct layout of cuzk.h, by C name. */
+export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
+  cuzk_timings: TIMINGS_LAYOUT,
+  cuzk_key_info: KEY_INFO_LAYOUT,
+  cuzk_library_info: LIBRARY_INFO_LAYOUT,
+  cuzk_device_info: DEVICE_INFO_LAYOUT,
+};
+
+/** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones, strings for char[]. */
+export type FieldValue = number | bigint | string | Array<{ start_ns: bigint; end_ns: bigint }>;
+
+/** Zeroed memory for `layout`, with `struct_size` filled in. */
+export function allocateStruct(layout: StructLayout, count = 1): Uint8Array {
+  const bytes = new Uint8Array(layout.size * count);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < count; i++) view.setUint32(i * layout.size, layout.size, true);
+  return bytes;
+}
+
+/** Reads one field of the struct at `base` in `view`. */
+export function readField(view: DataView, base: number, field: FieldLayout): FieldValue {
+  const at = base + field.offset;
+  switch (field.type) {
+    case "u32":
+      return view.getUint32(at, true);
+    case "i32":
+      return view.getInt32(at, true);
+    case "u64":
+      return view.getBigUint64(at, true);
+    case "char": {
+      const bytes = new Uint8Array(view.buffer, view.byteOffset + at, field.count ?? 1);
+      const end = bytes.indexOf(0);
+      return new TextDecoder().decode(bytes.subarray(0, end < 0 ? bytes.length : end));
+    }
+    case "interval": {
+      const out: Array<{ start_ns: bigint; end_ns: bigint }> = [];
+      for (let i = 0; i < (field.count ?? 1); i++) {
+        const p = at + i * INTERVAL_BYTES;
+        out.push({ start_ns: view.getBigUint64(p, true), end_ns: view.getBigUint64(p + 8, true) });
+      }
+      return out;
+    }
+  }
+}
+
+/** Decodes the struct at record `index` of `bytes` into an object keyed by C field name. */
+export function decodeStruct<L extends StructLayout>(
+  layout: L,
+  bytes: Uint8Array,
+  index = 0,
+): { [K in keyof L["fields"]]: FieldValue } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const base = index * layout.size;
+  const out: Record<string, FieldValue> = {};
+  for (const [name, field] of Object.entries(layout.fields)) out[name] = readField(view, base, field);
+  return out as { [K in keyof L["fields"]]: FieldValue };
+}

@@ -1,0 +1,181 @@
+/**
+ * @module
+ * The one symbol table of the library: every function of native/include/cuzk.h, in the header's
+ * order, with neutral types that deno.ts, bun.ts and node.ts translate at load time. The C
+ * prototype sits beside each entry; tests/abi_test.ts checks the table against the header and
+ * against the symbols the built library exports.
+ *
+ * Type choices: `cuzk_status` and other C enums returned by value are `i32`; enum and flag
+ * arguments are declared `uint32_t` in the header and are `u32` here; every `T*` that points at
+ * memory the call reads or writes is `buffer` (JS or native memory); opaque handles are `pointer`.
+ */
+import type { SymbolDefinition } from "./types.ts";
+
+const s = (parameters: SymbolDefinition["parameters"], result: SymbolDefinition["result"], nonblocking = false) =>
+  nonblocking ? { parameters, result, nonblocking } : { parameters, result };
+
+/** Every exported function of cuzk.h, keyed by its C name. */
+export const symbols = {
+  // ---- library and devices ------------------------------------------------------------------
+  // uint32_t cuzk_abi_version(void);
+  cuzk_abi_version: s([], "u32"),
+  // cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, size_t err_cap);
+  cuzk_library_info_get: s(["buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_device_info_get(int32_t index, cuzk_device_info* out, char* err, size_t err_cap);
+  cuzk_device_info_get: s(["i32", "buffer", "buffer", "usize"], "i32"),
+  // const char* cuzk_status_name(int32_t status);
+  cuzk_status_name: s(["i32"], "cstring"),
+
+  // ---- proving keys -------------------------------------------------------------------------
+  // cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
+  cuzk_key_open: s(["cstring", "u32", "buffer", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
+  //                                  char* err, size_t err_cap);
+  cuzk_key_open_memory: s(["buffer", "usize", "u32", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
+  cuzk_key_get_info: s(["pointer", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
+  cuzk_key_attach_r1cs: s(["pointer", "cstring", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+  //                                char* err, size_t err_cap);
+  cuzk_key_export_vk: s(["pointer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
+  cuzk_key_close: s(["pointer", "buffer", "usize"], "i32"),
+
+  // ---- contexts -----------------------------------------------------------------------------
+  // cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
+  //                                 cuzk_context** out, char* err, size_t err_cap);
+  cuzk_context_create: s(["u32", "i32", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
+  // uint32_t cuzk_context_backend(const cuzk_context* ctx);
+  cuzk_context_backend: s(["pointer"], "u32"),
+  // cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
+  cuzk_context_destroy: s(["pointer", "buffer", "usize"], "i32"),
+
+  // ---- provers ------------------------------------------------------------------------------
+  // cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
+  //                                char* err, size_t err_cap);
+  cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
+  cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
+  //                        uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+  //                        uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+  //                        char* err, size_t err_cap);
+  cuzk_prove: s(
+    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "usize"],
+    "i32",
+    true,
+  ),
+  // cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
+  //                            const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+  //                            uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+  //                            char* err, size_t err_cap);
+  cuzk_prove_abc: s(
+    ["pointer", "buffer", "buffer", "buffer", "buffer", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "usize"],
+    "i32",
+    true,
+  ),
+
+  // ---- verification -------------------------------------------------------------------------
+  // cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
+  //                         size_t proof_len, const uint8_t* public_signals, size_t n_public,
+  //                         int32_t* out_valid, char* err, size_t err_cap);
+  cuzk_verify: s(["u32", "buffer", "usize", "buffer", "usize", "buffer", "usize", "buffer", "buffer", "usize"], "i32", true),
+
+  // ---- kernels ------------------------------------------------------------------------------
+  // cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group, const uint8_t* points,
+  //                      const uint8_t* scalars, size_t n, uint8_t* out, size_t out_cap,
+  //                      cuzk_timings* timings, char* err, size_t err_cap);
+  cuzk_msm: s(["pointer", "u32", "u32", "buffer", "buffer", "usize", "buffer", "usize", "buffer", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_ntt(cuzk_context* ctx, uint32_t curve, uint8_t* values, uint32_t log_n, uint32_t kind,
+  //                      cuzk_timings* timings, char* err, size_t err_cap);
+  cuzk_ntt: s(["pointer", "u32", "buffer", "u32", "u32", "buffer", "buffer", "usize"], "i32", true),
+
+  // ---- host memory --------------------------------------------------------------------------
+  // cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
+  //                             uint32_t* out_flags, char* err, size_t err_cap);
+  cuzk_host_alloc: s(["usize", "u32", "i32", "buffer", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_host_free(void* ptr, char* err, size_t err_cap);
+  cuzk_host_free: s(["buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_host_register(void* ptr, size_t bytes, uint64_t* out_ns, char* err, size_t err_cap);
+  cuzk_host_register: s(["buffer", "usize", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_host_unregister(void* ptr, char* err, size_t err_cap);
+  cuzk_host_unregister: s(["buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
+  //                             uint64_t* total_pin_ns);
+  cuzk_host_stats: s(["buffer", "buffer", "buffer", "buffer"], "i32"),
+} as const satisfies Record<string, SymbolDefinition>;
+
+/** The C name of a function of the table. */
+export type SymbolName = keyof typeof symbols;
+
+/** The table as a plain record, for code that iterates over it. */
+export const symbolTable: Readonly<Record<string, SymbolDefinition>> = symbols;
+
+/** Status codes of `enum cuzk_status`, by value; `errors.ts` turns them into symbolic codes. */
+export const STATUS_NAMES = [
+  "OK",
+  "INVALID_ARGUMENT",
+  "IO",
+  "FORMAT",
+  "CURVE_MISMATCH",
+  "WITNESS_LENGTH",
+  "UNSATISFIED",
+  "SHORT_BUFFER",
+  "UNSUPPORTED",
+  "NO_DEVICE",
+  "DEVICE",
+  "OUT_OF_MEMORY",
+  "BUSY",
+  "SELF_CHECK",
+  "INTERNAL",
+] as const;
+
+/** Constants of cuzk.h that the TypeScript side uses. */
+export const ABI = {
+  ABI_VERSION: 1,
+  CURVE_BN254: 1,
+  CURVE_BLS12_381: 2,
+  BACKEND_AUTO: 0,
+  BACKEND_CPU: 1,
+  BACKEND_CUDA: 2,
+  G1: 1,
+  G2: 2,
+  WITNESS_RAW: 0,
+  WITNESS_WTNS: 1,
+  PROVE_SELF_CHECK: 0x1,
+  PROVE_SKIP_R1CS_CHECK: 0x2,
+  HOST_PINNED: 0x1,
+  HOST_IS_PINNED: 0x1,
+  HAS_CPU: 0x1,
+  HAS_CUDA: 0x2,
+  HAS_BN254: 0x1,
+  HAS_BLS12_381: 0x2,
+  FR_BYTES: 32,
+  PROOF_BYTES_BN254: 256,
+  PROOF_BYTES_BLS12_381: 384,
+  PHASE_SLOTS: 24,
+  NTT_FORWARD: 0,
+  NTT_INVERSE: 1,
+  NTT_COSET_FORWARD: 2,
+  NTT_COSET_INVERSE: 3,
+} as const;
+
+/** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */
+export const PHASE_NAMES = [
+  "parse",
+  "witness_check",
+  "abc",
+  "ntt_h",
+  "msm_a",
+  "msm_b1",
+  "msm_b2",
+  "msm_c",
+  "msm_h",
+  "batch_add",
+  "upload",
+  "download",
+  "host_register",
+  "finalize",
+  "self_check",
+] as const;
