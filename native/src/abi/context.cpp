@@ -1,0 +1,175 @@
+// cuzk.h: contexts (a backend on a device) and provers (a key bound to a context), and proving.
+#include "abi/abi_util.hpp"
+#include "abi/handles.hpp"
+#include "cuda/cuda_backend.hpp"
+
+using cuzk::abi::guarded;
+
+namespace {
+
+// Counts a running call on a handle for as long as it lives (destroy is refused meanwhile).
+struct CallGuard {
+  std::atomic<int>& n;
+  explicit CallGuard(std::atomic<int>& counter) : n(counter) { n++; }
+  ~CallGuard() { n--; }
+};
+
+}  // namespace
+
+extern "C" {
+
+CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
+                                         cuzk_context** out, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!out) { msg = "out is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (backend > CUZK_BACKEND_CUDA) { msg = "unknown backend " + std::to_string(backend); return CUZK_ERR_INVALID_ARGUMENT; }
+    auto ctx = std::make_unique<cuzk_context>();
+    if (cpu_threads > 0) {
+      ctx->own_pool = std::make_unique<cuzk::ThreadPool>(cpu_threads);
+      ctx->pool = ctx->own_pool.get();
+    } else {
+      ctx->pool = &cuzk::default_thread_pool();
+    }
+    ctx->backend = CUZK_BACKEND_CPU;
+    if (backend == CUZK_BACKEND_CUDA || backend == CUZK_BACKEND_AUTO) {
+      int dev = device < 0 ? 0 : device;
+      std::string cuda_msg;
+      int count = 0;
+      cuzk_status st = cuzk::cuda::compiled_in() ? cuzk::cuda::device_count(&count, cuda_msg) : CUZK_ERR_UNSUPPORTED;
+      if (st == CUZK_OK && dev >= count) {
+        st = CUZK_ERR_NO_DEVICE;
+        cuda_msg = "GPU " + std::to_string(dev) + " requested but " + std::to_string(count) + " present";
+      }
+      if (st == CUZK_OK) st = cuzk::cuda::open_device(dev, &ctx->gpu, cuda_msg);
+      if (st == CUZK_OK) {
+        ctx->backend = CUZK_BACKEND_CUDA;
+        ctx->device = dev;
+      } else if (backend == CUZK_BACKEND_CUDA) {
+        msg = cuda_msg.empty() ? "the CUDA backend is not available" : cuda_msg;
+        if (!cuzk::cuda::compiled_in()) msg = "this library was built without the CUDA backend";
+        return st;
+      }
+      // AUTO without a usable GPU: the CPU backend.
+    }
+    *out = ctx.release();
+    return CUZK_OK;
+  });
+}
+
+CUZK_API uint32_t cuzk_context_backend(const cuzk_context* ctx) { return ctx ? (uint32_t)ctx->backend : 0u; }
+
+CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!ctx) return CUZK_OK;
+    if (ctx->provers.load() > 0) {
+      msg = "the context is still used by " + std::to_string(ctx->provers.load()) + " prover(s): destroy them first";
+      return CUZK_ERR_BUSY;
+    }
+    std::lock_guard<std::mutex> lock(ctx->kernel_mutex);
+    if (ctx->gpu) cuzk::cuda::close_device(ctx->gpu);
+    delete ctx;
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out, char* err,
+                                        size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk::prover::EngineTarget target;
+    target.backend = ctx->backend;
+    target.pool = ctx->pool;
+    target.device = ctx->gpu;
+    auto p = std::make_unique<cuzk_prover>();
+    cuzk_status st = cuzk::prover::make_prover(key->zkey, target, &p->impl, msg);
+    if (st != CUZK_OK) return st;
+    p->ctx = ctx;
+    p->key = key;
+    ctx->provers++;
+    key->provers++;
+    *out = p.release();
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover) return CUZK_OK;
+    if (prover->calls.load() > 0) { msg = "the prover is running a proof"; return CUZK_ERR_BUSY; }
+    prover->ctx->provers--;
+    prover->key->provers--;
+    delete prover;
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
+                                uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings, char* err,
+                                size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    CallGuard guard(prover->calls);
+    cuzk::prover::ProveArgs args;
+    args.witnesses = witnesses;
+    args.witness_stride = witness_stride;
+    args.witness_format = witness_format;
+    args.n = n_proofs;
+    args.r = r;
+    args.s = s;
+    args.flags = flags;
+    args.proofs = proofs;
+    args.proofs_cap = proofs_cap;
+    args.timings = timings;
+    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
+                                    const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                    uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                    char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (!a) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    CallGuard guard(prover->calls);
+    cuzk::prover::ProveArgs args;
+    args.a = a;
+    args.b = b;
+    args.c = c;
+    args.assignment = assignment;
+    args.n = n_proofs;
+    args.r = r;
+    args.s = s;
+    args.flags = flags;
+    args.proofs = proofs;
+    args.proofs_cap = proofs_cap;
+    args.timings = timings;
+    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
+                                 size_t proof_len, const uint8_t* public_signals, size_t n_public, int32_t* out_valid,
+                                 char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!vk || !proof || !out_valid || (n_public > 0 && !public_signals)) {
+      msg = "vk, proof, out_valid (and public_signals when n_public > 0) must not be NULL";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    *out_valid = 0;
+    bool valid = false;
+    cuzk_status st = cuzk::prover::verify_proof((cuzk_curve)curve, vk, vk_len, proof, proof_len, public_signals,
+                                                n_public, &valid, msg);
+    if (st == CUZK_OK) *out_valid = valid ? 1 : 0;
+    return st;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,39 @@
+// What the opaque handles of cuzk.h hold. Only the abi/ files see these definitions.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "cuzk.h"
+#include "formats/mapped_file.hpp"
+#include "formats/r1cs.hpp"
+#include "formats/zkey.hpp"
+#include "prover/groth16.hpp"
+#include "util/thread_pool.hpp"
+
+struct cuzk_key {
+  cuzk::formats::MappedFile file;
+  cuzk::formats::ZkeyGroth16 zkey;
+  cuzk::formats::MappedFile r1cs_file;
+  std::unique_ptr<cuzk::formats::R1cs> r1cs;  // set by cuzk_key_attach_r1cs
+  uint64_t open_ns = 0;
+  std::atomic<int> provers{0};  // live provers made from this key: close refused while > 0
+};
+
+struct cuzk_context {
+  cuzk_backend backend = CUZK_BACKEND_CPU;
+  int32_t device = -1;
+  std::unique_ptr<cuzk::ThreadPool> own_pool;  // when the caller asked for a thread count
+  cuzk::ThreadPool* pool = nullptr;
+  cuzk::cuda::Device* gpu = nullptr;
+  std::mutex kernel_mutex;      // standalone kernels (cuzk_msm/cuzk_ntt) one at a time
+  std::atomic<int> provers{0};  // destroy refused while > 0
+};
+
+struct cuzk_prover {
+  cuzk_context* ctx = nullptr;
+  cuzk_key* key = nullptr;
+  std::unique_ptr<cuzk::prover::Prover> impl;
+  std::atomic<int> calls{0};  // destroy refused while a call runs
+};

@@ -1,0 +1,123 @@
+// cuzk.h: proving keys (.zkey opened in place) and their optional .r1cs.
+#include <cstring>
+
+#include "abi/abi_util.hpp"
+#include "abi/handles.hpp"
+#include "util/clock.hpp"
+
+using cuzk::abi::guarded;
+namespace formats = cuzk::formats;
+
+namespace {
+
+cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint64_t start, cuzk_key** out, std::string& msg) {
+  cuzk_status st = formats::parse_zkey(key->file.data(), key->file.size(), key->zkey, msg);
+  if (st != CUZK_OK) return st;
+  key->open_ns = cuzk::now_ns() - start;
+  *out = key.release();
+  return CUZK_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!path || !out) { msg = "path and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    uint64_t start = cuzk::now_ns();
+    auto key = std::make_unique<cuzk_key>();
+    cuzk_status st = formats::MappedFile::open(path, key->file, msg);
+    if (st != CUZK_OK) return st;
+    st = finish_open(std::move(key), start, out, msg);
+    if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
+    return st;
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out, char* err,
+                                          size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!data || !out) { msg = "data and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    uint64_t start = cuzk::now_ns();
+    auto key = std::make_unique<cuzk_key>();
+    key->file = formats::MappedFile::borrow(data, len);
+    return finish_open(std::move(key), start, out, msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key || !out) { msg = "key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const auto& z = key->zkey;
+    std::memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    out->curve = z.curve;
+    out->n_vars = z.n_vars;
+    out->n_public = z.n_public;
+    out->n_constraints = z.n_constraints;
+    out->domain_size = z.domain_size;
+    out->log_domain = z.log_domain;
+    out->n_coefs = z.n_coefs;
+    out->fq_bytes = z.n8q;
+    out->proof_bytes = z.curve == CUZK_CURVE_BN254 ? CUZK_PROOF_BYTES_BN254 : CUZK_PROOF_BYTES_BLS12_381;
+    size_t vk_len = 0;
+    std::string ignored;
+    cuzk::prover::export_vk(z, nullptr, 0, &vk_len, ignored);
+    out->vk_bytes = (uint32_t)vk_len;
+    out->has_r1cs = key->r1cs ? 1 : 0;
+    out->file_bytes = key->file.size();
+    out->open_ns = key->open_ns;
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key || !r1cs_path) { msg = "key and r1cs_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (key->provers.load() > 0) { msg = "cannot attach an .r1cs while provers use this key"; return CUZK_ERR_BUSY; }
+    formats::MappedFile file;
+    cuzk_status st = formats::MappedFile::open(r1cs_path, file, msg);
+    if (st != CUZK_OK) return st;
+    auto r1cs = std::make_unique<formats::R1cs>();
+    st = formats::parse_r1cs(file.data(), file.size(), *r1cs, msg);
+    if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
+    const auto& z = key->zkey;
+    if (r1cs->curve != z.curve) { msg = "the .r1cs is for another curve than the key"; return CUZK_ERR_CURVE_MISMATCH; }
+    if (r1cs->n_wires != z.n_vars || r1cs->n_public() != z.n_public || r1cs->n_constraints != z.n_constraints) {
+      msg = "the .r1cs does not belong to this key: wires/public/constraints " + std::to_string(r1cs->n_wires) + "/" +
+            std::to_string(r1cs->n_public()) + "/" + std::to_string(r1cs->n_constraints) + " vs the key's " +
+            std::to_string(z.n_vars) + "/" + std::to_string(z.n_public) + "/" + std::to_string(z.n_constraints);
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    key->r1cs_file = std::move(file);
+    key->r1cs = std::move(r1cs);
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len, char* err,
+                                        size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key) { msg = "key is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    return cuzk::prover::export_vk(key->zkey, out, out_cap, out_len, msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key) return CUZK_OK;
+    if (key->provers.load() > 0) {
+      msg = "the key is still used by " + std::to_string(key->provers.load()) + " prover(s): destroy them first";
+      return CUZK_ERR_BUSY;
+    }
+    delete key;
+    return CUZK_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,364 @@
+#include "prover/groth16.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "cpu/cpu_engine.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "curve/ops.hpp"
+#include "formats/wtns.hpp"
+#include "pairing/verify.hpp"
+#include "prover/engine.hpp"
+#include "prover/key_view.hpp"
+#include "prover/r1cs_check.hpp"
+#include "prover/vk.hpp"
+
+namespace cuzk::prover {
+
+namespace {
+
+template <class Fr>
+void scalar_limbs(const uint8_t* bytes, uint64_t out[4]) {
+  std::memcpy(out, bytes, 32);
+}
+
+// Values must be < r: anything else would silently prove a different statement.
+template <class Fr>
+bool all_canonical(const uint8_t* values, size_t n, size_t* bad) {
+  for (size_t i = 0; i < n; i++) {
+    Fr v;
+    std::memcpy(v.l, values + i * 32, 32);
+    if (!v.is_canonical()) { *bad = i; return false; }
+  }
+  return true;
+}
+
+template <class C>
+class Groth16Prover final : public Prover {
+  using Fr = typename C::Fr;
+  using Fq = typename C::Fq;
+  using Fq2 = typename C::Fq2;
+  using G1 = typename C::G1;
+  using G2 = typename C::G2;
+  using G1x = typename C::G1x;
+  using G2x = typename C::G2x;
+
+ public:
+  Groth16Prover(const formats::ZkeyGroth16& z, ThreadPool& pool) : z_(z), pool_(pool) {
+    alpha1_ = curve::load_key_point<Fq>(z.alpha1);
+    beta1_ = curve::load_key_point<Fq>(z.beta1);
+    delta1_ = curve::load_key_point<Fq>(z.delta1);
+    beta2_ = curve::load_key_point<Fq2>(z.beta2);
+    delta2_ = curve::load_key_point<Fq2>(z.delta2);
+    vk_ = vk_from_zkey<C>(z);
+  }
+
+  cuzk_status init(const EngineTarget& target, std::string& err) {
+    cuzk_status st = view_.build(z_, pool_, err);
+    if (st != CUZK_OK) return st;
+    if (target.backend == CUZK_BACKEND_CUDA) return cuda::make_engine<C>(target.device, view_, &engine_, err);
+    engine_ = cpu::make_engine<C>(view_, pool_);
+    return CUZK_OK;
+  }
+
+  cuzk_status prove(const ProveArgs& args, const formats::R1cs* r1cs, std::string& err) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one call at a time per prover: it owns workspace
+    PhaseTimes times(args.timings, args.n, engine_->kind());
+    cuzk_status st = prove_locked(args, r1cs, times, err);
+    times.finish();
+    return st;
+  }
+
+ private:
+  cuzk_status prove_locked(const ProveArgs& args, const formats::R1cs* r1cs, PhaseTimes& times, std::string& err) {
+    const size_t n = args.n;
+    if (n == 0) { err = "n_proofs is 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (!args.proofs) { err = "proofs is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if ((args.r == nullptr) != (args.s == nullptr)) {
+      err = "r and s must both be given (deterministic proofs) or both be NULL (random)";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (args.proofs_cap / C::PROOF_BYTES < n) {
+      err = "proofs buffer holds " + std::to_string(args.proofs_cap) + " bytes; " + std::to_string(n) + " proofs need " +
+            std::to_string(n * C::PROOF_BYTES);
+      return CUZK_ERR_SHORT_BUFFER;
+    }
+    WitnessBatch batch;
+    batch.n = n;
+    batch.w.resize(n);
+    {
+      PhaseScope t(times, PhaseScope::kAll, CUZK_PHASE_PARSE);
+      cuzk_status st = args.a ? collect_evaluations(args, batch, err) : collect_witnesses(args, batch, err);
+      if (st != CUZK_OK) return st;
+      for (size_t p = 0; p < n; p++) {
+        Fr w0;
+        std::memcpy(w0.l, batch.w[p], 32);
+        Fr one_raw = Fr::zero();
+        one_raw.l[0] = 1;
+        if (w0 != one_raw) {
+          err = "proof " + std::to_string(p) + ": witness w[0] must be 1 (the constant wire)";
+          return CUZK_ERR_UNSATISFIED;
+        }
+      }
+    }
+    if (r1cs && !(args.flags & CUZK_PROVE_SKIP_R1CS_CHECK)) {
+      for (size_t p = 0; p < n; p++) {
+        PhaseScope t(times, p, CUZK_PHASE_WITNESS_CHECK);
+        cuzk_status st = check_r1cs_witness<C>(*r1cs, batch.w[p], pool_, err);
+        if (st != CUZK_OK) { err = "proof " + std::to_string(p) + ": " + err; return st; }
+      }
+    }
+    sums_.resize(n);
+    cuzk_status st = engine_->compute(batch, times, sums_.data(), err);
+    if (st != CUZK_OK) return st;
+    for (size_t p = 0; p < n; p++) {
+      PhaseScope t(times, p, CUZK_PHASE_FINALIZE);
+      uint8_t rb[32], sb[32];
+      if (args.r) {
+        std::memcpy(rb, args.r + p * 32, 32);
+        std::memcpy(sb, args.s + p * 32, 32);
+        size_t bad;
+        if (!all_canonical<Fr>(rb, 1, &bad) || !all_canonical<Fr>(sb, 1, &bad)) {
+          err = "proof " + std::to_string(p) + ": r and s must be < r (standard form)";
+          return CUZK_ERR_INVALID_ARGUMENT;
+        }
+      } else {
+        if ((st = random_scalar(C::ID, rb, err)) != CUZK_OK) return st;
+        if ((st = random_scalar(C::ID, sb, err)) != CUZK_OK) return st;
+      }
+      finalize(sums_[p], rb, sb, args.proofs + p * C::PROOF_BYTES);
+    }
+    if (args.flags & CUZK_PROVE_SELF_CHECK) {
+      for (size_t p = 0; p < n; p++) {
+        PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
+        if (!self_check(args.proofs + p * C::PROOF_BYTES, batch.w[p])) {
+          err = "proof " + std::to_string(p) + " failed its self-check (pairing): the " +
+                std::string(engine_->kind() == CUZK_BACKEND_CUDA ? "GPU" : "CPU") +
+                " backend produced a wrong proof; it was not returned";
+          std::memset(args.proofs, 0, n * C::PROOF_BYTES);
+          return CUZK_ERR_SELF_CHECK;
+        }
+      }
+    }
+    return CUZK_OK;
+  }
+
+  cuzk_status collect_witnesses(const ProveArgs& args, WitnessBatch& batch, std::string& err) {
+    const size_t raw_bytes = (size_t)z_.n_vars * 32;
+    if (!args.witnesses) { err = "witnesses is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    for (size_t p = 0; p < args.n; p++) {
+      const uint8_t* rec = args.witnesses + p * args.witness_stride;
+      std::string who = "proof " + std::to_string(p) + ": ";
+      if (args.witness_format == CUZK_WITNESS_RAW) {
+        if (args.witness_stride != raw_bytes) {
+          err = who + "raw witness is " + std::to_string(args.witness_stride / 32) + " values (" +
+                std::to_string(args.witness_stride) + " bytes); the key has " + std::to_string(z_.n_vars) + " variables";
+          return CUZK_ERR_WITNESS_LENGTH;
+        }
+        size_t bad;
+        if (!all_canonical<Fr>(rec, z_.n_vars, &bad)) {
+          err = who + "witness value " + std::to_string(bad) + " is not < r";
+          return CUZK_ERR_INVALID_ARGUMENT;
+        }
+        batch.w[p] = rec;
+      } else if (args.witness_format == CUZK_WITNESS_WTNS) {
+        formats::Wtns wtns;
+        cuzk_status st = formats::parse_wtns(rec, args.witness_stride, wtns, err);
+        if (st != CUZK_OK) { err = who + ".wtns: " + err; return st; }
+        if (wtns.curve != C::ID) {
+          err = who + "the witness is for " + (wtns.curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381") +
+                " but the key is for " + C::name();
+          return CUZK_ERR_CURVE_MISMATCH;
+        }
+        if (wtns.n_witness != z_.n_vars) {
+          err = who + "the witness has " + std::to_string(wtns.n_witness) + " values; the key has " +
+                std::to_string(z_.n_vars) + " variables";
+          return CUZK_ERR_WITNESS_LENGTH;
+        }
+        batch.w[p] = wtns.values;
+      } else {
+        err = "unknown witness_format " + std::to_string(args.witness_format);
+        return CUZK_ERR_INVALID_ARGUMENT;
+      }
+    }
+    return CUZK_OK;
+  }
+
+  cuzk_status collect_evaluations(const ProveArgs& args, WitnessBatch& batch, std::string& err) {
+    if (!args.b || !args.c || !args.assignment) {
+      err = "a, b, c and assignment are all required";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    const size_t d = z_.domain_size;
+    batch.a.resize(args.n);
+    batch.b.resize(args.n);
+    batch.c.resize(args.n);
+    for (size_t p = 0; p < args.n; p++) {
+      batch.w[p] = args.assignment + p * (size_t)z_.n_vars * 32;
+      batch.a[p] = args.a + p * d * 32;
+      batch.b[p] = args.b + p * d * 32;
+      batch.c[p] = args.c + p * d * 32;
+      size_t bad;
+      if (!all_canonical<Fr>(batch.w[p], z_.n_vars, &bad) || !all_canonical<Fr>(batch.a[p], d, &bad) ||
+          !all_canonical<Fr>(batch.b[p], d, &bad) || !all_canonical<Fr>(batch.c[p], d, &bad)) {
+        err = "proof " + std::to_string(p) + ": an assignment or evaluation value is not < r";
+        return CUZK_ERR_INVALID_ARGUMENT;
+      }
+    }
+    return CUZK_OK;
+  }
+
+  //   A = alpha1 + sum A_i w_i + r delta1
+  //   B = beta2 + sum B2_i w_i + s delta2            (and its G1 twin B1 with beta1, delta1)
+  //   C = sum C_i w_i + H + s A + r B1 - r s delta1
+  void finalize(const ProofSums<C>& sums, const uint8_t* rb, const uint8_t* sb, uint8_t* out) {
+    uint64_t r[4], s[4], rs[4];
+    scalar_limbs<Fr>(rb, r);
+    scalar_limbs<Fr>(sb, s);
+    (Fr::from_bytes_std(rb) * Fr::from_bytes_std(sb)).to_std_limbs(rs);
+    G1x a = sums.a.add_affine(alpha1_).add(curve::scalar_mul(delta1_, r, 4));
+    G2x b = sums.b2.add_affine(beta2_).add(curve::scalar_mul(delta2_, s, 4));
+    G1x b1 = sums.b1.add_affine(beta1_).add(curve::scalar_mul(delta1_, s, 4));
+    G1x c = sums.c.add(sums.h)
+                .add(curve::scalar_mul_xyzz(a, s, 4))
+                .add(curve::scalar_mul_xyzz(b1, r, 4))
+                .add(-curve::scalar_mul(delta1_, rs, 4));
+    curve::store_output_point(a.to_affine(), out);
+    curve::store_output_point(b.to_affine(), out + C::G1_BYTES);
+    curve::store_output_point(c.to_affine(), out + C::G1_BYTES + C::G2_BYTES);
+  }
+
+  bool self_check(const uint8_t* proof, const uint8_t* w) {
+    G1 a = curve::load_output_point<Fq>(proof);
+    G2 b = curve::load_output_point<Fq2>(proof + C::G1_BYTES);
+    G1 c = curve::load_output_point<Fq>(proof + C::G1_BYTES + C::G2_BYTES);
+    std::vector<Fr> pub(z_.n_public);
+    for (size_t i = 0; i < pub.size(); i++) pub[i] = Fr::from_bytes_std(w + (i + 1) * 32);
+    return pairing::verify_groth16<C>(vk_, a, b, c, pub.data(), pub.size());
+  }
+
+  const formats::ZkeyGroth16& z_;
+  ThreadPool& pool_;
+  KeyView<C> view_;
+  std::unique_ptr<Engine<C>> engine_;
+  std::vector<ProofSums<C>> sums_;
+  G1 alpha1_, beta1_, delta1_;
+  G2 beta2_, delta2_;
+  pairing::VerifyingKey<C> vk_;
+  std::mutex mutex_;
+};
+
+template <class C>
+cuzk_status make_prover_for(const formats::ZkeyGroth16& zkey, const EngineTarget& target, std::unique_ptr<Prover>* out,
+                            std::string& err) {
+  auto p = std::make_unique<Groth16Prover<C>>(zkey, *target.pool);
+  cuzk_status st = p->init(target, err);
+  if (st != CUZK_OK) return st;
+  *out = std::move(p);
+  return CUZK_OK;
+}
+
+template <class C>
+cuzk_status verify_for(const uint8_t* vk_bytes_in, size_t vk_len, const uint8_t* proof, size_t proof_len,
+                       const uint8_t* public_signals, size_t n_public, bool* valid, std::string& err) {
+  using Fr = typename C::Fr;
+  using Fq = typename C::Fq;
+  using Fq2 = typename C::Fq2;
+  pairing::VerifyingKey<C> vk;
+  cuzk_status st = vk_read<C>(vk_bytes_in, vk_len, n_public, vk, err);
+  if (st != CUZK_OK) return st;
+  if (proof_len != C::PROOF_BYTES) {
+    err = "proof is " + std::to_string(proof_len) + " bytes; " + std::to_string(C::PROOF_BYTES) + " expected on " +
+          C::name();
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  *valid = false;
+  // Coordinates must be canonical and points on their curves; anything else is simply invalid.
+  for (size_t i = 0; i < C::PROOF_BYTES / Fq::BYTES; i++) {
+    Fq v;
+    std::memcpy(v.l, proof + i * Fq::BYTES, Fq::BYTES);
+    if (!v.is_canonical()) return CUZK_OK;
+  }
+  auto a = curve::load_output_point<Fq>(proof);
+  auto b = curve::load_output_point<Fq2>(proof + C::G1_BYTES);
+  auto c = curve::load_output_point<Fq>(proof + C::G1_BYTES + C::G2_BYTES);
+  if (!curve::is_on_curve<C, Fq>(a) || !curve::is_on_curve<C, Fq2>(b) || !curve::is_on_curve<C, Fq>(c)) return CUZK_OK;
+  std::vector<Fr> pub(n_public);
+  for (size_t i = 0; i < n_public; i++) {
+    Fr v;
+    std::memcpy(v.l, public_signals + i * 32, 32);
+    if (!v.is_canonical()) return CUZK_OK;  // snarkjs rejects public inputs >= r as well
+    pub[i] = v.to_mont();
+  }
+  *valid = pairing::verify_groth16<C>(vk, a, b, c, pub.data(), n_public);
+  return CUZK_OK;
+}
+
+}  // namespace
+
+cuzk_status make_prover(const formats::ZkeyGroth16& zkey, const EngineTarget& target, std::unique_ptr<Prover>* out,
+                        std::string& err) {
+  if (zkey.curve == CUZK_CURVE_BN254) return make_prover_for<curve::Bn254>(zkey, target, out, err);
+  return make_prover_for<curve::Bls12381>(zkey, target, out, err);
+}
+
+cuzk_status verify_proof(cuzk_curve curve_id, const uint8_t* vk, size_t vk_len, const uint8_t* proof, size_t proof_len,
+                         const uint8_t* public_signals, size_t n_public, bool* valid, std::string& err) {
+  if (curve_id == CUZK_CURVE_BN254)
+    return verify_for<curve::Bn254>(vk, vk_len, proof, proof_len, public_signals, n_public, valid, err);
+  if (curve_id == CUZK_CURVE_BLS12_381)
+    return verify_for<curve::Bls12381>(vk, vk_len, proof, proof_len, public_signals, n_public, valid, err);
+  err = "unknown curve " + std::to_string((int)curve_id);
+  return CUZK_ERR_INVALID_ARGUMENT;
+}
+
+cuzk_status export_vk(const formats::ZkeyGroth16& z, uint8_t* out, size_t cap, size_t* len, std::string& err) {
+  auto write = [&](auto tag) -> cuzk_status {
+    using C = decltype(tag);
+    size_t need = vk_bytes<C>(z.n_public);
+    if (len) *len = need;
+    if (!out || cap < need) {
+      err = "vk buffer holds " + std::to_string(cap) + " bytes; " + std::to_string(need) + " needed";
+      return CUZK_ERR_SHORT_BUFFER;
+    }
+    vk_write<C>(vk_from_zkey<C>(z), out);
+    return CUZK_OK;
+  };
+  return z.curve == CUZK_CURVE_BN254 ? write(curve::Bn254{}) : write(curve::Bls12381{});
+}
+
+cuzk_status random_scalar(cuzk_curve curve_id, uint8_t* out, std::string& err) {
+  const uint64_t* modulus = curve_id == CUZK_CURVE_BN254 ? field::Bn254FrParams::MODULUS : field::Bls12381FrParams::MODULUS;
+  int bits = curve_id == CUZK_CURVE_BN254 ? field::Bn254FrParams::BITS : field::Bls12381FrParams::BITS;
+  // Rejection sampling below the modulus: uniform, and at most a few draws (r > 2^(bits-1)).
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    uint64_t v[4];
+    size_t got = 0;
+    while (got < sizeof v) {
+      ssize_t k = getrandom(reinterpret_cast<uint8_t*>(v) + got, sizeof v - got, 0);
+      if (k < 0) {
+        if (errno == EINTR) continue;
+        err = std::string("getrandom failed: ") + std::strerror(errno);
+        return CUZK_ERR_INTERNAL;
+      }
+      got += (size_t)k;
+    }
+    v[3] &= bits >= 256 ? ~0ull : ((1ull << (bits - 192)) - 1);
+    bool less = false;
+    for (int i = 3; i >= 0; i--) {
+      if (v[i] != modulus[i]) { less = v[i] < modulus[i]; break; }
+    }
+    if (less) {
+      std::memcpy(out, v, 32);
+      return CUZK_OK;
+    }
+  }
+  err = "could not draw a random scalar";
+  return CUZK_ERR_INTERNAL;
+}
+
+}  // namespace cuzk::prover
