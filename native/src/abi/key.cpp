@@ -3,6 +3,7 @@
 
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
+#include "prover/key_check.hpp"
 #include "util/clock.hpp"
 
 using cuzk::abi::guarded;
@@ -10,9 +11,14 @@ namespace formats = cuzk::formats;
 
 namespace {
 
-cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint64_t start, cuzk_key** out, std::string& msg) {
+cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t start, cuzk_key** out,
+                        std::string& msg) {
   cuzk_status st = formats::parse_zkey(key->file.data(), key->file.size(), key->zkey, msg);
   if (st != CUZK_OK) return st;
+  if (!(flags & CUZK_KEY_SKIP_POINT_CHECKS)) {
+    st = cuzk::prover::check_key_points(key->zkey, cuzk::default_thread_pool(), msg);
+    if (st != CUZK_OK) return st;
+  }
   key->open_ns = cuzk::now_ns() - start;
   *out = key.release();
   return CUZK_OK;
@@ -26,12 +32,12 @@ CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** 
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!path || !out) { msg = "path and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
-    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
     cuzk_status st = formats::MappedFile::open(path, key->file, msg);
     if (st != CUZK_OK) return st;
-    st = finish_open(std::move(key), start, out, msg);
+    st = finish_open(std::move(key), flags, start, out, msg);
     if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
     return st;
   });
@@ -42,11 +48,11 @@ CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint3
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!data || !out) { msg = "data and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
-    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
     key->file = formats::MappedFile::borrow(data, len);
-    return finish_open(std::move(key), start, out, msg);
+    return finish_open(std::move(key), flags, start, out, msg);
   });
 }
 
