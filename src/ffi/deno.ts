@@ -65,10 +65,11 @@ export function openDenoLibrary(
   const definitions: Record<string, Deno.ForeignFunction> = {};
   for (const name of available) {
     const { parameters, result, nonblocking } = table[name];
-    const denoParameters = parameters.map((p) => DENO_TYPES[p]);
-    definitions[name] = { parameters: denoParameters, result: DENO_TYPES[result] };
+    const denoParameters = parameters.map((p) => DENO_TYPES[p]) as Deno.NativeType[];
+    const denoResult = DENO_TYPES[result] as Deno.NativeResultType;
+    definitions[name] = { parameters: denoParameters, result: denoResult };
     if (nonblocking) {
-      definitions[name + ASYNC_SUFFIX] = { name, parameters: denoParameters, result: DENO_TYPES[result], nonblocking: true };
+      definitions[name + ASYNC_SUFFIX] = { name, parameters: denoParameters, result: denoResult, nonblocking: true };
     }
   }
   const library = Deno.dlopen(path, definitions);

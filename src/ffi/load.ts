@@ -3,7 +3,7 @@
  * Finds and opens the native library with the FFI of the runtime we run in, and wraps it in
  * `Native`: calls by C name that throw `MISSING_SYMBOL` for functions the library does not export
  * yet, encode `cstring` arguments, and keep `callAsync` the one way to run a long call off the JS
- * thread. The library is looked for at: an explicit path, then `$CUZK_LIB`, then
+ * thread. The library is looked for at: an explicit path (authoritative), else `$CUZK_LIB`, then
  * `build/libcuzk.so` under the package root; a failure lists what was tried and how to build it.
  */
 import { existsSync } from "node:fs";
@@ -46,8 +46,14 @@ export interface LoadOptions {
 export function resolveLibraryPath(options: LoadOptions = {}): string {
   const tried: string[] = [];
   if (options.path) {
+    // An explicit path is authoritative: falling back silently would load another build.
     if (existsSync(options.path)) return options.path;
-    tried.push(`${options.path} (the path option)`);
+    throw new CuzkError(
+      "LOAD",
+      `cuzk native library not found at ${options.path} (the path option). ` +
+        `Build it from the package root with: ${BUILD_COMMAND}, or pass the path of an existing libcuzk.so.`,
+      { operation: "load" },
+    );
   }
   const fromEnv = process.env.CUZK_LIB;
   if (fromEnv) {

@@ -1,0 +1,31 @@
+/**
+ * @module
+ * cuzk: a Groth16 prover with a C++/CUDA core, driven through FFI from Deno, Bun and Node.
+ * This file only re-exports the public API.
+ *
+ * ```ts
+ * import { Prover, verify } from "cuzk";
+ * const prover = await Prover.open({ zkey: "circuit.zkey", backend: "auto" });
+ * try {
+ *   const { proof, publicSignals, timings } = await prover.prove(wtnsBytes);
+ *   console.log(await verify(vkeyJson, publicSignals, proof));
+ * } finally {
+ *   prover.close();
+ * }
+ * ```
+ */
+export { Library } from "./src/library.ts";
+export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions } from "./src/library.ts";
+export { CuzkError } from "./src/errors.ts";
+export type { CuzkErrorCode, NativeErrorCode } from "./src/errors.ts";
+export { Key } from "./src/key.ts";
+export type { KeyInfo, KeyOpenOptions } from "./src/key.ts";
+export { Context } from "./src/context.ts";
+export type { ContextOptions, KernelMemory, NttKind } from "./src/context.ts";
+export { Prover, verify } from "./src/prover.ts";
+export type { ProofResult, ProveOptions, ProverOptions, Randomness, Witness } from "./src/prover.ts";
+export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
+export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";
+export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";
+export type { Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";
+export type { Pointer } from "./src/ffi/types.ts";

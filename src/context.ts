@@ -1,0 +1,214 @@
+/**
+ * @module
+ * A context: one backend on one device (the CPU thread pool, or one GPU with its streams and
+ * pools). Provers are built on a context; the kernels (NTT, MSM) can also be run on it directly,
+ * off the JS thread.
+ */
+import { check, CuzkError, errorBuffer } from "./errors.ts";
+import type { Native } from "./ffi/load.ts";
+import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
+import { ABI } from "./ffi/symbols.ts";
+import type { Pointer } from "./ffi/types.ts";
+import { asPointer } from "./ffi/types.ts";
+import { curveOf } from "./formats/snarkjs.ts";
+import { ADD_USER, REMOVE_USER } from "./internal.ts";
+import type { BackendName, CurveName, Library } from "./library.ts";
+import { nativeOf } from "./library.ts";
+import type { NativeBuffer } from "./memory/buffer.ts";
+import { decodeTimings } from "./timings.ts";
+import type { Timings } from "./timings.ts";
+
+/** Options of Context.create. */
+export interface ContextOptions {
+  /** "auto" (CUDA when usable, else CPU), "cpu" or "cuda". */
+  backend?: "auto" | BackendName;
+  /** GPU index (ignored by the CPU backend). */
+  device?: number;
+  /** CPU worker threads; 0 = every core. */
+  cpuThreads?: number;
+  library?: Library;
+}
+
+/** NTT variants of cuzk_ntt. */
+export type NttKind = "forward" | "inverse" | "coset_forward" | "coset_inverse";
+
+const NTT_KINDS: Record<NttKind, number> = {
+  forward: ABI.NTT_FORWARD,
+  inverse: ABI.NTT_INVERSE,
+  coset_forward: ABI.NTT_COSET_FORWARD,
+  coset_inverse: ABI.NTT_COSET_INVERSE,
+};
+
+const BACKEND_IDS = { auto: ABI.BACKEND_AUTO, cpu: ABI.BACKEND_CPU, cuda: ABI.BACKEND_CUDA } as const;
+
+/** Memory a kernel reads or writes: JS bytes or a native buffer. */
+export type KernelMemory = Uint8Array | NativeBuffer;
+
+/** Runs `work` with every native buffer among `memories` marked busy. */
+export async function withBuffers<T>(memories: ReadonlyArray<KernelMemory | undefined>, work: (args: Array<Uint8Array | Pointer | null>) => Promise<T>): Promise<T> {
+  const releases: Array<() => void> = [];
+  try {
+    const args = memories.map((memory) => {
+      if (memory === undefined) return null;
+      if (memory instanceof Uint8Array) return memory;
+      releases.push(memory.acquire());
+      return memory.unsafePointer;
+    });
+    return await work(args);
+  } finally {
+    for (const release of releases) release();
+  }
+}
+
+/** One backend on one device. */
+export class Context {
+  readonly #native: Native;
+  #handle: Pointer;
+  readonly #users = new Set<object>();
+  /** The backend in use ("auto" resolved). */
+  readonly backend: BackendName;
+  /** The GPU index asked for (meaningless for the CPU backend). */
+  readonly device: number;
+
+  private constructor(native: Native, handle: Pointer, device: number) {
+    this.#native = native;
+    this.#handle = handle;
+    this.device = device;
+    this.backend = (native.call("cuzk_context_backend", handle) as number) === ABI.BACKEND_CUDA ? "cuda" : "cpu";
+  }
+
+  /** Creates a context; throws NO_DEVICE / UNSUPPORTED when the backend cannot run here. */
+  static create(options: ContextOptions = {}): Context {
+    const native = nativeOf(options.library);
+    native.require("cuzk_context_create", "cuzk_context_backend", "cuzk_context_destroy");
+    const backend = options.backend ?? "auto";
+    if (!(backend in BACKEND_IDS)) throw new CuzkError("INVALID_ARGUMENT", `unknown backend ${JSON.stringify(backend)}`);
+    const device = options.device ?? 0;
+    const out = new BigUint64Array(1);
+    const err = errorBuffer();
+    const status = native.call(
+      "cuzk_context_create",
+      BACKEND_IDS[backend],
+      device,
+      options.cpuThreads ?? 0,
+      0,
+      out,
+      err,
+      err.length,
+    ) as number;
+    check(status, err, `cuzk_context_create(${backend}, device ${device})`);
+    return new Context(native, asPointer(out[0]), device);
+  }
+
+  /** The native handle: an escape hatch for callers with their own FFI. */
+  get unsafeHandle(): Pointer {
+    return this.#live();
+  }
+
+  /** True after close(). */
+  get closed(): boolean {
+    return this.#handle === 0n;
+  }
+
+  /**
+   * In-place NTT over Fr of `curve` on 2^logN values (32 bytes each, standard LE, natural order),
+   * off the JS thread. logN defaults to the size of `values`.
+   */
+  async ntt(curve: CurveName, values: KernelMemory, options: { kind?: NttKind; logN?: number } = {}): Promise<Timings> {
+    const handle = this.#live();
+    const count = values.byteLength / ABI.FR_BYTES;
+    const logN = options.logN ?? Math.log2(count);
+    if (!Number.isInteger(logN) || (1 << logN) * ABI.FR_BYTES > values.byteLength) {
+      throw new CuzkError("INVALID_ARGUMENT", `NTT needs 2^logN values of 32 bytes; got ${values.byteLength} bytes`);
+    }
+    const timings = allocateStruct(TIMINGS_LAYOUT);
+    const err = errorBuffer();
+    const status = await this.#busy(() =>
+      withBuffers([values], ([v]) =>
+        this.#native.callAsync("cuzk_ntt", handle, curveOf(curve).id, v, logN, NTT_KINDS[options.kind ?? "forward"], timings, err, err.length)
+      )
+    ) as number;
+    check(status, err, `cuzk_ntt(2^${logN})`);
+    return decodeTimings(timings);
+  }
+
+  /**
+   * sum scalars[i] * points[i] off the JS thread. points: key encoding (as in a .zkey);
+   * scalars: n × 32 bytes. Returns the point (output encoding) and the timings.
+   */
+  async msm(
+    curve: CurveName,
+    group: "g1" | "g2",
+    points: KernelMemory,
+    scalars: KernelMemory,
+    n: number,
+  ): Promise<{ point: Uint8Array; timings: Timings }> {
+    const handle = this.#live();
+    const params = curveOf(curve);
+    const out = new Uint8Array((group === "g1" ? 2 : 4) * params.fqBytes);
+    const timings = allocateStruct(TIMINGS_LAYOUT);
+    const err = errorBuffer();
+    const status = await this.#busy(() =>
+      withBuffers([points, scalars], ([p, s]) =>
+        this.#native.callAsync(
+          "cuzk_msm",
+          handle,
+          params.id,
+          group === "g1" ? ABI.G1 : ABI.G2,
+          p,
+          s,
+          n,
+          out,
+          out.length,
+          timings,
+          err,
+          err.length,
+        )
+      )
+    ) as number;
+    check(status, err, `cuzk_msm(${group}, n = ${n})`);
+    return { point: out, timings: decodeTimings(timings) };
+  }
+
+  /** Releases the context. Idempotent. Throws BUSY while a Prover or a kernel call uses it. */
+  close(): void {
+    if (this.#handle === 0n) return;
+    if (this.#users.size > 0) {
+      throw new CuzkError("BUSY", `cannot close a ${this.backend} context: ${this.#users.size} user(s) (provers or running calls)`);
+    }
+    const err = errorBuffer();
+    check(this.#native.call("cuzk_context_destroy", this.#handle, err, err.length) as number, err, "cuzk_context_destroy");
+    this.#handle = 0n as Pointer;
+  }
+
+  /** Same as close(). */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /** @internal */
+  [ADD_USER](user: object): void {
+    this.#live();
+    this.#users.add(user);
+  }
+
+  /** @internal */
+  [REMOVE_USER](user: object): void {
+    this.#users.delete(user);
+  }
+
+  async #busy<T>(work: () => Promise<T>): Promise<T> {
+    const token = {};
+    this.#users.add(token);
+    try {
+      return await work();
+    } finally {
+      this.#users.delete(token);
+    }
+  }
+
+  #live(): Pointer {
+    if (this.#handle === 0n) throw new CuzkError("CLOSED", "context was closed");
+    return this.#handle;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * @module
+ * Promise: long native calls run off the JS thread in every runtime (Deno nonblocking, koffi
+ * async, a Bun worker): timers keep firing while an NTT runs, results land in the caller's memory,
+ * errors come back as CuzkErrors, and a buffer a running call uses cannot be freed.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Context, Key, PinnedBuffer } from "../mod.ts";
+import { library, needs } from "./support/native.ts";
+
+const kernelApi = ["cuzk_context_create", "cuzk_context_backend", "cuzk_context_destroy", "cuzk_ntt", "cuzk_host_alloc"] as const;
+
+function fillValues(buffer: PinnedBuffer): void {
+  const count = buffer.frCount;
+  const bytes = buffer.bytes;
+  for (let i = 0; i < count; i++) {
+    // small distinct values, all below r
+    bytes[i * 32] = i & 0xff;
+    bytes[i * 32 + 1] = (i >> 8) & 0xff;
+    bytes[i * 32 + 2] = (i >> 16) & 0xff;
+  }
+}
+
+test("timers keep firing during a long native call (NTT)", needs(...kernelApi), async () => {
+  library();
+  using context = Context.create({ backend: "cpu" });
+  const curve = library().info().curves.includes("bn254") ? "bn254" : "bls12_381";
+  const TICK_MS = 5;
+  for (let logN = 16; ; logN += 2) {
+    using values = PinnedBuffer.alloc((1 << logN) * 32);
+    fillValues(values);
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(performance.now()), TICK_MS);
+    let start = 0, end = 0;
+    try {
+      // let the interval settle before the measured call
+      await new Promise((resolve) => setTimeout(resolve, 3 * TICK_MS));
+      start = performance.now();
+      await context.ntt(curve, values, { kind: "forward" });
+      end = performance.now();
+    } finally {
+      clearInterval(timer);
+    }
+    const duration = end - start;
+    if (duration < 150 && logN < 24) continue; // too fast to tell: try a bigger input
+    const during = ticks.filter((t) => t > start && t < end).length;
+    assert.ok(
+      during >= Math.floor((duration / TICK_MS) * 0.25),
+      `only ${during} timer ticks during a ${duration.toFixed(0)} ms NTT of 2^${logN} values: the JS thread was blocked`,
+    );
+    assert.equal(values.busy, false, "the buffer is released when the call settles");
+    return;
+  }
+});
+
+test("an NTT run off-thread writes its result into the caller's memory", needs(...kernelApi), async () => {
+  using context = Context.create({ backend: "cpu" });
+  const curve = library().info().curves.includes("bn254") ? "bn254" : "bls12_381";
+  using values = PinnedBuffer.alloc(1024 * 32);
+  fillValues(values);
+  const original = values.bytes.slice();
+  await context.ntt(curve, values, { kind: "forward" });
+  assert.notDeepEqual(values.bytes, original, "the forward NTT changed the values in place");
+  await context.ntt(curve, values, { kind: "inverse" });
+  assert.deepEqual(values.bytes, original, "inverse(forward(x)) = x");
+
+  const jsMemory = original.slice();
+  await context.ntt(curve, jsMemory, { kind: "forward" });
+  await context.ntt(curve, jsMemory, { kind: "inverse" });
+  assert.deepEqual(jsMemory, original, "JS memory works as well as native memory");
+});
+
+test("a buffer cannot be freed while an async call uses it", needs(...kernelApi), async () => {
+  using context = Context.create({ backend: "cpu" });
+  const curve = library().info().curves.includes("bn254") ? "bn254" : "bls12_381";
+  const values = PinnedBuffer.alloc((1 << 16) * 32);
+  fillValues(values);
+  const running = context.ntt(curve, values);
+  assert.equal(values.busy, true);
+  assert.throws(() => values.free(), { code: "BUSY" });
+  assert.throws(() => context.close(), { code: "BUSY" }, "the context is busy too");
+  await running;
+  values.free();
+});
+
+test("errors of an async call come back as CuzkErrors with the native message", needs("cuzk_key_open"), async () => {
+  await assert.rejects(Key.open("/nonexistent/circuit.zkey"), (error: unknown) => {
+    assert.equal((error as { code?: string }).code, "IO");
+    assert.match((error as Error).message, /nonexistent\/circuit\.zkey/);
+    return true;
+  });
+});
+
+test("several async calls can be in flight at once", needs(...kernelApi), async () => {
+  // One context per call: a context may serialise its own calls, the bindings must not.
+  const contexts = [0, 1, 2].map(() => Context.create({ backend: "cpu", cpuThreads: 1 }));
+  const curve = library().info().curves.includes("bn254") ? "bn254" : "bls12_381";
+  const buffers = [0, 1, 2].map(() => {
+    const b = PinnedBuffer.alloc(4096 * 32);
+    fillValues(b);
+    return b;
+  });
+  try {
+    const before = buffers.map((b) => b.bytes.slice());
+    await Promise.all(buffers.map((b, i) => contexts[i].ntt(curve, b)));
+    await Promise.all(buffers.map((b, i) => contexts[i].ntt(curve, b, { kind: "inverse" })));
+    buffers.forEach((b, i) => assert.deepEqual(b.bytes, before[i]));
+  } finally {
+    for (const b of buffers) b.free();
+    for (const c of contexts) c.close();
+  }
+});
