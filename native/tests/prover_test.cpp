@@ -3,6 +3,7 @@
 // same r and s, batches work, and bad inputs (wrong curve, wrong length, unsatisfied witness,
 // hundreds of mutated files) give a status and never a crash or a proof that does not verify.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -235,11 +236,20 @@ void mutants(const Fixture& f, int count, uint64_t seed) {
     else for (int k = 0; k < 4; k++) (*target)[rng() % target->size()] = (uint8_t)rng();   // bytes
     { std::ofstream(tmp_r1cs, std::ios::binary).write((const char*)r.data(), (std::streamsize)r.size()); }
     Session s;
-    if (!s.open_bytes(z, tmp_r1cs)) { rejected++; continue; }
+    const bool verbose = std::getenv("CUZK_TEST_VERBOSE") != nullptr;
+    if (!s.open_bytes(z, tmp_r1cs)) {
+      if (verbose) std::printf("    mutant %d (file %d, kind %d): %s\n", i, i % 3, kind, s.err);
+      rejected++;
+      continue;
+    }
     std::vector<uint8_t> proof(s.info.proof_bytes);
     cuzk_status st = cuzk_prove(s.prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
                                 CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, s.err, sizeof s.err);
-    if (st != CUZK_OK) { rejected++; continue; }
+    if (st != CUZK_OK) {
+      if (verbose) std::printf("    mutant %d (file %d, kind %d): %s\n", i, i % 3, kind, s.err);
+      rejected++;
+      continue;
+    }
     proved++;
     if (!ref.verify(proof.data(), pub.data())) bad_proofs++;
   }
