@@ -1,0 +1,53 @@
+// The CUDA seam in a build without the CUDA backend: the library reports, through every call,
+// that it was built without CUDA, and the CPU backend serves everything.
+#ifndef CUZK_WITH_CUDA
+
+#include "cuda/cuda_backend.hpp"
+
+namespace cuzk::cuda {
+
+namespace {
+cuzk_status absent(std::string& err) {
+  err = "this library was built without the CUDA backend (configure with nvcc present, CUZK_CUDA=AUTO or ON)";
+  return CUZK_ERR_UNSUPPORTED;
+}
+}  // namespace
+
+bool compiled_in() { return false; }
+cuzk_status device_count(int* out, std::string&) {
+  *out = 0;
+  return CUZK_OK;
+}
+cuzk_status device_info(int, cuzk_device_info*, std::string& err) {
+  err = "no GPU: this library was built without the CUDA backend";
+  return CUZK_ERR_NO_DEVICE;
+}
+int runtime_version() { return 0; }
+int driver_version() { return 0; }
+cuzk_status open_device(int, Device**, std::string& err) { return absent(err); }
+void close_device(Device*) {}
+
+template <class C>
+cuzk_status make_engine(Device*, const prover::KeyView<C>&, std::unique_ptr<prover::Engine<C>>*, std::string& err) {
+  return absent(err);
+}
+template cuzk_status make_engine<curve::Bn254>(Device*, const prover::KeyView<curve::Bn254>&,
+                                               std::unique_ptr<prover::Engine<curve::Bn254>>*, std::string&);
+template cuzk_status make_engine<curve::Bls12381>(Device*, const prover::KeyView<curve::Bls12381>&,
+                                                  std::unique_ptr<prover::Engine<curve::Bls12381>>*, std::string&);
+
+cuzk_status msm(Device*, cuzk_curve, cuzk_group, const uint8_t*, const uint8_t*, size_t, uint8_t*, prover::PhaseTimes&,
+                std::string& err) {
+  return absent(err);
+}
+cuzk_status ntt(Device*, cuzk_curve, uint8_t*, uint32_t, uint32_t, prover::PhaseTimes&, std::string& err) {
+  return absent(err);
+}
+cuzk_status host_alloc_pinned(size_t, int, void**, std::string& err) { return absent(err); }
+cuzk_status host_free_pinned(void*, std::string& err) { return absent(err); }
+cuzk_status host_register(void*, size_t, std::string& err) { return absent(err); }
+cuzk_status host_unregister(void*, std::string& err) { return absent(err); }
+
+}  // namespace cuzk::cuda
+
+#endif  // CUZK_WITH_CUDA

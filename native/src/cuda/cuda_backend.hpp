@@ -1,0 +1,39 @@
+// The seam between the library and its CUDA backend: plain C++ (no CUDA types), so the ABI layer
+// and the prover compile with any C++ compiler. Implemented by the .cu files in the CUDA build and
+// by cuda_absent.cpp in a build without CUDA (every call then reports CUZK_ERR_UNSUPPORTED).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cuzk.h"
+#include "prover/engine.hpp"
+
+namespace cuzk::cuda {
+
+bool compiled_in();
+cuzk_status device_count(int* out, std::string& err);  // 0 devices (CUZK_OK) without a driver
+cuzk_status device_info(int index, cuzk_device_info* out, std::string& err);
+int runtime_version();  // e.g. 13000; 0 without CUDA
+int driver_version();   // 0 without a driver
+
+struct Device;  // one GPU: its streams, pools and resident key points
+cuzk_status open_device(int index, Device** out, std::string& err);
+void close_device(Device* device);
+
+template <class C>
+cuzk_status make_engine(Device* device, const prover::KeyView<C>& key, std::unique_ptr<prover::Engine<C>>* out,
+                        std::string& err);
+
+cuzk_status msm(Device* device, cuzk_curve curve, cuzk_group group, const uint8_t* points_key_encoding,
+                const uint8_t* scalars_std_le, size_t n, uint8_t* out_point_output_encoding, prover::PhaseTimes& times,
+                std::string& err);
+cuzk_status ntt(Device* device, cuzk_curve curve, uint8_t* values_std_le, uint32_t log_n, uint32_t kind,
+                prover::PhaseTimes& times, std::string& err);
+
+cuzk_status host_alloc_pinned(size_t bytes, int device, void** out, std::string& err);
+cuzk_status host_free_pinned(void* p, std::string& err);
+cuzk_status host_register(void* p, size_t bytes, std::string& err);
+cuzk_status host_unregister(void* p, std::string& err);
+
+}  // namespace cuzk::cuda
