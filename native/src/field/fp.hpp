@@ -8,6 +8,10 @@
 #include <cstring>
 
 #include "field/params.hpp"
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(__CUDACC__)
+#include "field/mont_asm.hpp"  // mulx/adcx/adox products for 4 and 6 limbs
+#define CUZK_MONT_ASM 1
+#endif
 
 namespace cuzk::field {
 
@@ -85,6 +89,18 @@ struct Fp {
 
   // Montgomery product (CIOS, with the "spare top bit" shortcut: no extra carry word is needed).
   Fp operator*(const Fp& b) const {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      Fp r;
+      if constexpr (N == 4) detail::mont_mul_asm4<P>(r.l, l, b.l);
+      else detail::mont_mul_asm6<P>(r.l, l, b.l);
+      r.reduce_once();
+      return r;
+    }
+#endif
+    return mul_portable(b);
+  }
+  Fp mul_portable(const Fp& b) const {
     uint64_t t[N];
     for (int i = 0; i < N; i++) t[i] = 0;
     for (int i = 0; i < N; i++) {
