@@ -1,0 +1,94 @@
+/**
+ * @module
+ * Promise: the CLI is a drop-in for `snarkjs groth16 prove` — same arguments, proof.json and
+ * public.json that `snarkjs groth16 verify` accepts — and its error paths print one clear line on
+ * stderr and exit non-zero. Runs the CLI as a child process of whichever runtime runs the tests.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(ROOT, "cli.ts");
+const work = mkdtempSync(join(tmpdir(), "cuzk-cli-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs the CLI under the runtime that runs this test file. */
+function cli(...args: string[]) {
+  const runtime = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+  const r = spawnSync(process.execPath, [...runtime, ...args], { cwd: ROOT, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** snarkjs's own CLI check, under plain Node (the reference verifier). */
+function snarkjsVerify(vkey: string, pub: string, proof: string): boolean {
+  const snarkjs = join(ROOT, "node_modules", "snarkjs", "cli.js");
+  const r = spawnSync("node", [snarkjs, "groth16", "verify", vkey, pub, proof], { encoding: "utf8" });
+  return r.status === 0 && r.stdout.includes("OK!");
+}
+
+const fixture = (curve: string, name: string) => join(ROOT, "tests", "fixtures", curve, name);
+
+for (const [curve, name] of [["bn254", "poseidon_10"], ["bls12_381", "many_public"], ["bn254", "zero_public"]]) {
+  test(`cli prove ${curve}/${name}: snarkjs groth16 verify accepts the files`, () => {
+    const dir = fixture(curve, name);
+    const proof = join(work, `${curve}-${name}-proof.json`), pub = join(work, `${curve}-${name}-public.json`);
+    const r = cli("prove", join(dir, "circuit.zkey"), join(dir, "witness.wtns"), proof, pub, "--r1cs", join(dir, "circuit.r1cs"), "--timings");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /msm_h/); // the phase table
+    assert.deepEqual(JSON.parse(readFileSync(pub, "utf8")), JSON.parse(readFileSync(join(dir, "public.json"), "utf8")));
+    assert.ok(snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
+    const v = cli("verify", join(dir, "verification_key.json"), pub, proof);
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /OK!/);
+  });
+}
+
+test("cli verify rejects a tampered public signal with exit 1", () => {
+  const dir = fixture("bn254", "mulchain_8");
+  const proof = join(work, "t-proof.json"), pub = join(work, "t-public.json");
+  assert.equal(cli("prove", join(dir, "circuit.zkey"), join(dir, "witness.wtns"), proof, pub).code, 0);
+  const signals = JSON.parse(readFileSync(pub, "utf8")) as string[];
+  signals[0] = (BigInt(signals[0]) + 1n).toString();
+  writeFileSync(pub, JSON.stringify(signals));
+  const v = cli("verify", join(dir, "verification_key.json"), pub, proof);
+  assert.equal(v.code, 1);
+  assert.match(v.stderr, /Invalid proof/);
+  assert.ok(!snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
+});
+
+const oneLine = (s: string) => s.trim().split("\n").length === 1;
+
+test("cli errors: missing file, wrong curve, mismatched witness, bad usage — one line, non-zero", () => {
+  const bn = fixture("bn254", "mulchain_8"), bls = fixture("bls12_381", "mulchain_8");
+  const out = [join(work, "e-proof.json"), join(work, "e-public.json")];
+  const cases: Array<[string[], RegExp]> = [
+    [["prove", join(work, "missing.zkey"), join(bn, "witness.wtns"), ...out], /missing\.zkey/],
+    [["prove", join(bn, "circuit.zkey"), join(work, "missing.wtns"), ...out], /cannot read witness/],
+    [["prove", join(bn, "circuit.zkey"), join(bls, "witness.wtns"), ...out], /bn254|bls12_381/],
+    [["prove", join(bn, "circuit.zkey"), join(fixture("bn254", "mulchain_4"), "witness.wtns"), ...out], /values|variables/],
+    [["prove", join(bn, "circuit.zkey")], /prove needs/],
+    [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), ...out, "--backend", "tpu"], /--backend/],
+    [["frobnicate"], /unknown command/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = cli(...args);
+    assert.notEqual(r.code, 0, `expected failure for ${args.join(" ")}`);
+    assert.ok(oneLine(r.stderr), `one line expected, got: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+  }
+});
+
+test("cli info reports the library and a key summary", () => {
+  const r = cli("info", join(fixture("bls12_381", "single"), "circuit.zkey"));
+  assert.equal(r.code, 0, r.stderr);
+  const info = JSON.parse(r.stdout);
+  assert.equal(info.abiVersion, 1);
+  assert.equal(info.key.curve, "bls12_381");
+  assert.equal(info.key.nConstraints, 1);
+});
