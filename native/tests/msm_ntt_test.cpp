@@ -177,7 +177,8 @@ void check_msm_group(ThreadPool& pool) {
   }
 }
 
-// The assembly Montgomery product (when compiled in) against the portable one, edge values included.
+// The assembly product, sum and difference (when compiled in) against the portable ones, edge
+// values included.
 template <class F>
 void check_field_mul() {
   std::vector<F> xs = {F::zero(), F::one(), -F::one(), F::from_u64(2), -F::from_u64(2), F::from_raw(F::Params::R2)};
@@ -191,8 +192,10 @@ void check_field_mul() {
   bool ok = true;
   for (const F& a : xs)
     for (const F& b : xs) {
-      F p = a * b;
+      F p = a * b, s = a + b, d = a - b;
       ok &= p == a.mul_portable(b) && p.is_canonical();
+      ok &= s == a.add_portable(b) && s.is_canonical();
+      ok &= d == a.sub_portable(b) && d.is_canonical();
     }
   CHECK(ok);
 }

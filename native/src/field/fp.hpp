@@ -12,6 +12,12 @@
 #include "field/mont_asm.hpp"  // mulx/adcx/adox products for 4 and 6 limbs
 #define CUZK_MONT_ASM 1
 #endif
+// GCC sizes inline asm by its line count and would otherwise call these out of line.
+#if defined(__GNUC__)
+#define CUZK_FIELD_INLINE inline __attribute__((always_inline))
+#else
+#define CUZK_FIELD_INLINE inline
+#endif
 
 namespace cuzk::field {
 
@@ -66,13 +72,35 @@ struct Fp {
     if (!borrow) for (int i = 0; i < N; i++) l[i] = t[i];
   }
 
-  Fp operator+(const Fp& o) const {
+  CUZK_FIELD_INLINE Fp operator+(const Fp& o) const {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      Fp r;
+      if constexpr (N == 4) detail::mod_add_asm4<P>(r.l, l, o.l);
+      else detail::mod_add_asm6<P>(r.l, l, o.l);
+      return r;
+    }
+#endif
+    return add_portable(o);
+  }
+  Fp add_portable(const Fp& o) const {
     Fp r; uint64_t carry = 0;
     for (int i = 0; i < N; i++) r.l[i] = adc(l[i], o.l[i], carry);
     r.reduce_once();  // no carry out of the top limb: p < 2^(64N-1)
     return r;
   }
-  Fp operator-(const Fp& o) const {
+  CUZK_FIELD_INLINE Fp operator-(const Fp& o) const {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      Fp r;
+      if constexpr (N == 4) detail::mod_sub_asm4<P>(r.l, l, o.l);
+      else detail::mod_sub_asm6<P>(r.l, l, o.l);
+      return r;
+    }
+#endif
+    return sub_portable(o);
+  }
+  Fp sub_portable(const Fp& o) const {
     Fp r; uint64_t borrow = 0;
     for (int i = 0; i < N; i++) r.l[i] = sbb(l[i], o.l[i], borrow);
     if (borrow) {
@@ -88,13 +116,12 @@ struct Fp {
   Fp& operator*=(const Fp& o) { return *this = *this * o; }
 
   // Montgomery product (CIOS, with the "spare top bit" shortcut: no extra carry word is needed).
-  Fp operator*(const Fp& b) const {
+  CUZK_FIELD_INLINE Fp operator*(const Fp& b) const {
 #ifdef CUZK_MONT_ASM
     if constexpr (N == 4 || N == 6) {
       Fp r;
       if constexpr (N == 4) detail::mont_mul_asm4<P>(r.l, l, b.l);
       else detail::mont_mul_asm6<P>(r.l, l, b.l);
-      r.reduce_once();
       return r;
     }
 #endif
