@@ -1,0 +1,104 @@
+// The primes of the two supported curves as little-endian bytes, the way snarkjs writes them in
+// file headers. The readers identify curves by comparing bytes; field arithmetic lives in
+// native/src/field/, which this folder deliberately does not depend on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuzk.h"
+
+namespace cuzk::formats {
+
+// BN254 (circom's bn128)
+inline constexpr uint8_t kBn254R[32] = {
+    0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9, 0x79,
+    0x48, 0xe8, 0x33, 0x28, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8,
+    0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+inline constexpr uint8_t kBn254Q[32] = {
+    0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71, 0x68,
+    0x91, 0x6a, 0x81, 0x97, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8,
+    0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+
+// BLS12-381
+inline constexpr uint8_t kBls12381R[32] = {
+    0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff,
+    0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8, 0x39, 0x33,
+    0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+inline constexpr uint8_t kBls12381Q[48] = {
+    0xab, 0xaa, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xb9, 0xff, 0xff, 0x53, 0xb1,
+    0xfe, 0xff, 0xab, 0x1e, 0x24, 0xf6, 0xb0, 0xf6, 0xa0, 0xd2, 0x30, 0x67,
+    0xbf, 0x12, 0x85, 0xf3, 0x84, 0x4b, 0x77, 0x64, 0xd7, 0xac, 0x4b, 0x43,
+    0xb6, 0xa7, 0x1b, 0x4b, 0x9a, 0xe6, 0x7f, 0x39, 0xea, 0x11, 0x01, 0x1a};
+
+// R^2 mod r with R = 2^256: how a .zkey stores the coefficient 1 (v*R^2 mod r, formats.md 1).
+inline constexpr uint8_t kBn254RSquaredModR[32] = {
+    0xa7, 0x6d, 0x21, 0xae, 0x45, 0xe6, 0xb8, 0x1b, 0xe3, 0x59, 0x5c, 0xe3,
+    0xb1, 0x3a, 0xfe, 0x53, 0x85, 0x80, 0xbb, 0x53, 0x3d, 0x83, 0x49, 0x8c,
+    0xa5, 0x44, 0x4e, 0x7f, 0xb1, 0xd0, 0x16, 0x02};
+inline constexpr uint8_t kBls12381RSquaredModR[32] = {
+    0x6d, 0x9c, 0xf2, 0xf3, 0x90, 0xe9, 0x99, 0xc9, 0x23, 0x5c, 0x92, 0x87,
+    0xcb, 0xed, 0x6c, 0x2b, 0x8f, 0x39, 0x54, 0x72, 0x96, 0x14, 0xd3, 0x05,
+    0x11, 0xff, 0x59, 0x9f, 0xd9, 0xd9, 0x48, 0x07};
+
+// Everything the readers need to know about one curve, in one place.
+struct CurvePrimes {
+  cuzk_curve curve;
+  const char* name;
+  const uint8_t* q;
+  uint32_t n8q;
+  const uint8_t* r;
+  uint32_t n8r;
+  const uint8_t* r_squared_mod_r;
+  uint32_t two_adicity;  // largest k with 2^k | r-1: the largest NTT domain is 2^k
+};
+
+inline constexpr CurvePrimes kSupportedCurves[] = {
+    {CUZK_CURVE_BN254, "BN254", kBn254Q, 32, kBn254R, 32, kBn254RSquaredModR, 28},
+    {CUZK_CURVE_BLS12_381, "BLS12-381", kBls12381Q, 48, kBls12381R, 32, kBls12381RSquaredModR, 32},
+};
+
+// a < b for two n-byte little-endian integers.
+inline bool less_than_le(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (size_t i = n; i-- > 0;) {
+    if (a[i] != b[i]) return a[i] < b[i];
+  }
+  return false;
+}
+
+inline bool equal_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// The curve whose scalar field r is `prime` (n8 bytes LE), or nullptr.
+inline const CurvePrimes* curve_by_scalar_prime(const uint8_t* prime, size_t n8) {
+  for (const CurvePrimes& c : kSupportedCurves) {
+    if (n8 == c.n8r && equal_bytes(prime, c.r, n8)) return &c;
+  }
+  return nullptr;
+}
+
+// The curve whose base field is q and scalar field is r, or nullptr.
+inline const CurvePrimes* curve_by_primes(const uint8_t* q, size_t n8q, const uint8_t* r, size_t n8r) {
+  for (const CurvePrimes& c : kSupportedCurves) {
+    if (n8q == c.n8q && n8r == c.n8r && equal_bytes(q, c.q, n8q) && equal_bytes(r, c.r, n8r)) return &c;
+  }
+  return nullptr;
+}
+
+// Bit length of an n-byte LE integer (0 for zero): error messages name a foreign prime by its size.
+inline uint32_t bit_length_le(const uint8_t* a, size_t n) {
+  for (size_t i = n; i-- > 0;) {
+    if (a[i] != 0) {
+      uint32_t bits = static_cast<uint32_t>(i * 8);
+      for (uint8_t top = a[i]; top != 0; top >>= 1) ++bits;
+      return bits;
+    }
+  }
+  return 0;
+}
+
+}  // namespace cuzk::formats

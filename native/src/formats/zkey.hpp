@@ -1,0 +1,69 @@
+// A Groth16 proving key (.zkey, snarkjs; formats.md 1), checked and used in place: every pointer
+// below points into the caller's bytes (a MappedFile), which must outlive this struct.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cuzk.h"
+#include "formats/byte_reader.hpp"
+#include "formats/status.hpp"
+
+namespace cuzk::formats {
+
+// One record of the coefficient section. value: n8r bytes LE, v*R^2 mod r (formats.md 1).
+struct ZkeyCoef {
+  uint32_t matrix;  // 0 = A, 1 = B
+  uint32_t constraint;
+  uint32_t signal;
+  const uint8_t* value;
+};
+
+struct ZkeyGroth16 {
+  cuzk_curve curve = CUZK_CURVE_BN254;
+  uint32_t n8q = 0;  // bytes per base-field coordinate: 32 or 48
+  uint32_t n8r = 0;  // bytes per scalar: 32
+  const uint8_t* q = nullptr;  // n8q bytes LE
+  const uint8_t* r = nullptr;  // n8r bytes LE
+  uint32_t n_vars = 0;         // witness length, w[0] = 1 included
+  uint32_t n_public = 0;       // outputs + public inputs, w[1..n_public]
+  uint32_t domain_size = 0;    // power of two >= n_constraints + n_public + 1
+  uint32_t log_domain = 0;
+  uint32_t n_constraints = 0;  // derived from the input rows of the coefficient section
+
+  // Points in key encoding (affine, Montgomery LE, G2 as x.c0 x.c1 y.c0 y.c1; zero = infinity).
+  const uint8_t* alpha1 = nullptr;  // G1
+  const uint8_t* beta1 = nullptr;   // G1
+  const uint8_t* beta2 = nullptr;   // G2
+  const uint8_t* gamma2 = nullptr;  // G2
+  const uint8_t* delta1 = nullptr;  // G1
+  const uint8_t* delta2 = nullptr;  // G2
+  const uint8_t* ic = nullptr;         // n_public + 1 G1
+  const uint8_t* points_a = nullptr;   // n_vars G1
+  const uint8_t* points_b1 = nullptr;  // n_vars G1
+  const uint8_t* points_b2 = nullptr;  // n_vars G2
+  const uint8_t* points_c = nullptr;   // n_private() G1: entry i belongs to signal n_public + 1 + i
+  const uint8_t* points_h = nullptr;   // domain_size G1
+
+  const uint8_t* coefs = nullptr;  // first record (after the u32 count)
+  uint32_t n_coefs = 0;
+
+  uint64_t g1_bytes() const { return 2ull * n8q; }
+  uint64_t g2_bytes() const { return 4ull * n8q; }
+  uint64_t coef_record_bytes() const { return 12ull + n8r; }
+  uint32_t n_private() const { return n_vars - n_public - 1; }
+
+  ZkeyCoef coef(uint32_t i) const {
+    const uint8_t* p = coefs + static_cast<uint64_t>(i) * coef_record_bytes();
+    return ZkeyCoef{load_u32_le(p), load_u32_le(p + 4), load_u32_le(p + 8), p + 12};
+  }
+};
+
+// Checks a whole .zkey: container, protocol (Groth16 only: others CUZK_ERR_UNSUPPORTED), curve
+// (BN254 or BLS12-381 by q and r: others CUZK_ERR_CURVE_MISMATCH), every section size against the
+// counts, every coefficient record, the snarkjs input rows, header and IC coordinates < q.
+// Points are not checked to be on the curve. Anything else malformed: CUZK_ERR_FORMAT.
+Status parse_zkey(const uint8_t* data, size_t size, ZkeyGroth16& out, std::string& err);
+
+}  // namespace cuzk::formats
