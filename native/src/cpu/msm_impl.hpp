@@ -66,7 +66,8 @@ inline bool point_bytes_zero(const uint8_t* p) {
 template <class F>
 struct AffineTree {
   using A = Affine<F>;
-  static constexpr size_t kBatch = 1024;
+  // Pairs per inversion: the batch's denominators and prefix products stay within ~128 KB.
+  static constexpr size_t kBatch = std::max<size_t>(512, 65536 / sizeof(F));
   // Two buffers of `cap` points (left uninitialised), swapped each round.
   std::unique_ptr<A[]> buf0, buf1;
   size_t cap = 0;
@@ -193,20 +194,24 @@ curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scala
   pool.parallel_for(n_chunks, [&](size_t t) {
     size_t b = t * chunk, e = std::min(n, b + chunk);
     auto& rest = rest_parts[t];
-    P acc = P::infinity();
+    std::vector<uint32_t> ones;
     for (size_t i = b; i < e; i++) {
       uint64_t k[4];
       load_scalar(scalars + 32 * i, k);
       if ((k[0] | k[1] | k[2] | k[3]) == 0) continue;
-      const uint8_t* pp = points + PB * i;
-      if (point_bytes_zero<F>(pp)) continue;
-      if ((k[0] == 1) & ((k[1] | k[2] | k[3]) == 0)) {
-        acc = acc.add_affine(load_point<F>(pp));
-      } else {
-        rest.push_back((uint32_t)i);
-      }
+      if (point_bytes_zero<F>(points + PB * i)) continue;
+      if ((k[0] == 1) & ((k[1] | k[2] | k[3]) == 0)) ones.push_back((uint32_t)i);
+      else rest.push_back((uint32_t)i);
     }
-    ones_sum[t] = acc;
+    // scalar 1: a plain sum, by the same batched affine additions as a bucket
+    if (!ones.empty()) {
+      AffineTree<F> tree;
+      tree.reserve(ones.size());
+      for (size_t k = 0; k < ones.size(); k++) tree.lists[k] = load_point<F>(points + PB * (size_t)ones[k]);
+      tree.len.assign(1, (uint32_t)ones.size());
+      tree.run();
+      ones_sum[t] = P::from_affine(tree.lists[0]);
+    }
   });
   P result = P::infinity();
   for (auto& s : ones_sum) result = result.add(s);
