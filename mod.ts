@@ -13,6 +13,13 @@
  *   prover.close();
  * }
  * ```
+ *
+ * Or, as with snarkjs, from circuit inputs:
+ *
+ * ```ts
+ * import { groth16 } from "cuzk";
+ * const { proof, publicSignals, timings } = await groth16.fullProve(input, "circuit.wasm", "circuit.zkey");
+ * ```
  */
 export { Library } from "./src/library.ts";
 export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions } from "./src/library.ts";
@@ -24,6 +31,10 @@ export { Context } from "./src/context.ts";
 export type { ContextOptions, KernelMemory, NttKind } from "./src/context.ts";
 export { Prover, verify } from "./src/prover.ts";
 export type { ProofResult, ProveOptions, ProverOptions, Randomness, Witness } from "./src/prover.ts";
+export { groth16 } from "./src/groth16.ts";
+export type { FullProveOptions, FullProveResult, FullProveTimings, Groth16Options, Groth16Result, ZkeySource } from "./src/groth16.ts";
+export { WitnessCalculator } from "./src/witness_calculator.ts";
+export type { CircuitInput, WitnessCalculatorOptions } from "./src/witness_calculator.ts";
 export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
 export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";
 export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";

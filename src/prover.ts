@@ -166,8 +166,19 @@ export class Prover {
    * prover run one at a time, in order.
    */
   proveBatch(witnesses: ReadonlyArray<Witness>, options: ProveOptions & { randomness?: ReadonlyArray<Randomness> } = {}): Promise<ProofResult[]> {
+    // Caller buffers are busy from the moment the call is queued, not only while it runs:
+    // otherwise free() between the two would succeed and the queued proof fail later.
+    const releases: Array<() => void> = [];
+    try {
+      for (const witness of witnesses) if (witness instanceof NativeBuffer) releases.push(witness.acquire());
+    } catch (error) {
+      for (const release of releases) release();
+      return Promise.reject(error);
+    }
     const run = () => this.#proveNow(witnesses, options);
-    const result = this.#queue.then(run, run);
+    const result = this.#queue.then(run, run).finally(() => {
+      for (const release of releases) release();
+    });
     this.#queue = result.catch(() => {});
     return result;
   }

@@ -1,0 +1,145 @@
+/**
+ * @module
+ * Witnesses from circuit inputs, through the witness generator circom compiles to WebAssembly
+ * (`circuit.wasm`), run by the npm package circom_runtime exactly as snarkjs runs it. The result
+ * is a snarkjs .wtns file, or its raw values written straight into a buffer the caller holds (a
+ * pooled PinnedBuffer in a proving loop). circom_runtime is imported on first use, so code that
+ * never computes a witness does not need it. The generator runs on the JS thread (as in snarkjs);
+ * only proving runs off it.
+ */
+import { readFileSync } from "node:fs";
+import { CuzkError } from "./errors.ts";
+import { ABI } from "./ffi/symbols.ts";
+import { wtnsLayout } from "./formats/witness.ts";
+import { NativeBuffer } from "./memory/buffer.ts";
+
+/**
+ * Circuit inputs as circom reads them: signal name -> a value or (nested) arrays of values; values
+ * are bigints, numbers or decimal/hex strings (snarkjs's input.json).
+ */
+export type CircuitInput = Record<string, unknown>;
+
+/** Options of WitnessCalculator.load. */
+export interface WitnessCalculatorOptions {
+  /** Let the generator check every constraint it can while computing (circom's sanity check). */
+  sanityCheck?: boolean;
+}
+
+/** The part of circom_runtime's calculator object used here (circom 2 generators). */
+interface CircomCalculator {
+  circom_version(): number;
+  witnessSize?: number;
+  prime: bigint;
+  calculateWTNSBin?(input: CircuitInput, sanityCheck?: boolean): Promise<Uint8Array>;
+}
+
+type CircomBuilder = (code: Uint8Array, options?: { sanityCheck?: boolean }) => Promise<CircomCalculator>;
+
+let builderPromise: Promise<CircomBuilder> | undefined;
+
+/** circom_runtime's WitnessCalculatorBuilder, imported once. */
+function circomBuilder(): Promise<CircomBuilder> {
+  builderPromise ??= import("circom_runtime").then(
+    (module) => (module as unknown as { WitnessCalculatorBuilder: CircomBuilder }).WitnessCalculatorBuilder,
+    (cause) => {
+      builderPromise = undefined;
+      throw new CuzkError(
+        "LOAD",
+        "computing witnesses needs the npm package circom_runtime; install it with: npm install circom_runtime",
+        { cause, operation: "import circom_runtime" },
+      );
+    },
+  );
+  return builderPromise;
+}
+
+/** Turns circom_runtime's plain Errors into CuzkErrors: a failed circuit assert is UNSATISFIED. */
+function inputError(cause: unknown): CuzkError {
+  const text = String((cause as Error)?.message ?? cause).trim().replace(/\s*\n\s*/g, "; ");
+  const code = /assert failed/i.test(text) ? "UNSATISFIED" : "INVALID_ARGUMENT";
+  return new CuzkError(code, `witness generation failed: ${text}`, { cause, operation: "witness calculator" });
+}
+
+/** A compiled circom witness generator (circuit.wasm), reusable for any number of inputs. */
+export class WitnessCalculator {
+  readonly #calculator: CircomCalculator;
+  readonly #sanityCheck: boolean;
+  /** Where the generator came from (path, or "<memory>"). */
+  readonly source: string;
+
+  private constructor(calculator: CircomCalculator, source: string, sanityCheck: boolean) {
+    this.#calculator = calculator;
+    this.source = source;
+    this.#sanityCheck = sanityCheck;
+  }
+
+  /** Compiles a circom 2 witness generator from its path or bytes. */
+  static async load(wasm: string | URL | Uint8Array, options: WitnessCalculatorOptions = {}): Promise<WitnessCalculator> {
+    const source = wasm instanceof Uint8Array ? "<memory>" : String(wasm instanceof URL ? wasm.pathname : wasm);
+    let code: Uint8Array;
+    if (wasm instanceof Uint8Array) {
+      code = wasm;
+    } else {
+      try {
+        code = new Uint8Array(readFileSync(wasm));
+      } catch (cause) {
+        throw new CuzkError("IO", `cannot read the witness generator ${source}: ${(cause as Error).message}`, { cause, operation: "witness calculator" });
+      }
+    }
+    const build = await circomBuilder();
+    let calculator: CircomCalculator;
+    try {
+      calculator = await build(code, { sanityCheck: options.sanityCheck });
+    } catch (cause) {
+      throw new CuzkError("FORMAT", `${source} is not a circom witness generator: ${(cause as Error)?.message ?? cause}`, { cause, operation: "witness calculator" });
+    }
+    if (calculator.circom_version() !== 2 || typeof calculator.calculateWTNSBin !== "function") {
+      throw new CuzkError("UNSUPPORTED", `${source} was compiled by circom ${calculator.circom_version()}; recompile the circuit with circom 2`);
+    }
+    return new WitnessCalculator(calculator, source, options.sanityCheck ?? false);
+  }
+
+  /** Witness length (w[0] = 1 included): the key's n_vars. */
+  get nVars(): number {
+    return this.#calculator.witnessSize!;
+  }
+
+  /** The scalar field the circuit was compiled for (r of BN254 or BLS12-381). */
+  get prime(): bigint {
+    return BigInt(this.#calculator.prime);
+  }
+
+  /** Bytes of the raw witness (nVars values of 32 bytes): what `writeRaw` writes. */
+  get rawBytes(): number {
+    return this.nVars * ABI.FR_BYTES;
+  }
+
+  /** The witness of `input` as the bytes of a snarkjs .wtns file. */
+  async wtns(input: CircuitInput): Promise<Uint8Array> {
+    try {
+      return await this.#calculator.calculateWTNSBin!(input, this.#sanityCheck);
+    } catch (cause) {
+      throw inputError(cause);
+    }
+  }
+
+  /**
+   * Writes the witness of `input` as raw Fr values (32 bytes each, standard LE, w[0] = 1) into
+   * `target` at byte `offset`, e.g. a PinnedBuffer leased from a BufferPool, which the prover
+   * then reads in place. Returns the number of bytes written (`rawBytes`).
+   */
+  async writeRaw(input: CircuitInput, target: Uint8Array | NativeBuffer, offset = 0): Promise<number> {
+    const wtns = await this.wtns(input);
+    const layout = wtnsLayout(wtns);
+    const length = layout.count * layout.n8;
+    const bytes = target instanceof NativeBuffer ? target.bytes : target;
+    if (layout.n8 !== ABI.FR_BYTES) {
+      throw new CuzkError("UNSUPPORTED", `the generator writes ${layout.n8}-byte values; the prover takes ${ABI.FR_BYTES}`);
+    }
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + length > bytes.byteLength) {
+      throw new CuzkError("SHORT_BUFFER", `the witness needs ${length} bytes at offset ${offset}; the target holds ${bytes.byteLength}`);
+    }
+    bytes.set(wtns.subarray(layout.valuesOffset, layout.valuesOffset + length), offset);
+    return length;
+  }
+}
