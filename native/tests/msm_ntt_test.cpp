@@ -139,9 +139,10 @@ MsmCase<C, F> make_case(size_t n, ScalarMix mix, bool mixed_points) {
 }
 
 template <class C, class F>
-void check_msm_group(ThreadPool& pool) {
+void check_msm_group(ThreadPool& pool, size_t max_n) {
   const size_t sizes[] = {0, 1, 2, 3, 17, 1000, 4097, 65537};
   for (size_t n : sizes) {
+    if (n > max_n) continue;
     for (ScalarMix mix : {ScalarMix::Mixed, ScalarMix::Random, ScalarMix::AllZero}) {
       if (n > 4097 && mix == ScalarMix::AllZero) continue;
       auto cs = make_case<C, F>(n, mix, mix == ScalarMix::Mixed);
@@ -339,10 +340,21 @@ int main() {
   check_ntt_field<Bn254::Fr>(pool, kBn254Fwd, kBn254Coset);
   check_ntt_field<Bls12381::Fr>(pool, kBlsFwd, kBlsCoset);
 
-  check_msm_group<Bn254, Bn254::Fq>(pool);
-  check_msm_group<Bn254, Bn254::Fq2>(pool);
-  check_msm_group<Bls12381, Bls12381::Fq>(pool);
-  check_msm_group<Bls12381, Bls12381::Fq2>(pool);
+  // every size on the default path (AVX-512 IFMA where the CPU has it), and the portable path
+  // up to 4097 points when the default is the vector one
+  for (bool simd : {true, false}) {
+    if (simd && !cpu::msm_simd_available()) continue;
+    cpu::msm_set_simd(simd);
+    size_t max_n = simd || !cpu::msm_simd_available() ? 65537 : 4097;
+    check_msm_group<Bn254, Bn254::Fq>(pool, 65537);  // > one slice of the portable path
+    // more points than one slice of the vector path: bucket sums carried between slices
+    auto big = make_case<Bn254, Bn254::Fq>(300000, ScalarMix::Random, false);
+    CHECK((cpu::msm<Bn254, Bn254::Fq>(pool, big.point_bytes(), big.scalar_bytes(), big.n).equals(big.expected())));
+    check_msm_group<Bn254, Bn254::Fq2>(pool, max_n);
+    check_msm_group<Bls12381, Bls12381::Fq>(pool, max_n);
+    check_msm_group<Bls12381, Bls12381::Fq2>(pool, max_n);
+  }
+  cpu::msm_set_simd(true);
   // other thread counts: one thread, and more threads than windows (points split into parts)
   {
     ThreadPool one(1), many(24);
@@ -351,6 +363,8 @@ int main() {
       CHECK((cpu::msm<Bn254, Bn254::Fq>(*p, g1.point_bytes(), g1.scalar_bytes(), g1.n).equals(g1.expected())));
       auto g2 = make_case<Bls12381, Bls12381::Fq2>(3000, ScalarMix::Random, true);
       CHECK((cpu::msm<Bls12381, Bls12381::Fq2>(*p, g2.point_bytes(), g2.scalar_bytes(), g2.n).equals(g2.expected())));
+      auto g3 = make_case<Bn254, Bn254::Fq2>(3000, ScalarMix::Mixed, true);
+      CHECK((cpu::msm<Bn254, Bn254::Fq2>(*p, g3.point_bytes(), g3.scalar_bytes(), g3.n).equals(g3.expected())));
     }
   }
   return cuzk_test::finish("msm_ntt_test");

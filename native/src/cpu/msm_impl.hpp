@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/msm.hpp"
+#include "cpu/msm_ifma.hpp"
 #include "curve/ops.hpp"
 
 namespace cuzk::cpu {
@@ -175,120 +176,178 @@ inline unsigned choose_window(size_t n, unsigned bits) {
   return best_c;
 }
 
-}  // namespace msm_detail
+// Where the bucket method takes its points from and what it sums them with. ScalarBackend reads
+// the key bytes directly and adds with AffineTree; IfmaBackend first converts the points once
+// into 52-bit-limb form (IfmaPoint) and adds 8 pairs at a time.
+template <class F>
+struct ScalarBackend {
+  using Pt = Affine<F>;
+  using Tree = AffineTree<F>;
+  static constexpr bool kRefs = false;  // buckets hold copies of the points
+  const uint8_t* points;
+  const uint32_t* idx;  // point index of each input
+  ScalarBackend(const uint8_t* p, const uint32_t* i) : points(p), idx(i) {}
+  void prepare(ThreadPool&, size_t) {}
+  Pt get(size_t i) const { return load_point<F>(points + 2 * F::BYTES * (size_t)idx[i]); }
+  static void negate(Pt& p) { p.y = -p.y; }
+  static bool is_inf(const Pt& p) { return p.is_infinity(); }
+  static void to_affine(const Pt* in, Affine<F>* out, size_t n) { std::copy(in, in + n, out); }
+};
 
-template <class C, class F>
-curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars, size_t n) {
-  using namespace msm_detail;
-  using P = Xyzz<F>;
-  constexpr size_t PB = 2 * F::BYTES;
-  constexpr unsigned BITS = C::Fr::Params::BITS;
-  if (n == 0) return P::infinity();
-
-  // (1) classify
-  const unsigned threads = pool.size();
-  const size_t n_chunks = std::min<size_t>(n, (size_t)threads * 8);
-  const size_t chunk = (n + n_chunks - 1) / n_chunks;
-  std::vector<std::vector<uint32_t>> rest_parts(n_chunks);
-  std::vector<P> ones_sum(n_chunks, P::infinity());
-  pool.parallel_for(n_chunks, [&](size_t t) {
-    size_t b = t * chunk, e = std::min(n, b + chunk);
-    auto& rest = rest_parts[t];
-    std::vector<uint32_t> ones;
-    for (size_t i = b; i < e; i++) {
-      uint64_t k[4];
-      load_scalar(scalars + 32 * i, k);
-      if ((k[0] | k[1] | k[2] | k[3]) == 0) continue;
-      if (point_bytes_zero<F>(points + PB * i)) continue;
-      if ((k[0] == 1) & ((k[1] | k[2] | k[3]) == 0)) ones.push_back((uint32_t)i);
-      else rest.push_back((uint32_t)i);
-    }
-    // scalar 1: a plain sum, by the same batched affine additions as a bucket
-    if (!ones.empty()) {
-      AffineTree<F> tree;
-      tree.reserve(ones.size());
-      for (size_t k = 0; k < ones.size(); k++) tree.lists[k] = load_point<F>(points + PB * (size_t)ones[k]);
-      tree.len.assign(1, (uint32_t)ones.size());
-      tree.run();
-      ones_sum[t] = P::from_affine(tree.lists[0]);
-    }
-  });
-  P result = P::infinity();
-  for (auto& s : ones_sum) result = result.add(s);
-
-  std::vector<uint32_t> rest;
-  {
-    size_t total = 0;
-    for (auto& r : rest_parts) total += r.size();
-    rest.reserve(total);
-    for (auto& r : rest_parts) rest.insert(rest.end(), r.begin(), r.end());
+#ifdef CUZK_HAVE_IFMA
+template <class F>
+struct IfmaBackend {
+  using Pt = ifma::IfmaPoint<F>;
+  using Tree = ifma::IfmaTree<F>;
+  static constexpr bool kRefs = true;  // buckets hold references into `converted`
+  const uint8_t* points;
+  const uint32_t* idx;
+  std::unique_ptr<Pt[]> converted;
+  IfmaBackend(const uint8_t* p, const uint32_t* i) : points(p), idx(i) {}
+  void prepare(ThreadPool& pool, size_t m) {
+    converted.reset(new Pt[m]);
+    pool.parallel_range(m, [&](size_t b, size_t e) {
+      ifma::convert_points<F>(points, idx + b, e - b, converted.get() + b);
+    }, 1024);
   }
-  const size_t m = rest.size();
-  if (m == 0) return result;
+  const Pt& get(size_t i) const { return converted[i]; }
+  static void negate(Pt& p) { ifma::negate_y<F>(p); }
+  static bool is_inf(const Pt& p) { return ifma::is_infinity_words(p.x, Pt::W) && ifma::is_infinity_words(p.y, Pt::W); }
+  static void to_affine(const Pt* in, Affine<F>* out, size_t n) { ifma::to_affine_points<F>(in, out, n); }
+};
+#endif
 
-  // (2) buckets: tasks = parts x windows, enough tasks to keep every thread busy.
-  const unsigned c = choose_window(m, BITS);
-  const unsigned nw = window_count(BITS, c);
-  size_t parts = 1;
-  while (parts * nw < 2 * (size_t)threads && m / (parts * 2) >= 256) parts *= 2;
-  const size_t part_len = (m + parts - 1) / parts;
+// Sum of the backend's first `count` points (the scalar-1 list) as one affine point.
+template <class F, class Backend>
+Affine<F> list_sum(Backend& be, size_t count) {
+  typename Backend::Tree tree;
+  if constexpr (Backend::kRefs) {
+    std::vector<uint32_t> refs(count);
+    for (size_t i = 0; i < count; i++) refs[i] = (uint32_t)i;
+    uint32_t cnt = (uint32_t)count;
+    tree.run_from(be.converted.get(), refs.data(), &cnt, 1, nullptr, nullptr);
+  } else {
+    tree.reserve(count);
+    for (size_t i = 0; i < count; i++) tree.lists[i] = be.get(i);
+    tree.len.assign(1, (uint32_t)count);
+    tree.run();
+  }
+  Affine<F> a;
+  Backend::to_affine(tree.lists, &a, 1);
+  return a;
+}
+
+// One window of one part: sort by digit into buckets, sum the buckets, fold them.
+template <class F, class Backend>
+Xyzz<F> window_sum(const Backend& be, const uint8_t* scalars, const uint32_t* idx, size_t b, size_t e,
+                   unsigned j, unsigned c) {
+  using Pt = typename Backend::Pt;
   const size_t n_buckets = (size_t)1 << (c - 1);
-  std::vector<P> window_sums(parts * nw, P::infinity());
-  pool.parallel_for(parts * nw, [&](size_t task) {
-    size_t part = task / nw;
-    unsigned j = (unsigned)(task % nw);
-    size_t b = part * part_len, e = std::min(m, b + part_len);
-    // Points are taken in slices so that memory stays bounded; bucket sums carry over between
-    // slices as the first entry of their bucket.
-    const size_t slice = std::max<size_t>(4 * n_buckets, 1 << 15);
-    AffineTree<F> tree;
-    std::vector<Affine<F>> bucket(n_buckets);
-    std::vector<uint8_t> has(n_buckets, 0);
-    std::vector<int32_t> digit;
-    std::vector<uint32_t> start(n_buckets);
-    tree.len.resize(n_buckets);
-    for (size_t sb = b; sb < e; sb += slice) {
-      size_t se = std::min(e, sb + slice);
-      digit.resize(se - sb);
-      for (size_t bi = 0; bi < n_buckets; bi++) tree.len[bi] = has[bi];
+  // Points are taken in slices so that memory stays bounded; bucket sums carry over between
+  // slices (as the first entry of their bucket, or as a carried point).
+  const size_t slice = std::max<size_t>(4 * n_buckets, Backend::kRefs ? 1 << 18 : 1 << 15);
+  typename Backend::Tree tree;
+  std::vector<Pt> bucket(n_buckets);
+  std::vector<uint8_t> has(n_buckets, 0);
+  std::vector<int32_t> digit;
+  std::vector<uint32_t> start(n_buckets), cnt(n_buckets), refs;
+  for (size_t sb = b; sb < e; sb += slice) {
+    size_t se = std::min(e, sb + slice);
+    digit.resize(se - sb);
+    for (size_t bi = 0; bi < n_buckets; bi++) cnt[bi] = Backend::kRefs ? 0 : has[bi];
+    for (size_t i = sb; i < se; i++) {
+      uint64_t k[4];
+      load_scalar(scalars + 32 * (size_t)idx[i], k);
+      int32_t d = booth_digit(k, j, c);
+      digit[i - sb] = d;
+      if (d != 0) cnt[(d < 0 ? -d : d) - 1]++;
+    }
+    uint32_t total = 0;
+    for (size_t bi = 0; bi < n_buckets; bi++) { start[bi] = total; total += cnt[bi]; }
+    if constexpr (Backend::kRefs) {
+      refs.resize(total);
       for (size_t i = sb; i < se; i++) {
-        uint64_t k[4];
-        load_scalar(scalars + 32 * (size_t)rest[i], k);
-        int32_t d = booth_digit(k, j, c);
-        digit[i - sb] = d;
-        if (d != 0) tree.len[(d < 0 ? -d : d) - 1]++;
+        int32_t d = digit[i - sb];
+        if (d == 0) continue;
+        refs[start[(d < 0 ? -d : d) - 1]++] = (uint32_t)i | (d < 0 ? ifma::kNegBit : 0);
       }
-      uint32_t total = 0;
-      for (size_t bi = 0; bi < n_buckets; bi++) { start[bi] = total; total += tree.len[bi]; }
+      tree.run_from(be.converted.get(), refs.data(), cnt.data(), n_buckets, bucket.data(), has.data());
+    } else {
       tree.reserve(total);
       for (size_t bi = 0; bi < n_buckets; bi++)
         if (has[bi]) tree.lists[start[bi]++] = bucket[bi];
       for (size_t i = sb; i < se; i++) {
         int32_t d = digit[i - sb];
         if (d == 0) continue;
-        Affine<F> pt = load_point<F>(points + PB * (size_t)rest[i]);
-        if (d < 0) pt.y = -pt.y;
-        tree.lists[start[(d < 0 ? -d : d) - 1]++] = pt;
+        Pt& slot = tree.lists[start[(d < 0 ? -d : d) - 1]++];
+        slot = be.get(i);
+        if (d < 0) Backend::negate(slot);
       }
+      tree.len.assign(cnt.begin(), cnt.end());
       tree.run();
-      size_t pos = 0;
-      for (size_t bi = 0; bi < n_buckets; bi++) {
-        has[bi] = 0;
-        if (tree.len[bi]) {
-          bucket[bi] = tree.lists[pos++];
-          has[bi] = !bucket[bi].is_infinity();
-        }
+    }
+    size_t pos = 0;
+    for (size_t bi = 0; bi < n_buckets; bi++) {
+      has[bi] = 0;
+      if (tree.len[bi]) {
+        bucket[bi] = tree.lists[pos++];
+        has[bi] = !Backend::is_inf(bucket[bi]);
       }
     }
-    P running = P::infinity(), sum = P::infinity();
-    for (size_t bi = n_buckets; bi-- > 0;) {
-      if (has[bi]) running = running.add_affine(bucket[bi]);
-      sum = sum.add(running);
-    }
-    window_sums[task] = sum;
+  }
+  std::vector<Affine<F>> aff(n_buckets);
+  Backend::to_affine(bucket.data(), aff.data(), n_buckets);
+  Xyzz<F> running = Xyzz<F>::infinity(), sum = Xyzz<F>::infinity();
+  for (size_t bi = n_buckets; bi-- > 0;) {
+    if (has[bi]) running = running.add_affine(aff[bi]);
+    sum = sum.add(running);
+  }
+  return sum;
+}
+
+// Everything after the classification, for one backend.
+template <class C, class F, class Backend>
+Xyzz<F> msm_with(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars, const std::vector<uint32_t>& ones,
+                 const std::vector<uint32_t>& rest) {
+  using P = Xyzz<F>;
+  constexpr unsigned BITS = C::Fr::Params::BITS;
+  const unsigned threads = pool.size();
+  P result = P::infinity();
+
+  // scalar 1: a plain sum, by the same batched additions as a bucket, split over the threads
+  if (!ones.empty()) {
+    const size_t parts = std::min<size_t>(threads, (ones.size() + 1023) / 1024);
+    const size_t len = (ones.size() + parts - 1) / parts;
+    std::vector<P> sums(parts, P::infinity());
+    pool.parallel_for(parts, [&](size_t t) {
+      size_t b = t * len, e = std::min(ones.size(), b + len);
+      if (b >= e) return;
+      Backend be(points, ones.data() + b);
+      be.prepare(pool, e - b);
+      sums[t] = P::from_affine(list_sum<F>(be, e - b));
+    });
+    for (auto& s : sums) result = result.add(s);
+  }
+
+  const size_t m = rest.size();
+  if (m == 0) return result;
+  Backend be(points, rest.data());
+  be.prepare(pool, m);
+
+  // buckets: tasks = parts x windows, enough tasks to keep every thread busy
+  const unsigned c = choose_window(m, BITS);
+  const unsigned nw = window_count(BITS, c);
+  size_t parts = 1;
+  while (parts * nw < 2 * (size_t)threads && m / (parts * 2) >= 256) parts *= 2;
+  const size_t part_len = (m + parts - 1) / parts;
+  std::vector<P> window_sums(parts * nw, P::infinity());
+  pool.parallel_for(parts * nw, [&](size_t task) {
+    size_t part = task / nw;
+    size_t b = part * part_len, e = std::min(m, b + part_len);
+    if (b < e) window_sums[task] = window_sum<F>(be, scalars, rest.data(), b, e, (unsigned)(task % nw), c);
   });
 
-  // (3) combine windows (top down) and parts
+  // combine windows (top down) and parts
   for (size_t part = 0; part < parts; part++) {
     P acc = P::infinity();
     for (unsigned j = nw; j-- > 0;) {
@@ -298,6 +357,47 @@ curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scala
     result = result.add(acc);
   }
   return result;
+}
+
+bool msm_simd_active();
+
+}  // namespace msm_detail
+
+template <class C, class F>
+curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars, size_t n) {
+  using namespace msm_detail;
+  constexpr size_t PB = 2 * F::BYTES;
+  if (n == 0) return Xyzz<F>::infinity();
+
+  // classify: 0 (or an infinity point) is skipped, 1 goes to a plain sum, the rest to buckets
+  const unsigned threads = pool.size();
+  const size_t n_chunks = std::min<size_t>(n, (size_t)threads * 8);
+  const size_t chunk = (n + n_chunks - 1) / n_chunks;
+  std::vector<std::vector<uint32_t>> rest_parts(n_chunks), ones_parts(n_chunks);
+  pool.parallel_for(n_chunks, [&](size_t t) {
+    size_t b = t * chunk, e = std::min(n, b + chunk);
+    for (size_t i = b; i < e; i++) {
+      uint64_t k[4];
+      load_scalar(scalars + 32 * i, k);
+      if ((k[0] | k[1] | k[2] | k[3]) == 0) continue;
+      if (point_bytes_zero<F>(points + PB * i)) continue;
+      if ((k[0] == 1) & ((k[1] | k[2] | k[3]) == 0)) ones_parts[t].push_back((uint32_t)i);
+      else rest_parts[t].push_back((uint32_t)i);
+    }
+  });
+  auto concat = [](std::vector<std::vector<uint32_t>>& parts) {
+    std::vector<uint32_t> all;
+    size_t total = 0;
+    for (auto& r : parts) total += r.size();
+    all.reserve(total);
+    for (auto& r : parts) all.insert(all.end(), r.begin(), r.end());
+    return all;
+  };
+  std::vector<uint32_t> ones = concat(ones_parts), rest = concat(rest_parts);
+#ifdef CUZK_HAVE_IFMA
+  if (msm_simd_active()) return msm_with<C, F, IfmaBackend<F>>(pool, points, scalars, ones, rest);
+#endif
+  return msm_with<C, F, ScalarBackend<F>>(pool, points, scalars, ones, rest);
 }
 
 }  // namespace cuzk::cpu
