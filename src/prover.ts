@@ -88,7 +88,8 @@ export class Prover {
   readonly #selfCheck: boolean;
   readonly #staging: BufferPool;
   #queue: Promise<unknown> = Promise.resolve();
-  #running = 0;
+  /** Calls submitted and not yet settled (queued or running): close() refuses while any. */
+  #pending = 0;
 
   private constructor(native: Native, handle: Pointer, key: Key, ownsKey: boolean, context: Context, ownsContext: boolean, options: ProverOptions) {
     this.#native = native;
@@ -176,7 +177,9 @@ export class Prover {
       return Promise.reject(error);
     }
     const run = () => this.#proveNow(witnesses, options);
+    this.#pending++;
     const result = this.#queue.then(run, run).finally(() => {
+      this.#pending--;
       for (const release of releases) release();
     });
     this.#queue = result.catch(() => {});
@@ -219,7 +222,6 @@ export class Prover {
     const staging = direct ? undefined : this.#staging.take(n * stride);
     const source = direct ?? staging!;
     const release = source.acquire();
-    this.#running++;
     try {
       if (staging) {
         const target = staging.bytes;
@@ -246,7 +248,6 @@ export class Prover {
       )) as number;
       check(status, err, `cuzk_prove(${n} witness${n === 1 ? "" : "es"})`);
     } finally {
-      this.#running--;
       release();
       if (staging) this.#staging.give(staging);
     }
@@ -294,11 +295,13 @@ export class Prover {
 
   /**
    * Destroys the prover, then the context and key it opened itself. Idempotent. Throws BUSY while
-   * a proof is running.
+   * a proof call is queued or running.
    */
   close(): void {
     if (this.#handle === 0n) return;
-    if (this.#running > 0) throw new CuzkError("BUSY", "cannot close a prover while a proof is running");
+    if (this.#pending > 0) {
+      throw new CuzkError("BUSY", `cannot close a prover while ${this.#pending} proof call(s) are queued or running`);
+    }
     const err = errorBuffer();
     check(this.#native.call("cuzk_prover_destroy", this.#handle, err, err.length) as number, err, "cuzk_prover_destroy");
     this.#handle = 0n as Pointer;

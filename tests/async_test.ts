@@ -1,13 +1,13 @@
 /**
  * @module
  * Promise: long native calls run off the JS thread in every runtime (Deno nonblocking, koffi
- * async, a Bun worker): timers keep firing while an NTT runs, results land in the caller's memory,
+ * async, a Bun worker): timers keep firing while an NTT or a whole proof runs, results land in the caller's memory,
  * errors come back as CuzkErrors, and a buffer a running call uses cannot be freed.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Context, Key, PinnedBuffer } from "../mod.ts";
-import { library, needs } from "./support/native.ts";
+import { Context, Key, PinnedBuffer, Prover } from "../mod.ts";
+import { fixtures, library, needs } from "./support/native.ts";
 
 /** Equality of large byte arrays without assert's element diff (quadratic in memory on big arrays). */
 function assertSameBytes(actual: Uint8Array, expected: Uint8Array, message: string): void {
@@ -59,6 +59,41 @@ test("timers keep firing during a long native call (NTT)", needs(...kernelApi), 
       `only ${during} timer ticks during a ${duration.toFixed(0)} ms NTT of 2^${logN} values: the JS thread was blocked`,
     );
     assert.equal(values.busy, false, "the buffer is released when the call settles");
+    return;
+  }
+});
+
+const proverApi = ["cuzk_key_open", "cuzk_context_create", "cuzk_prover_create", "cuzk_prove", "cuzk_host_alloc"] as const;
+
+test("timers keep firing during a long proof", needs(...proverApi), async () => {
+  const curves = library().info().curves as string[];
+  // The committed fixture with the largest domain, on one worker thread (a core left to the JS thread).
+  const fixture = fixtures().filter((f) => curves.includes(f.curve))
+    .sort((a, b) => Number(b.manifest?.domain_size ?? 0) - Number(a.manifest?.domain_size ?? 0))[0];
+  using prover = await Prover.open({ zkey: fixture.file("circuit.zkey"), backend: "cpu", cpuThreads: 1 });
+  const witness = fixture.bytes("witness.wtns");
+  const TICK_MS = 5;
+  for (let batch = 1; ; batch *= 2) {
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(performance.now()), TICK_MS);
+    let start = 0, end = 0, proofs = 0;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3 * TICK_MS));
+      start = performance.now();
+      proofs = (await prover.proveBatch(Array.from({ length: batch }, () => witness))).length;
+      end = performance.now();
+    } finally {
+      clearInterval(timer);
+    }
+    const duration = end - start;
+    if (duration < 150 && batch < 64) continue; // too fast to tell: prove more witnesses in one call
+    assert.equal(proofs, batch);
+    const during = ticks.filter((t) => t > start && t < end).length;
+    console.log(`timers during a proof: ${during} ticks of ${TICK_MS} ms during a ${duration.toFixed(0)} ms call (${batch} x ${fixture.curve}/${fixture.name})`);
+    assert.ok(
+      during >= Math.max(1, Math.floor((duration / TICK_MS) * 0.25)),
+      `only ${during} timer ticks during a ${duration.toFixed(0)} ms proof call (${batch} x ${fixture.curve}/${fixture.name}): the JS thread was blocked`,
+    );
     return;
   }
 });
