@@ -11,17 +11,17 @@
  *
  * Options: --backend auto|cpu|cuda, --device N, --r1cs <circuit.r1cs> (check the witness
  * constraint by constraint), --self-check (verify before writing), --timings (phase table on stderr),
- * --json-timings <file>.
+ * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
-import { CuzkError, Key, Library, Prover, verify } from "./mod.ts";
+import { Key, Library, Prover, timelineSvg, verify } from "./mod.ts";
 import type { BackendName, Timings } from "./mod.ts";
 
 const USAGE = `usage:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
-             [--r1cs circuit.r1cs] [--self-check] [--timings] [--json-timings file]
+             [--r1cs circuit.r1cs] [--self-check] [--timings] [--json-timings file] [--timeline file.svg]
   cuzk verify <verification_key.json> <public.json> <proof.json>
   cuzk info [circuit.zkey]`;
 
@@ -33,7 +33,7 @@ interface Parsed {
   flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(["--backend", "--device", "--r1cs", "--json-timings"]);
+const VALUE_FLAGS = new Set(["--backend", "--device", "--r1cs", "--json-timings", "--timeline"]);
 const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help"]);
 
 function parseArgs(argv: string[]): Parsed {
@@ -72,12 +72,16 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-function writeJson(path: string, value: unknown): void {
+function writeText(path: string, text: string): void {
   try {
-    writeFileSync(path, JSON.stringify(value, null, 1));
+    writeFileSync(path, text);
   } catch (e) {
     throw new UsageError(`cannot write ${path}: ${(e as Error).message}`);
   }
+}
+
+function writeJson(path: string, value: unknown): void {
+  writeText(path, JSON.stringify(value, null, 1));
 }
 
 /** The phase table printed by --timings: one line per phase, in start order. */
@@ -118,6 +122,8 @@ async function prove(p: Parsed): Promise<number> {
     if (p.flags.has("--timings")) process.stderr.write(formatTimings(timings) + "\n");
     const jsonTimings = p.flags.get("--json-timings");
     if (typeof jsonTimings === "string") writeJson(jsonTimings, timings);
+    const timeline = p.flags.get("--timeline");
+    if (typeof timeline === "string") writeText(timeline, timelineSvg(timings));
   } finally {
     prover.close();
   }
@@ -159,6 +165,12 @@ async function info(p: Parsed): Promise<number> {
   return 0;
 }
 
+/** A message on one line (a load error lists what it tried on several). */
+function oneLine(message: string): string {
+  return message.trim().split(/\s*\n\s*/).join("; ");
+}
+
+/** Runs the CLI on `argv` (without the runtime and script); resolves the exit status. */
 export async function main(argv: string[]): Promise<number> {
   try {
     const [command, ...rest] = argv;
@@ -178,16 +190,8 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command ${command}`);
     }
   } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`cuzk: ${e.message}\n`);
-      return 2;
-    }
-    if (e instanceof CuzkError) {
-      process.stderr.write(`cuzk: ${e.message.split("\n")[0]}\n`);
-      return 1;
-    }
-    process.stderr.write(`cuzk: ${(e as Error)?.message ?? String(e)}\n`);
-    return 1;
+    process.stderr.write(`cuzk: ${oneLine((e as Error)?.message ?? String(e))}\n`);
+    return e instanceof UsageError ? 2 : 1;
   }
 }
 

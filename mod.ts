@@ -38,5 +38,7 @@ export type { CircuitInput, WitnessCalculatorOptions } from "./src/witness_calcu
 export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
 export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";
 export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";
+export { timelineSvg } from "./src/timeline.ts";
+export type { TimelineOptions } from "./src/timeline.ts";
 export type { Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";
 export type { Pointer } from "./src/ffi/types.ts";

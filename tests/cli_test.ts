@@ -38,9 +38,14 @@ for (const [curve, name] of [["bn254", "poseidon_10"], ["bls12_381", "many_publi
   test(`cli prove ${curve}/${name}: snarkjs groth16 verify accepts the files`, () => {
     const dir = fixture(curve, name);
     const proof = join(work, `${curve}-${name}-proof.json`), pub = join(work, `${curve}-${name}-public.json`);
-    const r = cli("prove", join(dir, "circuit.zkey"), join(dir, "witness.wtns"), proof, pub, "--r1cs", join(dir, "circuit.r1cs"), "--timings");
+    const timeline = join(work, `${curve}-${name}-timeline.svg`);
+    const r = cli("prove", join(dir, "circuit.zkey"), join(dir, "witness.wtns"), proof, pub, "--r1cs", join(dir, "circuit.r1cs"), "--timings", "--timeline", timeline);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /msm_h/); // the phase table
+    const svg = readFileSync(timeline, "utf8");
+    assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.match(svg, />msm_h</, "the waterfall has a row per phase");
+    assert.match(svg, /<\/svg>\s*$/);
     assert.deepEqual(JSON.parse(readFileSync(pub, "utf8")), JSON.parse(readFileSync(join(dir, "public.json"), "utf8")));
     assert.ok(snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
     const v = cli("verify", join(dir, "verification_key.json"), pub, proof);
@@ -67,6 +72,9 @@ const oneLine = (s: string) => s.trim().split("\n").length === 1;
 test("cli errors: missing file, wrong curve, mismatched witness, bad usage — one line, non-zero", () => {
   const bn = fixture("bn254", "mulchain_8"), bls = fixture("bls12_381", "mulchain_8");
   const out = [join(work, "e-proof.json"), join(work, "e-public.json")];
+  const notJson = join(work, "not-json.json");
+  writeFileSync(notJson, "{ proof");
+  const vk = join(bn, "verification_key.json"), pub = join(bn, "public.json"), proof = join(bn, "proof.json");
   const cases: Array<[string[], RegExp]> = [
     [["prove", join(work, "missing.zkey"), join(bn, "witness.wtns"), ...out], /missing\.zkey/],
     [["prove", join(bn, "circuit.zkey"), join(work, "missing.wtns"), ...out], /cannot read witness/],
@@ -74,12 +82,23 @@ test("cli errors: missing file, wrong curve, mismatched witness, bad usage — o
     [["prove", join(bn, "circuit.zkey"), join(fixture("bn254", "mulchain_4"), "witness.wtns"), ...out], /values|variables/],
     [["prove", join(bn, "circuit.zkey")], /prove needs/],
     [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), ...out, "--backend", "tpu"], /--backend/],
+    [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), ...out, "--device", "-1"], /--device/],
+    [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), join(work, "no-such-dir", "proof.json"), out[1]], /cannot write/],
+    [["prove", join(bn, "witness.wtns"), join(bn, "witness.wtns"), ...out], /zkey|format|magic/i],
+    [["verify", join(work, "missing-vk.json"), pub, proof], /cannot read verification key/],
+    [["verify", vk, pub, notJson], /not valid JSON/],
+    [["verify", join(bls, "verification_key.json"), pub, proof], /^(cuzk: .*|Invalid proof)$/m],
+    [["verify", vk, pub], /verify needs/],
+    [["info", join(work, "missing.zkey")], /missing\.zkey/],
+    [["prove", "--frobnicate"], /unknown option/],
     [["frobnicate"], /unknown command/],
   ];
   for (const [args, pattern] of cases) {
     const r = cli(...args);
     assert.notEqual(r.code, 0, `expected failure for ${args.join(" ")}`);
-    assert.ok(oneLine(r.stderr), `one line expected, got: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr), `one line expected for ${args.join(" ")}, got: ${r.stderr}`);
+    assert.match(r.stderr, /^(cuzk: |Invalid proof$)/m, "the line says who is speaking (or is snarkjs's verdict)");
+    assert.equal(r.stdout, "", "nothing on stdout");
     assert.match(r.stderr, pattern);
   }
 });
