@@ -12,7 +12,20 @@
  *    which accept NULL.
  *  - Fixed-layout structs written by the library start with `struct_size`, are made of naturally
  *    aligned 32/64-bit fields only, and have their offsets checked by static_assert in the library
- *    and by the TypeScript tests.
+ *    and by the TypeScript tests. The library writes `struct_size` (and every other field) itself:
+ *    the caller passes memory of at least that size and need not initialise it.
+ *
+ * Threads (every function may be called from any thread):
+ *  - Calls on one prover (cuzk_prove, cuzk_prove_abc) are serialised by the library: a second call
+ *    made while one runs waits for it (the prover owns one workspace).
+ *  - Different provers, and different contexts, may run concurrently. They share the machine:
+ *    CPU contexts created with cpu_threads = 0 share one thread pool, whose parallel sections run
+ *    one at a time; a context with its own thread count has its own pool.
+ *  - Standalone kernels (cuzk_msm, cuzk_ntt) are serialised per context.
+ *  - Keys are read-only once opened and may be shared by provers on several threads.
+ *  - A handle or buffer must not be closed, destroyed or freed while a call uses it; the
+ *    close and destroy functions refuse (CUZK_ERR_BUSY) while dependent handles exist, but cannot
+ *    see a call in flight on another thread (the TypeScript layer tracks those).
  *
  * Encodings:
  *  - "key encoding": what a snarkjs .zkey stores: affine points, each coordinate n8q bytes,
@@ -222,7 +235,9 @@ CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, 
  * Checked against the key: same prime, same variable, public and constraint counts. */
 CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
 /* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
- * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short). */
+ * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short).
+ * To ask the size, call it with out = NULL, out_cap = 0: it returns CUZK_ERR_SHORT_BUFFER with
+ * *out_len set (cuzk_key_info.vk_bytes holds the same number). */
 CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
                                         char* err, size_t err_cap);
 /* Releases the key. Fails with CUZK_ERR_BUSY while a prover made from it still exists. */
@@ -245,6 +260,7 @@ CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t e
 /* ---------------------------------------------------------------------------------------------
  * Provers: a key bound to a context, with the workspace that repeated proofs reuse
  * (nothing is allocated per proof after the first call of a given batch size).
+ * Calls on one prover run one at a time (a second call waits); see "Threads" above.
  * ------------------------------------------------------------------------------------------- */
 typedef struct cuzk_prover cuzk_prover;
 
@@ -293,7 +309,8 @@ CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_le
                                  int32_t* out_valid, char* err, size_t err_cap);
 
 /* ---------------------------------------------------------------------------------------------
- * Kernels on their own (benchmarks, tests, callers with their own pipeline).
+ * Kernels on their own (benchmarks, tests, callers with their own pipeline). Serialised per
+ * context: a second kernel call on the same context waits for the first.
  * ------------------------------------------------------------------------------------------- */
 /* out = sum scalars[i] * points[i]. points: key encoding; scalars: Fr standard LE (any 256-bit
  * value is reduced mod r); out: one point, output encoding. timings may be NULL. */
@@ -316,6 +333,7 @@ CUZK_API cuzk_status cuzk_ntt(cuzk_context* ctx, uint32_t curve, uint8_t* values
  * Host memory. Pinned (page-locked) memory makes host<->GPU copies ~7x faster, but allocating it
  * is slow (seconds per GiB): allocate once, reuse. Without a CUDA driver, CUZK_HOST_PINNED falls
  * back to ordinary page-aligned memory and *out_flags says so.
+ * cuzk_host_alloc does not zero the memory: its contents are undefined until written.
  * ------------------------------------------------------------------------------------------- */
 CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
                                      uint32_t* out_flags, char* err, size_t err_cap);
