@@ -1,0 +1,52 @@
+#!/usr/bin/env -S deno run --allow-all
+/**
+ * @module
+ * Example: prove the bundled Poseidon circuit from its inputs with cuzk, verify the proof and print
+ * where the time went. Run from the repository root after building the native library:
+ *
+ *   deno run -A examples/prove.ts [fixture directory] [--backend auto|cpu|cuda]
+ *
+ * The directory (default tests/fixtures/bn254/poseidon_10) holds what circom and snarkjs make for
+ * a circuit: circuit.wasm, circuit.zkey, verification_key.json and input.json.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { groth16, Library, Prover } from "../mod.ts";
+import type { BackendName, CircuitInput, FullProveTimings, VerificationKeyJson } from "../mod.ts";
+
+const args = [...Deno.args];
+const backendAt = args.indexOf("--backend");
+const backend = (backendAt >= 0 ? args.splice(backendAt, 2)[1] : "auto") as "auto" | BackendName;
+const dir = args[0] ?? fileURLToPath(new URL("../tests/fixtures/bn254/poseidon_10/", import.meta.url));
+
+const input = JSON.parse(readFileSync(join(dir, "input.json"), "utf8")) as CircuitInput;
+const vkey = JSON.parse(readFileSync(join(dir, "verification_key.json"), "utf8")) as VerificationKeyJson;
+
+const library = Library.default();
+console.log(`cuzk ${library.info().version} from ${library.path} (backends: ${library.info().backends.join(", ")})`);
+
+// One prover for the key: it maps the .zkey once and keeps its workspace between proofs.
+using prover = await Prover.open({ zkey: join(dir, "circuit.zkey"), backend });
+console.log(`key: ${prover.info.curve}, ${prover.info.nConstraints} constraints, ${prover.info.nPublic} public signal(s); proving on ${prover.backend}`);
+
+const { proof, publicSignals, timings } = await groth16.fullProve(input, join(dir, "circuit.wasm"), prover);
+const valid = await groth16.verify(vkey, publicSignals, proof);
+console.log(`public signals: ${JSON.stringify(publicSignals)}`);
+console.log(`proof verifies: ${valid}`);
+console.log(phaseTable(timings));
+if (!valid) Deno.exit(1);
+
+/** The phases in the order they started, with their share of the call. */
+function phaseTable(t: FullProveTimings): string {
+  const lines = [
+    `${"witness (circuit.wasm)".padEnd(22)} ${t.witnessMs.toFixed(2).padStart(9)} ms`,
+    `${`prove (${t.backend})`.padEnd(22)} ${t.totalMs.toFixed(2).padStart(9)} ms`,
+  ];
+  const phases = Object.entries(t.phases).sort((a, b) => a[1]!.start - b[1]!.start);
+  for (const [name, span] of phases) {
+    const took = span!.end - span!.start;
+    lines.push(`  ${name.padEnd(20)} ${took.toFixed(2).padStart(9)} ms  ${((100 * took) / t.totalMs).toFixed(1).padStart(5)} %`);
+  }
+  return lines.join("\n");
+}
