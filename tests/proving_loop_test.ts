@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { test } from "node:test";
-import { BufferPool, CuzkError, Prover, WitnessCalculator } from "../mod.ts";
-import type { CircuitInput, PinnedBuffer, VerificationKeyJson } from "../mod.ts";
+import { BufferPool, CuzkError, Prover, verify, WitnessCalculator } from "../mod.ts";
+import type { CircuitInput, PinnedBuffer, ProofResult, VerificationKeyJson } from "../mod.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 
 const loopApi = ["cuzk_key_open", "cuzk_prover_create", "cuzk_prove", "cuzk_verify", "cuzk_host_alloc", "cuzk_host_free", "cuzk_host_stats"] as const;
@@ -71,8 +71,10 @@ test(`${ITERATIONS} proofs over pooled pinned buffers: no growth in live buffers
   let rssHalfway = rssAfterWarmUp;
 
   const started = performance.now();
+  let last: ProofResult | undefined;
   for (let i = 1; i <= ITERATIONS; i++) {
-    const { proof, publicSignals } = await proveOnce();
+    last = await proveOnce();
+    const { proof, publicSignals } = last;
     if (i % 100 === 0) {
       assert.deepEqual(publicSignals, expectedSignals, `iteration ${i}: the public signals`);
       assert.equal(await prover.verify(publicSignals, proof), true, `iteration ${i}: the proof verifies`);
@@ -83,6 +85,7 @@ test(`${ITERATIONS} proofs over pooled pinned buffers: no growth in live buffers
     }
   }
   const elapsedMs = performance.now() - started;
+  assert.equal(await verify(vkey, last!.publicSignals, last!.proof), true, "the last proof verifies against verification_key.json");
   collectGarbage();
   const liveAfter = library().hostStats();
   const rssAfter = process.memoryUsage().rss;
