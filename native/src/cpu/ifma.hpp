@@ -164,41 +164,70 @@ CUZK_AVX512_INLINE void normalize(V1<P>& a) {
   }
 }
 
-// Montgomery product: inputs normalized and < 8p, output normalized and < 2p.
-template <class P>
-CUZK_AVX512_INLINE V1<P> vmul(const V1<P>& a, const V1<P>& b) {
+// K independent Montgomery products r[k] = a[k] b[k], row by row in lockstep: one product is a
+// long dependency chain (each row waits for the previous row's reduction), so interleaving
+// independent ones is what keeps the multipliers busy. Inputs normalized and < 8p, outputs
+// normalized and < 2p.
+template <class P, int K>
+CUZK_AVX512_INLINE void vmul_k(V1<P>* r, const V1<P>* a, const V1<P>* b) {
   constexpr int L = V1<P>::L;
   const auto& k = Consts<P>::get();
   const __m512i zero = _mm512_setzero_si512();
   const __m512i pinv = _mm512_set1_epi64((long long)k.pinv);
-  __m512i t[L + 1];
-  #pragma GCC unroll 16
-  for (int j = 0; j <= L; j++) t[j] = zero;
-  #pragma GCC unroll 16
+  __m512i t[K][L + 1];
+#pragma GCC unroll 16
+  for (int q = 0; q < K; q++)
+#pragma GCC unroll 16
+    for (int j = 0; j <= L; j++) t[q][j] = zero;
+#pragma GCC unroll 16
   for (int i = 0; i < L; i++) {
-    #pragma GCC unroll 16
-    for (int j = 0; j < L; j++) t[j] = _mm512_madd52lo_epu64(t[j], a.l[j], b.l[i]);
-    #pragma GCC unroll 16
-    for (int j = 0; j < L; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a.l[j], b.l[i]);
-    __m512i m = _mm512_madd52lo_epu64(zero, t[0], pinv);
-    #pragma GCC unroll 16
-    for (int j = 0; j < L; j++) t[j] = _mm512_madd52lo_epu64(t[j], m, _mm512_set1_epi64((long long)k.p[j]));
-    #pragma GCC unroll 16
-    for (int j = 0; j < L; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, _mm512_set1_epi64((long long)k.p[j]));
-    t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-    #pragma GCC unroll 16
-    for (int j = 0; j < L; j++) t[j] = t[j + 1];
-    t[L] = zero;
+#pragma GCC unroll 16
+    for (int q = 0; q < K; q++) {
+#pragma GCC unroll 16
+      for (int j = 0; j < L; j++) t[q][j] = _mm512_madd52lo_epu64(t[q][j], a[q].l[j], b[q].l[i]);
+#pragma GCC unroll 16
+      for (int j = 0; j < L; j++) t[q][j + 1] = _mm512_madd52hi_epu64(t[q][j + 1], a[q].l[j], b[q].l[i]);
+    }
+    __m512i m[K];
+#pragma GCC unroll 16
+    for (int q = 0; q < K; q++) m[q] = _mm512_madd52lo_epu64(zero, t[q][0], pinv);
+#pragma GCC unroll 16
+    for (int q = 0; q < K; q++) {
+#pragma GCC unroll 16
+      for (int j = 0; j < L; j++) t[q][j] = _mm512_madd52lo_epu64(t[q][j], m[q], _mm512_set1_epi64((long long)k.p[j]));
+#pragma GCC unroll 16
+      for (int j = 0; j < L; j++) t[q][j + 1] = _mm512_madd52hi_epu64(t[q][j + 1], m[q], _mm512_set1_epi64((long long)k.p[j]));
+      t[q][1] = _mm512_add_epi64(t[q][1], _mm512_srli_epi64(t[q][0], 52));
+#pragma GCC unroll 16
+      for (int j = 0; j < L; j++) t[q][j] = t[q][j + 1];
+      t[q][L] = zero;
+    }
   }
-  V1<P> r;
   const __m512i mask = _mm512_set1_epi64((long long)kMask52);
-  #pragma GCC unroll 16
-  for (int j = 0; j + 1 < L; j++) {
-    t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-    r.l[j] = _mm512_and_si512(t[j], mask);
-  }
-  r.l[L - 1] = t[L - 1];
+#pragma GCC unroll 16
+  for (int j = 0; j + 1 < L; j++)
+#pragma GCC unroll 16
+    for (int q = 0; q < K; q++) {
+      t[q][j + 1] = _mm512_add_epi64(t[q][j + 1], _mm512_srli_epi64(t[q][j], 52));
+      r[q].l[j] = _mm512_and_si512(t[q][j], mask);
+    }
+#pragma GCC unroll 16
+  for (int q = 0; q < K; q++) r[q].l[L - 1] = t[q][L - 1];
+}
+
+template <class P>
+CUZK_AVX512_INLINE V1<P> vmul(const V1<P>& a, const V1<P>& b) {
+  V1<P> r;
+  vmul_k<P, 1>(&r, &a, &b);
   return r;
+}
+// Two independent products at once.
+template <class P>
+CUZK_AVX512_INLINE void vmul2(V1<P>& r0, V1<P>& r1, const V1<P>& a0, const V1<P>& b0, const V1<P>& a1, const V1<P>& b1) {
+  V1<P> a[2] = {a0, a1}, b[2] = {b0, b1}, r[2];
+  vmul_k<P, 2>(r, a, b);
+  r0 = r[0];
+  r1 = r[1];
 }
 
 template <class P>
@@ -293,11 +322,19 @@ CUZK_AVX512_INLINE V2<P> vconst(const uint64_t* c, V2<P>*) {
 template <class P>
 CUZK_AVX512_INLINE V2<P> vmul(const V2<P>& a, const V2<P>& b) {
   const auto& k = Consts<P>::get();
-  V1<P> v0 = vmul(a.c0, b.c0), v1 = vmul(a.c1, b.c1);
-  V1<P> m = vmul(vadd(a.c0, a.c1), vadd(b.c0, b.c1));
+  V1<P> x[3] = {a.c0, a.c1, vadd(a.c0, a.c1)}, y[3] = {b.c0, b.c1, vadd(b.c0, b.c1)}, z[3];
+  vmul_k<P, 3>(z, x, y);
+  const V1<P>& v0 = z[0];
+  const V1<P>& v1 = z[1];
+  const V1<P>& m = z[2];
   V1<P> c0 = vcond_sub(vsub(v0, v1, k.p2), k.p2);                  // < 4p -> < 2p
   V1<P> c1 = vcond_sub(vcond_sub(vsub(m, vadd(v0, v1), k.p4), k.p4), k.p2);  // < 6p -> < 2p
   return {c0, c1};
+}
+template <class P>
+CUZK_AVX512_INLINE void vmul2(V2<P>& r0, V2<P>& r1, const V2<P>& a0, const V2<P>& b0, const V2<P>& a1, const V2<P>& b1) {
+  r0 = vmul(a0, b0);  // already three interleaved products each
+  r1 = vmul(a1, b1);
 }
 template <class P>
 CUZK_AVX512_INLINE V2<P> vadd(const V2<P>& a, const V2<P>& b) { return {vadd(a.c0, b.c0), vadd(a.c1, b.c1)}; }
@@ -336,6 +373,141 @@ template <class P>
 CUZK_AVX512_INLINE void vload_lanes(V2<P>& a, const uint64_t (*in)[8], int w0) {
   vload_lanes(a.c0, in, w0);
   vload_lanes(a.c1, in, w0 + V1<P>::L);
+}
+
+// Reduced sum and difference: inputs < 2p, outputs < 2p.
+template <class P>
+CUZK_AVX512_INLINE V1<P> radd(const V1<P>& a, const V1<P>& b) { return vcond_sub(vadd(a, b), Consts<P>::get().p2); }
+template <class P>
+CUZK_AVX512_INLINE V1<P> rsub(const V1<P>& a, const V1<P>& b) {
+  const auto& k = Consts<P>::get();
+  return vcond_sub(vsub(a, b, k.p2), k.p2);
+}
+template <class P>
+CUZK_AVX512_INLINE V2<P> radd(const V2<P>& a, const V2<P>& b) { return {radd(a.c0, b.c0), radd(a.c1, b.c1)}; }
+template <class P>
+CUZK_AVX512_INLINE V2<P> rsub(const V2<P>& a, const V2<P>& b) { return {rsub(a.c0, b.c0), rsub(a.c1, b.c1)}; }
+// Lanes equal to 0 mod p, for a value < 2p.
+template <class P>
+CUZK_AVX512_INLINE __mmask8 vzero_mod(const V1<P>& a) { return vis_zero(vcanon2(a)); }
+template <class P>
+CUZK_AVX512_INLINE __mmask8 vzero_mod(const V2<P>& a) { return vzero_mod(a.c0) & vzero_mod(a.c1); }
+
+// Per-lane inverse by Fermat (a^(p-2)) with 4-bit windows; 0 maps to 0. Input < 2p.
+template <class P>
+CUZK_AVX512 V1<P> vinv(const V1<P>& a) {
+  const auto& k = Consts<P>::get();
+  V1<P> table[16];
+  table[0] = vconst(k.one, (V1<P>*)nullptr);
+  table[1] = a;
+  for (int i = 2; i < 16; i++) table[i] = vmul(table[i - 1], a);
+  uint64_t e[P::LIMBS], borrow = 0;
+  for (int i = 0; i < P::LIMBS; i++) e[i] = field::sbb(P::MODULUS[i], i == 0 ? 2 : 0, borrow);
+  V1<P> r = table[0];
+  bool started = false;
+  for (int nib = 16 * P::LIMBS - 1; nib >= 0; nib--) {
+    unsigned d = (unsigned)(e[nib / 16] >> (4 * (nib % 16))) & 15;
+    if (started) {
+      r = vmul(r, r);
+      r = vmul(r, r);
+      r = vmul(r, r);
+      r = vmul(r, r);
+      if (d) r = vmul(r, table[d]);
+    } else if (d) {
+      r = table[d];
+      started = true;
+    }
+  }
+  return r;
+}
+// 1/(a + bu) = (a - bu) / (a^2 + b^2)
+template <class P>
+CUZK_AVX512 V2<P> vinv(const V2<P>& a) {
+  const auto& k = Consts<P>::get();
+  V1<P> n = radd(vmul(a.c0, a.c0), vmul(a.c1, a.c1));
+  V1<P> ni = vinv(n);
+  V1<P> zero;
+  std::memset((void*)&zero, 0, sizeof zero);
+  return {vmul(a.c0, ni), vcond_sub(vsub(zero, vmul(a.c1, ni), k.p2), k.p2)};
+}
+
+// 8x8 transpose of 64-bit words: r[i] = row i in, r[j] = column j out (rows = elements, columns
+// = words). Loading 8 elements row by row and transposing costs far less than gathers on the
+// AMD cores this runs on (a zmm gather or scatter takes tens of cycles).
+CUZK_AVX512_INLINE void transpose8(__m512i* r) {
+  __m512i t[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    t[2 * i] = _mm512_unpacklo_epi64(r[2 * i], r[2 * i + 1]);      // a0 b0 a2 b2 a4 b4 a6 b6
+    t[2 * i + 1] = _mm512_unpackhi_epi64(r[2 * i], r[2 * i + 1]);  // a1 b1 a3 b3 ...
+  }
+  const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  __m512i u[8];
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; h++) {  // rows a-d (h = 0) and e-h (h = 1)
+    u[4 * h + 0] = _mm512_permutex2var_epi64(t[4 * h + 0], lo, t[4 * h + 2]);  // a0 b0 c0 d0 a4 b4 c4 d4
+    u[4 * h + 2] = _mm512_permutex2var_epi64(t[4 * h + 0], hi, t[4 * h + 2]);  // a2 b2 c2 d2 a6 ..
+    u[4 * h + 1] = _mm512_permutex2var_epi64(t[4 * h + 1], lo, t[4 * h + 3]);  // a1 .. a5 ..
+    u[4 * h + 3] = _mm512_permutex2var_epi64(t[4 * h + 1], hi, t[4 * h + 3]);  // a3 .. a7 ..
+  }
+  const __m512i lo4 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), hi4 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) {
+    r[j] = _mm512_permutex2var_epi64(u[j], lo4, u[4 + j]);
+    r[j + 4] = _mm512_permutex2var_epi64(u[j], hi4, u[4 + j]);
+  }
+}
+
+template <class P>
+CUZK_AVX512_INLINE __m512i& vword(V1<P>& v, int w) { return v.l[w]; }
+template <class P>
+CUZK_AVX512_INLINE __m512i& vword(V2<P>& v, int w) { return w < V1<P>::L ? v.c0.l[w] : v.c1.l[w - V1<P>::L]; }
+template <class P>
+CUZK_AVX512_INLINE const __m512i& vword(const V1<P>& v, int w) { return v.l[w]; }
+template <class P>
+CUZK_AVX512_INLINE const __m512i& vword(const V2<P>& v, int w) { return w < V1<P>::L ? v.c0.l[w] : v.c1.l[w - V1<P>::L]; }
+
+// Points of 2W words (x then y) at 8 addresses -> x, y on 8 lanes.
+template <class V>
+CUZK_AVX512_INLINE void load_points8(const uint64_t* const* ptr, V& x, V& y) {
+  constexpr int W = V::W, NW = 2 * W;
+#pragma GCC unroll 8
+  for (int c = 0; c < (NW + 7) / 8; c++) {
+    constexpr int dummy = 0;
+    (void)dummy;
+    const int nw = NW - 8 * c < 8 ? NW - 8 * c : 8;
+    const __mmask8 m = (__mmask8)((1u << nw) - 1);
+    __m512i r[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) r[i] = _mm512_maskz_loadu_epi64(m, ptr[i] + 8 * c);
+    transpose8(r);
+#pragma GCC unroll 8
+    for (int j = 0; j < nw; j++) {
+      int w = 8 * c + j;
+      if (w < W) vword(x, w) = r[j];
+      else vword(y, w - W) = r[j];
+    }
+  }
+}
+// x, y of the lanes in `lanes` -> points of 2W words at 8 addresses.
+template <class V>
+CUZK_AVX512_INLINE void store_points8(uint64_t* const* ptr, __mmask8 lanes, const V& x, const V& y) {
+  constexpr int W = V::W, NW = 2 * W;
+#pragma GCC unroll 8
+  for (int c = 0; c < (NW + 7) / 8; c++) {
+    const int nw = NW - 8 * c < 8 ? NW - 8 * c : 8;
+    const __mmask8 m = (__mmask8)((1u << nw) - 1);
+    __m512i r[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+      int w = 8 * c + j;
+      r[j] = j >= nw ? _mm512_setzero_si512() : (w < W ? vword(x, w) : vword(y, w - W));
+    }
+    transpose8(r);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      if ((lanes >> i) & 1) _mm512_mask_storeu_epi64(ptr[i] + 8 * c, m, r[i]);
+  }
 }
 
 // The vector type for a scalar coordinate field F (Fp<P> or Fp2<Fp<P>>).

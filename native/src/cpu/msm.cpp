@@ -2,6 +2,7 @@
 // GCC 12 reports its own AVX-512 shift intrinsics (_mm512_undefined_epi32 inside) as maybe
 // uninitialised; the warning is silenced for this file only.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include "cpu/msm_impl.hpp"
 
 #include <atomic>

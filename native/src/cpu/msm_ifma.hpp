@@ -140,11 +140,12 @@ struct IfmaTree {
   std::vector<uint32_t> out_pos = std::vector<uint32_t>(kBatch);
   size_t pending = 0;
   // per group: staged Px, Py, Qx, Qy (4W words x 8 lanes), prefix, denominator, lane masks
-  std::unique_ptr<uint64_t[][8]> stage{new uint64_t[kGroups * 4 * W][8]};
-  std::unique_ptr<uint64_t[][8]> pre{new uint64_t[kGroups * W][8]};
-  std::unique_ptr<uint64_t[][8]> den{new uint64_t[kGroups * W][8]};
-  std::vector<uint8_t> special = std::vector<uint8_t>(kGroups), dbl = std::vector<uint8_t>(kGroups);
-  std::vector<uint8_t> infp = std::vector<uint8_t>(kGroups), infq = std::vector<uint8_t>(kGroups);
+  // (one spare group: the neutral partner of an odd last group)
+  std::unique_ptr<uint64_t[][8]> stage{new uint64_t[(kGroups + 1) * 4 * W][8]};
+  std::unique_ptr<uint64_t[][8]> pre{new uint64_t[(kGroups + 1) * W][8]};
+  std::unique_ptr<uint64_t[][8]> den{new uint64_t[(kGroups + 1) * W][8]};
+  std::vector<uint8_t> special = std::vector<uint8_t>(kGroups + 1), dbl = std::vector<uint8_t>(kGroups + 1);
+  std::vector<uint8_t> infp = std::vector<uint8_t>(kGroups + 1), infq = std::vector<uint8_t>(kGroups + 1);
 
   void reserve(size_t n) {
     if (n > cap) {
@@ -156,118 +157,164 @@ struct IfmaTree {
     next = buf1.get();
   }
 
-  // Loads 8 references' points from src into v (x at word 0, y at word W), negating flagged ones.
+  // Loads 8 references' points from src into x, y, negating flagged ones.
   CUZK_AVX512_INLINE void load_refs(const Pt* src, const uint32_t* refs, V& x, V& y) {
     const auto& k = Consts<P>::get();
-    __m512i r = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)refs));
-    __mmask8 neg = _mm512_test_epi64_mask(r, _mm512_set1_epi64(kNegBit));
-    __m512i offs = _mm512_mullo_epi64(_mm512_and_si512(r, _mm512_set1_epi64(kNegBit - 1)),
-                                      _mm512_set1_epi64((long long)sizeof(Pt)));
-    const uint64_t* base = reinterpret_cast<const uint64_t*>(src);
-    vgather(x, base, offs, 0);
-    vgather(y, base, offs, W);
+    const uint64_t* ptr[8];
+    unsigned neg = 0;
+    for (int i = 0; i < 8; i++) {
+      ptr[i] = reinterpret_cast<const uint64_t*>(src + (refs[i] & (kNegBit - 1)));
+      neg |= (refs[i] >> 31) << i;
+    }
+    load_points8(ptr, x, y);
     if (neg) {
       V zero;
       std::memset((void*)&zero, 0, sizeof zero);
-      y = vblend(neg, y, vsub(zero, y, k.p));  // p - y; y != 0 for a point off infinity
+      y = vblend((__mmask8)neg, y, vsub(zero, y, k.p));  // p - y; y != 0 for a point off infinity
     }
   }
 
-  // Sums the pending pairs of src (points pin[t], qin[t]) into next[out_pos[t]].
+  // Forward step for group g: gathers and stages its pairs, classifies the lanes and returns
+  // the denominators (x2 - x1, or 2y for a doubling, 1 for a lane settled by copying).
+  CUZK_AVX512_INLINE V prepare_group(const Pt* src, size_t g) {
+    const auto& k = Consts<P>::get();
+    const V one = vconst(k.one, (V*)nullptr);
+    V px, py, qx, qy;
+    load_refs(src, &pin[8 * g], px, py);
+    load_refs(src, &qin[8 * g], qx, qy);
+    uint64_t(*st)[8] = &stage[g * 4 * W];
+    vstore_lanes(px, st, 0);
+    vstore_lanes(py, st, W);
+    vstore_lanes(qx, st, 2 * W);
+    vstore_lanes(qy, st, 3 * W);
+    size_t valid_n = std::min<size_t>(8, pending - 8 * g);
+    __mmask8 valid = (__mmask8)((1u << valid_n) - 1);
+    __mmask8 ip = vis_zero(px) & vis_zero(py), iq = vis_zero(qx) & vis_zero(qy);
+    __mmask8 ex = veq(px, qx), ey = veq(py, qy);
+    __mmask8 d = ex & ey & ~ip & ~iq;
+    __mmask8 sp = (__mmask8)(~valid | ip | iq | (ex & ~ey) | (d & vis_zero(py)));
+    d &= ~sp;
+    V dn = vsub(qx, px, k.p);  // (0, 2p)
+    if (d) dn = vblend(d, dn, vadd(py, py));
+    dn = vblend(sp, dn, one);
+    vstore_lanes(dn, &den[g * W], 0);
+    special[g] = sp;
+    dbl[g] = d;
+    infp[g] = ip;
+    infq[g] = iq;
+    return dn;
+  }
+
+  // Lanes that are not plain additions: copies (one side infinite) or infinity (P = -Q).
+  void settle_special(size_t g) {
+    __mmask8 sp = special[g];
+    const uint64_t(*st)[8] = &stage[g * 4 * W];
+    size_t valid_n = g * 8 < pending ? std::min<size_t>(8, pending - 8 * g) : 0;
+    for (size_t ln = 0; ln < valid_n; ln++) {
+      if (!((sp >> ln) & 1)) continue;
+      Pt& r = next[out_pos[8 * g + ln]];
+      int from = (infp[g] >> ln) & 1 ? 2 * W : 0;  // P infinite: Q; Q infinite: P
+      if (((infp[g] | infq[g]) >> ln) & 1) {
+        for (int w = 0; w < W; w++) { r.x[w] = st[from + w][ln]; r.y[w] = st[from + W + w][ln]; }
+      } else {
+        r = Pt{};  // P = -Q (or a doubling of a 2-torsion point)
+      }
+    }
+  }
+
+  // Sums the pending pairs of src (points pin[t], qin[t]) into next[out_pos[t]]. Groups of 8
+  // pairs alternate between two prefix-product chains (even and odd groups) so that two
+  // independent products are always in flight.
   CUZK_AVX512 void flush(const Pt* src) {
     if (pending == 0) return;
     const auto& k = Consts<P>::get();
+    const V one = vconst(k.one, (V*)nullptr);
     const size_t ng = (pending + 7) / 8;
     for (size_t t = pending; t < ng * 8; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out_pos[t] = out_pos[0]; }
-    const __m512i stride = _mm512_set1_epi64((long long)sizeof(Pt));
-    uint64_t* nbase = reinterpret_cast<uint64_t*>(next);
-    const V one = vconst(k.one, (V*)nullptr);
-    V acc = one;
-    for (size_t g = 0; g < ng; g++) {
-      V px, py, qx, qy;
-      load_refs(src, &pin[8 * g], px, py);
-      load_refs(src, &qin[8 * g], qx, qy);
-      uint64_t(*st)[8] = &stage[g * 4 * W];
-      vstore_lanes(px, st, 0);
-      vstore_lanes(py, st, W);
-      vstore_lanes(qx, st, 2 * W);
-      vstore_lanes(qy, st, 3 * W);
-      size_t valid_n = std::min<size_t>(8, pending - 8 * g);
-      __mmask8 valid = (__mmask8)((1u << valid_n) - 1);
-      __mmask8 ip = vis_zero(px) & vis_zero(py), iq = vis_zero(qx) & vis_zero(qy);
-      __mmask8 ex = veq(px, qx), ey = veq(py, qy);
-      __mmask8 d = ex & ey & ~ip & ~iq;
-      __mmask8 sp = (__mmask8)(~valid | ip | iq | (ex & ~ey) | (d & vis_zero(py)));
-      d &= ~sp;
-      V dn = vsub(qx, px, k.p);  // (0, 2p)
-      if (d) dn = vblend(d, dn, vadd(py, py));
-      dn = vblend(sp, dn, one);
-      vstore_lanes(acc, &pre[g * W], 0);
-      vstore_lanes(dn, &den[g * W], 0);
-      acc = vmul(acc, dn);
-      special[g] = sp;
-      dbl[g] = d;
-      infp[g] = ip;
-      infq[g] = iq;
+    const size_t ng2 = (ng + 1) & ~(size_t)1;
+    if (ng2 > ng) {  // an odd count: a neutral last group (denominator 1, nothing written)
+      std::memset((void*)&stage[ng * 4 * W], 0, sizeof(uint64_t) * 8 * 4 * W);
+      vstore_lanes(one, &den[ng * W], 0);
+      special[ng] = 0xff;
+      dbl[ng] = infp[ng] = infq[ng] = 0;
     }
-    // the 8 lane products, inverted on the scalar side
-    V inv;
+    V acc0 = one, acc1 = one;
+    for (size_t g = 0; g < ng2; g += 2) {
+      V d0 = prepare_group(src, g);
+      V d1 = g + 1 < ng ? prepare_group(src, g + 1) : one;
+      vstore_lanes(acc0, &pre[g * W], 0);
+      vstore_lanes(acc1, &pre[(g + 1) * W], 0);
+      vmul2(acc0, acc1, acc0, d0, acc1, d1);
+    }
+    // the 16 lane products, inverted together on the scalar side
+    V inv0, inv1;
     {
-      alignas(64) uint64_t lanes[W][8];
-      vstore_lanes(vcanon2(acc), lanes, 0);
-      F vals[8], scratch[8];
-      for (int ln = 0; ln < 8; ln++) {
-        uint64_t words[W];
-        for (int w = 0; w < W; w++) words[w] = lanes[w][ln];
-        vals[ln] = from_words(words, (F*)nullptr);
-      }
-      field::batch_inverse(vals, 8, scratch);
-      for (int ln = 0; ln < 8; ln++) {
-        uint64_t words[W];
-        to_words(vals[ln], words);
-        for (int w = 0; w < W; w++) lanes[w][ln] = words[w];
-      }
-      vload_lanes(inv, lanes, 0);
-    }
-    for (size_t g = ng; g-- > 0;) {
-      const uint64_t(*st)[8] = &stage[g * 4 * W];
-      V px, py, qx, qy, pr, dn;
-      vload_lanes(px, st, 0);
-      vload_lanes(py, st, W);
-      vload_lanes(qx, st, 2 * W);
-      vload_lanes(qy, st, 3 * W);
-      vload_lanes(pr, &pre[g * W], 0);
-      vload_lanes(dn, &den[g * W], 0);
-      V d_inv = vmul(inv, pr);
-      inv = vmul(inv, dn);
-      V num = vsub(qy, py, k.p);  // (0, 2p)
-      if (dbl[g]) {
-        V xx = vmul(px, px);
-        num = vblend(dbl[g], num, vadd(vadd(xx, xx), xx));  // 3x^2 < 6p
-      }
-      V lambda = vmul(num, d_inv);
-      V x3 = vsub(vmul(lambda, lambda), vadd(px, qx), k.p2);           // (0, 4p)
-      V y3 = vsub(vmul(lambda, vsub(px, x3, k.p4)), py, k.p);          // (0, 3p)
-      __mmask8 wm = (__mmask8)~special[g];
-      __m512i offo = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)&out_pos[8 * g])), stride);
-      if (wm) {
-        vscatter(vcanon4(x3), nbase, offo, 0, wm);
-        vscatter(vcanon4(y3), nbase, offo, W, wm);
-      }
-      __mmask8 sp = special[g];
-      if (sp) {
-        size_t valid_n = std::min<size_t>(8, pending - 8 * g);
-        for (size_t ln = 0; ln < valid_n; ln++) {
-          if (!((sp >> ln) & 1)) continue;
-          Pt& r = next[out_pos[8 * g + ln]];
-          int from = (infp[g] >> ln) & 1 ? 2 * W : 0;  // P infinite: Q; Q infinite: P
-          if (((infp[g] | infq[g]) >> ln) & 1) {
-            for (int w = 0; w < W; w++) { r.x[w] = st[from + w][ln]; r.y[w] = st[from + W + w][ln]; }
-          } else {
-            r = Pt{};  // P = -Q (or a doubling of a 2-torsion point)
-          }
+      alignas(64) uint64_t lanes[2 * W][8];
+      vstore_lanes(vcanon2(acc0), lanes, 0);
+      vstore_lanes(vcanon2(acc1), lanes, W);
+      F vals[16], scratch[16];
+      for (int c = 0; c < 2; c++)
+        for (int ln = 0; ln < 8; ln++) {
+          uint64_t words[W];
+          for (int w = 0; w < W; w++) words[w] = lanes[c * W + w][ln];
+          vals[c * 8 + ln] = from_words(words, (F*)nullptr);
         }
+      field::batch_inverse(vals, 16, scratch);
+      for (int c = 0; c < 2; c++)
+        for (int ln = 0; ln < 8; ln++) {
+          uint64_t words[W];
+          to_words(vals[c * 8 + ln], words);
+          for (int w = 0; w < W; w++) lanes[c * W + w][ln] = words[w];
+        }
+      vload_lanes(inv0, lanes, 0);
+      vload_lanes(inv1, lanes, W);
+    }
+    for (size_t g = ng2; g > 0;) {
+      g -= 2;
+      const size_t h = g + 1;
+      const uint64_t(*sa)[8] = &stage[g * 4 * W];
+      const uint64_t(*sb)[8] = &stage[h * 4 * W];
+      V pxa, pya, qxa, qya, pra, dna, pxb, pyb, qxb, qyb, prb, dnb;
+      vload_lanes(pxa, sa, 0);
+      vload_lanes(pya, sa, W);
+      vload_lanes(qxa, sa, 2 * W);
+      vload_lanes(qya, sa, 3 * W);
+      vload_lanes(pxb, sb, 0);
+      vload_lanes(pyb, sb, W);
+      vload_lanes(qxb, sb, 2 * W);
+      vload_lanes(qyb, sb, 3 * W);
+      vload_lanes(pra, &pre[g * W], 0);
+      vload_lanes(dna, &den[g * W], 0);
+      vload_lanes(prb, &pre[h * W], 0);
+      vload_lanes(dnb, &den[h * W], 0);
+      V dia, dib;
+      vmul2(dia, dib, inv0, pra, inv1, prb);
+      vmul2(inv0, inv1, inv0, dna, inv1, dnb);
+      V numa = vsub(qya, pya, k.p), numb = vsub(qyb, pyb, k.p);  // (0, 2p)
+      if (dbl[g] | dbl[h]) {
+        V xxa, xxb;
+        vmul2(xxa, xxb, pxa, pxa, pxb, pxb);
+        numa = vblend(dbl[g], numa, vadd(vadd(xxa, xxa), xxa));  // 3x^2 < 6p
+        numb = vblend(dbl[h], numb, vadd(vadd(xxb, xxb), xxb));
       }
+      V la, lb, l2a, l2b, ta, tb;
+      vmul2(la, lb, numa, dia, numb, dib);
+      vmul2(l2a, l2b, la, la, lb, lb);
+      V x3a = vsub(l2a, vadd(pxa, qxa), k.p2), x3b = vsub(l2b, vadd(pxb, qxb), k.p2);  // (0, 4p)
+      vmul2(ta, tb, la, vsub(pxa, x3a, k.p4), lb, vsub(pxb, x3b, k.p4));
+      V y3a = vsub(ta, pya, k.p), y3b = vsub(tb, pyb, k.p);  // (0, 3p)
+      __mmask8 wa = (__mmask8)~special[g], wb = (__mmask8)~special[h];
+      uint64_t* ptr[8];
+      if (wa) {
+        for (int i = 0; i < 8; i++) ptr[i] = reinterpret_cast<uint64_t*>(next + out_pos[8 * g + i]);
+        store_points8(ptr, wa, vcanon4(x3a), vcanon4(y3a));
+      }
+      if (wb) {
+        for (int i = 0; i < 8; i++) ptr[i] = reinterpret_cast<uint64_t*>(next + out_pos[8 * h + i]);
+        store_points8(ptr, wb, vcanon4(x3b), vcanon4(y3b));
+      }
+      if (special[g]) settle_special(g);
+      if (h < ng && special[h]) settle_special(h);
     }
     pending = 0;
   }
@@ -328,6 +375,134 @@ struct IfmaTree {
     run();
   }
 };
+
+// 8 XYZZ points on the vector unit (coordinates < 2p), with their infinity lanes as a mask.
+template <class V>
+struct VXyzz {
+  V X, Y, ZZ, ZZZ;
+  __mmask8 inf;
+};
+
+template <class V>
+CUZK_AVX512_INLINE VXyzz<V> vblend_pt(__mmask8 m, const VXyzz<V>& a, const VXyzz<V>& b) {
+  return {vblend(m, a.X, b.X), vblend(m, a.Y, b.Y), vblend(m, a.ZZ, b.ZZ), vblend(m, a.ZZZ, b.ZZZ),
+          (__mmask8)((a.inf & ~m) | (b.inf & m))};
+}
+
+// dbl-2008-s-1 (a = 0), all lanes.
+template <class V>
+CUZK_AVX512_INLINE VXyzz<V> vdbl(const VXyzz<V>& p) {
+  V u = radd(p.Y, p.Y);
+  V v = vmul(u, u);
+  V w = vmul(u, v);
+  V s = vmul(p.X, v);
+  V xx = vmul(p.X, p.X);
+  V m = radd(radd(xx, xx), xx);
+  V x3 = rsub(vmul(m, m), radd(s, s));
+  V y3 = rsub(vmul(m, rsub(s, x3)), vmul(w, p.Y));
+  return {x3, y3, vmul(v, p.ZZ), vmul(w, p.ZZZ), p.inf};
+}
+
+// p + (bx, by) on the lanes of `active` (madd-2008-s with every special case).
+template <class V>
+CUZK_AVX512_INLINE VXyzz<V> vadd_affine(const VXyzz<V>& p, const V& bx, const V& by, __mmask8 active, const V& one) {
+  V u2 = vmul(bx, p.ZZ), s2 = vmul(by, p.ZZZ);
+  V pd = rsub(u2, p.X), rd = rsub(s2, p.Y);
+  __mmask8 pz = vzero_mod(pd), rz = vzero_mod(rd);
+  V pp = vmul(pd, pd);
+  V ppp = vmul(pd, pp);
+  V q = vmul(p.X, pp);
+  V x3 = rsub(rsub(vmul(rd, rd), ppp), radd(q, q));
+  V y3 = rsub(vmul(rd, rsub(q, x3)), vmul(p.Y, ppp));
+  VXyzz<V> r{x3, y3, vmul(p.ZZ, pp), vmul(p.ZZZ, ppp), 0};
+  __mmask8 fin = active & ~p.inf;
+  if (fin & pz & rz) r = vblend_pt(fin & pz & rz, r, vdbl(p));
+  r.inf = fin & pz & ~rz;
+  r = vblend_pt(active & p.inf, r, VXyzz<V>{bx, by, one, one, 0});
+  return vblend_pt((__mmask8)~active, r, p);
+}
+
+// p + q (add-2008-s with every special case).
+template <class V>
+CUZK_AVX512_INLINE VXyzz<V> vadd_xyzz(const VXyzz<V>& p, const VXyzz<V>& q) {
+  V u1 = vmul(p.X, q.ZZ), s1 = vmul(p.Y, q.ZZZ);
+  V u2 = vmul(q.X, p.ZZ), s2 = vmul(q.Y, p.ZZZ);
+  V pd = rsub(u2, u1), rd = rsub(s2, s1);
+  __mmask8 pz = vzero_mod(pd), rz = vzero_mod(rd);
+  V pp = vmul(pd, pd);
+  V ppp = vmul(pd, pp);
+  V q1 = vmul(u1, pp);
+  V x3 = rsub(rsub(vmul(rd, rd), ppp), radd(q1, q1));
+  V y3 = rsub(vmul(rd, rsub(q1, x3)), vmul(s1, ppp));
+  VXyzz<V> r{x3, y3, vmul(vmul(p.ZZ, q.ZZ), pp), vmul(vmul(p.ZZZ, q.ZZZ), ppp), 0};
+  __mmask8 fin = (__mmask8)(~p.inf & ~q.inf);
+  if (fin & pz & rz) r = vblend_pt(fin & pz & rz, r, vdbl(p));
+  r.inf = fin & pz & ~rz;
+  r = vblend_pt(p.inf, r, q);
+  return vblend_pt(q.inf, r, p);
+}
+
+// sum_i (i+1) bucket[i] for n (a multiple of 8) buckets: lane l folds buckets [l S, (l+1) S)
+// with a running sum, S = n/8, and the lanes are joined with their offsets l S on the scalar side.
+template <class F>
+CUZK_AVX512 curve::Xyzz<F> bucket_fold(const IfmaPoint<F>* bucket, const uint8_t* has, size_t n) {
+  using V = typename VecOf<F>::type;
+  using P = typename VecOf<F>::Params;
+  using Pt = IfmaPoint<F>;
+  using X = curve::Xyzz<F>;
+  constexpr int W = Pt::W;
+  const size_t S = n / 8;
+  const V one = vconst(Consts<P>::get().one, (V*)nullptr);
+  VXyzz<V> run{one, one, one, one, 0xff}, sum{one, one, one, one, 0xff};
+  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i seg = _mm512_mullo_epi64(lane, _mm512_set1_epi64((long long)(S * sizeof(Pt))));
+  const uint64_t* base = reinterpret_cast<const uint64_t*>(bucket);
+  for (size_t s = S; s-- > 0;) {
+    __m512i offs = _mm512_add_epi64(seg, _mm512_set1_epi64((long long)(s * sizeof(Pt))));
+    __mmask8 active = 0;
+    for (int l = 0; l < 8; l++) active |= (__mmask8)((has[l * S + s] ? 1u : 0u) << l);
+    if (active) {
+      V bx, by;
+      vgather(bx, base, offs, 0);
+      vgather(by, base, offs, W);
+      run = vadd_affine(run, bx, by, active, one);
+    }
+    sum = vadd_xyzz(sum, run);
+  }
+  // lanes back to scalar XYZZ
+  X sums[8], totals[8];
+  {
+    alignas(64) uint64_t lanes[8 * W][8];
+    const VXyzz<V>* src[2] = {&sum, &run};
+    X* dst[2] = {sums, totals};
+    for (int which = 0; which < 2; which++) {
+      const VXyzz<V>& v = *src[which];
+      vstore_lanes(vcanon2(v.X), lanes, 0);
+      vstore_lanes(vcanon2(v.Y), lanes, W);
+      vstore_lanes(vcanon2(v.ZZ), lanes, 2 * W);
+      vstore_lanes(vcanon2(v.ZZZ), lanes, 3 * W);
+      for (int l = 0; l < 8; l++) {
+        if ((v.inf >> l) & 1) { dst[which][l] = X::infinity(); continue; }
+        F c[4];
+        for (int k = 0; k < 4; k++) {
+          uint64_t words[W];
+          for (int w = 0; w < W; w++) words[w] = lanes[k * W + w][l];
+          c[k] = from_words(words, (F*)nullptr);
+        }
+        dst[which][l] = X{c[0], c[1], c[2], c[3]};
+      }
+    }
+  }
+  // sum_l (sums[l] + l S totals[l]); sum_l l totals[l] by a running sum, then times S
+  X acc = X::infinity(), r = X::infinity(), out = X::infinity();
+  for (int l = 7; l >= 1; l--) {
+    r = r.add(totals[l]);
+    acc = acc.add(r);
+  }
+  for (size_t t = S; t > 1; t >>= 1) acc = acc.dbl();
+  for (int l = 0; l < 8; l++) out = out.add(sums[l]);
+  return out.add(acc);
+}
 
 inline bool is_infinity_words(const uint64_t* w, int n) {
   uint64_t acc = 0;

@@ -295,6 +295,10 @@ Xyzz<F> window_sum(const Backend& be, const uint8_t* scalars, const uint32_t* id
       }
     }
   }
+#ifdef CUZK_HAVE_IFMA
+  if constexpr (Backend::kRefs)
+    if (n_buckets >= 8) return ifma::bucket_fold<F>(bucket.data(), has.data(), n_buckets);
+#endif
   std::vector<Affine<F>> aff(n_buckets);
   Backend::to_affine(bucket.data(), aff.data(), n_buckets);
   Xyzz<F> running = Xyzz<F>::infinity(), sum = Xyzz<F>::infinity();
