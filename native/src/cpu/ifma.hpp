@@ -221,11 +221,24 @@ CUZK_AVX512_INLINE V1<P> vmul(const V1<P>& a, const V1<P>& b) {
   vmul_k<P, 1>(&r, &a, &b);
   return r;
 }
+// How many products vmul_k can interleave before its accumulators and operands (2L+1 registers
+// each) spill out of the 32 vector registers.
+template <class P>
+constexpr int kInterleave = 30 / (2 * V1<P>::L + 1) > 0 ? 30 / (2 * V1<P>::L + 1) : 1;
+
+// N independent products, interleaved kInterleave at a time.
+template <class P, int N>
+CUZK_AVX512_INLINE void vmul_n(V1<P>* r, const V1<P>* a, const V1<P>* b) {
+  constexpr int K = kInterleave<P> < N ? kInterleave<P> : N;
+  vmul_k<P, K>(r, a, b);
+  if constexpr (N > K) vmul_n<P, N - K>(r + K, a + K, b + K);
+}
+
 // Two independent products at once.
 template <class P>
 CUZK_AVX512_INLINE void vmul2(V1<P>& r0, V1<P>& r1, const V1<P>& a0, const V1<P>& b0, const V1<P>& a1, const V1<P>& b1) {
   V1<P> a[2] = {a0, a1}, b[2] = {b0, b1}, r[2];
-  vmul_k<P, 2>(r, a, b);
+  vmul_n<P, 2>(r, a, b);
   r0 = r[0];
   r1 = r[1];
 }
@@ -323,7 +336,7 @@ template <class P>
 CUZK_AVX512_INLINE V2<P> vmul(const V2<P>& a, const V2<P>& b) {
   const auto& k = Consts<P>::get();
   V1<P> x[3] = {a.c0, a.c1, vadd(a.c0, a.c1)}, y[3] = {b.c0, b.c1, vadd(b.c0, b.c1)}, z[3];
-  vmul_k<P, 3>(z, x, y);
+  vmul_n<P, 3>(z, x, y);
   const V1<P>& v0 = z[0];
   const V1<P>& v1 = z[1];
   const V1<P>& m = z[2];
