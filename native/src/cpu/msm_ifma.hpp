@@ -126,8 +126,9 @@ struct IfmaTree {
   using P = typename VecOf<F>::Params;
   using Pt = IfmaPoint<F>;
   static constexpr int W = V::W;
-  // 8-pair groups per inversion: staged coordinates, prefixes and denominators stay ~400 KB.
-  static constexpr size_t kGroups = std::max(32, 1024 / W);
+  // 8-pair groups per inversion: prefixes and denominators take ~512 KB; more pairs per batch
+  // means fewer scalar inversions (each costs ~380 products).
+  static constexpr size_t kGroups = std::max(32, 4096 / W);
   static constexpr size_t kBatch = 8 * kGroups;
 
   std::unique_ptr<Pt[]> buf0, buf1;
@@ -136,12 +137,11 @@ struct IfmaTree {
   Pt* next = nullptr;
   std::vector<uint32_t> len;
 
-  std::vector<uint32_t> pin = std::vector<uint32_t>(kBatch), qin = std::vector<uint32_t>(kBatch);
-  std::vector<uint32_t> out_pos = std::vector<uint32_t>(kBatch);
+  std::vector<uint32_t> pin = std::vector<uint32_t>(kBatch + 8), qin = std::vector<uint32_t>(kBatch + 8);
+  std::vector<uint32_t> out_pos = std::vector<uint32_t>(kBatch + 8);
   size_t pending = 0;
-  // per group: staged Px, Py, Qx, Qy (4W words x 8 lanes), prefix, denominator, lane masks
-  // (one spare group: the neutral partner of an odd last group)
-  std::unique_ptr<uint64_t[][8]> stage{new uint64_t[(kGroups + 1) * 4 * W][8]};
+  // per group: prefix, denominator (W words x 8 lanes), lane masks; one spare group: the neutral
+  // partner of an odd last group
   std::unique_ptr<uint64_t[][8]> pre{new uint64_t[(kGroups + 1) * W][8]};
   std::unique_ptr<uint64_t[][8]> den{new uint64_t[(kGroups + 1) * W][8]};
   std::vector<uint8_t> special = std::vector<uint8_t>(kGroups + 1), dbl = std::vector<uint8_t>(kGroups + 1);
@@ -174,7 +174,7 @@ struct IfmaTree {
     }
   }
 
-  // Forward step for group g: gathers and stages its pairs, classifies the lanes and returns
+  // Forward step for group g: loads its pairs, classifies the lanes and returns
   // the denominators (x2 - x1, or 2y for a doubling, 1 for a lane settled by copying).
   CUZK_AVX512_INLINE V prepare_group(const Pt* src, size_t g) {
     const auto& k = Consts<P>::get();
@@ -182,11 +182,6 @@ struct IfmaTree {
     V px, py, qx, qy;
     load_refs(src, &pin[8 * g], px, py);
     load_refs(src, &qin[8 * g], qx, qy);
-    uint64_t(*st)[8] = &stage[g * 4 * W];
-    vstore_lanes(px, st, 0);
-    vstore_lanes(py, st, W);
-    vstore_lanes(qx, st, 2 * W);
-    vstore_lanes(qy, st, 3 * W);
     size_t valid_n = std::min<size_t>(8, pending - 8 * g);
     __mmask8 valid = (__mmask8)((1u << valid_n) - 1);
     __mmask8 ip = vis_zero(px) & vis_zero(py), iq = vis_zero(qx) & vis_zero(qy);
@@ -206,16 +201,17 @@ struct IfmaTree {
   }
 
   // Lanes that are not plain additions: copies (one side infinite) or infinity (P = -Q).
-  void settle_special(size_t g) {
+  void settle_special(const Pt* src, size_t g) {
     __mmask8 sp = special[g];
-    const uint64_t(*st)[8] = &stage[g * 4 * W];
     size_t valid_n = g * 8 < pending ? std::min<size_t>(8, pending - 8 * g) : 0;
     for (size_t ln = 0; ln < valid_n; ln++) {
       if (!((sp >> ln) & 1)) continue;
-      Pt& r = next[out_pos[8 * g + ln]];
-      int from = (infp[g] >> ln) & 1 ? 2 * W : 0;  // P infinite: Q; Q infinite: P
+      size_t t = 8 * g + ln;
+      Pt& r = next[out_pos[t]];
       if (((infp[g] | infq[g]) >> ln) & 1) {
-        for (int w = 0; w < W; w++) { r.x[w] = st[from + w][ln]; r.y[w] = st[from + W + w][ln]; }
+        uint32_t ref = (infp[g] >> ln) & 1 ? qin[t] : pin[t];  // P infinite: Q; Q infinite: P
+        r = src[ref & (kNegBit - 1)];
+        if (ref & kNegBit) negate_y<F>(r);
       } else {
         r = Pt{};  // P = -Q (or a doubling of a 2-torsion point)
       }
@@ -233,7 +229,7 @@ struct IfmaTree {
     for (size_t t = pending; t < ng * 8; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out_pos[t] = out_pos[0]; }
     const size_t ng2 = (ng + 1) & ~(size_t)1;
     if (ng2 > ng) {  // an odd count: a neutral last group (denominator 1, nothing written)
-      std::memset((void*)&stage[ng * 4 * W], 0, sizeof(uint64_t) * 8 * 4 * W);
+      for (size_t t = 8 * ng; t < 8 * ng2; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out_pos[t] = out_pos[0]; }
       vstore_lanes(one, &den[ng * W], 0);
       special[ng] = 0xff;
       dbl[ng] = infp[ng] = infq[ng] = 0;
@@ -272,17 +268,11 @@ struct IfmaTree {
     for (size_t g = ng2; g > 0;) {
       g -= 2;
       const size_t h = g + 1;
-      const uint64_t(*sa)[8] = &stage[g * 4 * W];
-      const uint64_t(*sb)[8] = &stage[h * 4 * W];
       V pxa, pya, qxa, qya, pra, dna, pxb, pyb, qxb, qyb, prb, dnb;
-      vload_lanes(pxa, sa, 0);
-      vload_lanes(pya, sa, W);
-      vload_lanes(qxa, sa, 2 * W);
-      vload_lanes(qya, sa, 3 * W);
-      vload_lanes(pxb, sb, 0);
-      vload_lanes(pyb, sb, W);
-      vload_lanes(qxb, sb, 2 * W);
-      vload_lanes(qyb, sb, 3 * W);
+      load_refs(src, &pin[8 * g], pxa, pya);
+      load_refs(src, &qin[8 * g], qxa, qya);
+      load_refs(src, &pin[8 * h], pxb, pyb);
+      load_refs(src, &qin[8 * h], qxb, qyb);
       vload_lanes(pra, &pre[g * W], 0);
       vload_lanes(dna, &den[g * W], 0);
       vload_lanes(prb, &pre[h * W], 0);
@@ -313,8 +303,8 @@ struct IfmaTree {
         for (int i = 0; i < 8; i++) ptr[i] = reinterpret_cast<uint64_t*>(next + out_pos[8 * h + i]);
         store_points8(ptr, wb, vcanon4(x3b), vcanon4(y3b));
       }
-      if (special[g]) settle_special(g);
-      if (h < ng && special[h]) settle_special(h);
+      if (special[g]) settle_special(src, g);
+      if (h < ng && special[h]) settle_special(src, h);
     }
     pending = 0;
   }
