@@ -10,6 +10,25 @@
 #include "field/params.hpp"
 #if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(__CUDACC__)
 #include "field/mont_asm.hpp"  // mulx/adcx/adox products for 4 and 6 limbs
+
+namespace cuzk::field::detail {
+// The 6-limb asm needs 13-14 free registers. Inlined into a caller that keeps a frame pointer (stack
+// realignment for vector spills, e.g. the pairing code) GCC cannot allocate them ("impossible
+// constraints"), so these run out of line, in frames of their own: a call costs a few ns against a
+// ~30 ns product.
+template <class P>
+__attribute__((noinline)) void mont_mul6_outlined(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  mont_mul_asm6<P>(r, a, b);
+}
+template <class P>
+__attribute__((noinline)) void mod_add6_outlined(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  mod_add_asm6<P>(r, a, b);
+}
+template <class P>
+__attribute__((noinline)) void mod_sub6_outlined(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  mod_sub_asm6<P>(r, a, b);
+}
+}  // namespace cuzk::field::detail
 #define CUZK_MONT_ASM 1
 #endif
 // GCC sizes inline asm by its line count and would otherwise call these out of line.
@@ -77,7 +96,7 @@ struct Fp {
     if constexpr (N == 4 || N == 6) {
       Fp r;
       if constexpr (N == 4) detail::mod_add_asm4<P>(r.l, l, o.l);
-      else detail::mod_add_asm6<P>(r.l, l, o.l);
+      else detail::mod_add6_outlined<P>(r.l, l, o.l);
       return r;
     }
 #endif
@@ -94,7 +113,7 @@ struct Fp {
     if constexpr (N == 4 || N == 6) {
       Fp r;
       if constexpr (N == 4) detail::mod_sub_asm4<P>(r.l, l, o.l);
-      else detail::mod_sub_asm6<P>(r.l, l, o.l);
+      else detail::mod_sub6_outlined<P>(r.l, l, o.l);
       return r;
     }
 #endif
@@ -121,7 +140,7 @@ struct Fp {
     if constexpr (N == 4 || N == 6) {
       Fp r;
       if constexpr (N == 4) detail::mont_mul_asm4<P>(r.l, l, b.l);
-      else detail::mont_mul_asm6<P>(r.l, l, b.l);
+      else detail::mont_mul6_outlined<P>(r.l, l, b.l);
       return r;
     }
 #endif
