@@ -136,13 +136,15 @@ inline field::Fp2<field::Fp<P>> from_words(const uint64_t* w, field::Fp2<field::
 template <class P>
 struct V1 {
   static constexpr int L = Consts<P>::L;
-  static constexpr int W = L;  // 64-bit words per element in memory
+  static constexpr int W = L;             // 52-bit limbs per element
+  static constexpr int WP = P::LIMBS;     // 64-bit words per element when packed in memory
   __m512i l[L];
 };
 template <class P>
 struct V2 {
   static constexpr int L = Consts<P>::L;
   static constexpr int W = 2 * L;
+  static constexpr int WP = 2 * P::LIMBS;
   V1<P> c0, c1;
 };
 
@@ -480,42 +482,73 @@ CUZK_AVX512_INLINE const __m512i& vword(const V1<P>& v, int w) { return v.l[w]; 
 template <class P>
 CUZK_AVX512_INLINE const __m512i& vword(const V2<P>& v, int w) { return w < V1<P>::L ? v.c0.l[w] : v.c1.l[w - V1<P>::L]; }
 
-// Points of 2W words (x then y) at 8 addresses -> x, y on 8 lanes.
+// Packed 64-bit words (the same integer) <-> 52-bit limbs, on 8 lanes.
+template <class P>
+CUZK_AVX512_INLINE void unpack52(const __m512i* w, V1<P>& v) {
+  constexpr int L = V1<P>::L, N = P::LIMBS;
+  const __m512i mask = _mm512_set1_epi64((long long)kMask52);
+#pragma GCC unroll 16
+  for (int i = 0; i < L; i++) {
+    const int bit = 52 * i, k = bit >> 6, sh = bit & 63;
+    __m512i x = _mm512_srli_epi64(w[k], sh);
+    if (sh > 12 && k + 1 < N) x = _mm512_or_si512(x, _mm512_slli_epi64(w[k + 1], 64 - sh));
+    v.l[i] = _mm512_and_si512(x, mask);
+  }
+}
+template <class P>
+CUZK_AVX512_INLINE void pack64v(const V1<P>& v, __m512i* w) {
+  constexpr int L = V1<P>::L, N = P::LIMBS;
+#pragma GCC unroll 16
+  for (int k = 0; k < N; k++) w[k] = _mm512_setzero_si512();
+#pragma GCC unroll 16
+  for (int i = 0; i < L; i++) {
+    const int bit = 52 * i, k = bit >> 6, sh = bit & 63;
+    if (k < N) w[k] = _mm512_or_si512(w[k], _mm512_slli_epi64(v.l[i], sh));
+    if (sh > 12 && k + 1 < N) w[k + 1] = _mm512_or_si512(w[k + 1], _mm512_srli_epi64(v.l[i], 64 - sh));
+  }
+}
+template <class P>
+CUZK_AVX512_INLINE void unpack52(const __m512i* w, V2<P>& v) {
+  unpack52(w, v.c0);
+  unpack52(w + P::LIMBS, v.c1);
+}
+template <class P>
+CUZK_AVX512_INLINE void pack64v(const V2<P>& v, __m512i* w) {
+  pack64v(v.c0, w);
+  pack64v(v.c1, w + P::LIMBS);
+}
+
+// Points stored packed (x then y, WP words each) at 8 addresses -> x, y on 8 lanes.
 template <class V>
 CUZK_AVX512_INLINE void load_points8(const uint64_t* const* ptr, V& x, V& y) {
-  constexpr int W = V::W, NW = 2 * W;
+  constexpr int WP = V::WP, NW = 2 * WP, NC = (NW + 7) / 8;
+  __m512i words[8 * NC];
 #pragma GCC unroll 8
-  for (int c = 0; c < (NW + 7) / 8; c++) {
-    constexpr int dummy = 0;
-    (void)dummy;
+  for (int c = 0; c < NC; c++) {
     const int nw = NW - 8 * c < 8 ? NW - 8 * c : 8;
     const __mmask8 m = (__mmask8)((1u << nw) - 1);
-    __m512i r[8];
+    __m512i* r = words + 8 * c;
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) r[i] = _mm512_maskz_loadu_epi64(m, ptr[i] + 8 * c);
     transpose8(r);
-#pragma GCC unroll 8
-    for (int j = 0; j < nw; j++) {
-      int w = 8 * c + j;
-      if (w < W) vword(x, w) = r[j];
-      else vword(y, w - W) = r[j];
-    }
   }
+  unpack52(words, x);
+  unpack52(words + WP, y);
 }
-// x, y of the lanes in `lanes` -> points of 2W words at 8 addresses.
+// x, y (canonical) of the lanes in `lanes` -> packed points at 8 addresses.
 template <class V>
 CUZK_AVX512_INLINE void store_points8(uint64_t* const* ptr, __mmask8 lanes, const V& x, const V& y) {
-  constexpr int W = V::W, NW = 2 * W;
+  constexpr int WP = V::WP, NW = 2 * WP, NC = (NW + 7) / 8;
+  __m512i words[8 * NC];
+  pack64v(x, words);
+  pack64v(y, words + WP);
 #pragma GCC unroll 8
-  for (int c = 0; c < (NW + 7) / 8; c++) {
+  for (int j = NW; j < 8 * NC; j++) words[j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+  for (int c = 0; c < NC; c++) {
     const int nw = NW - 8 * c < 8 ? NW - 8 * c : 8;
     const __mmask8 m = (__mmask8)((1u << nw) - 1);
-    __m512i r[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-      int w = 8 * c + j;
-      r[j] = j >= nw ? _mm512_setzero_si512() : (w < W ? vword(x, w) : vword(y, w - W));
-    }
+    __m512i* r = words + 8 * c;
     transpose8(r);
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++)

@@ -18,44 +18,42 @@
 
 namespace cuzk::cpu::ifma {
 
+// A point between rounds: x and y as canonical Montgomery values for R52 (x R52 mod p), packed
+// in 64-bit words (WP per coordinate: 64 B per BN254 G1 point, one cache line); all zero =
+// infinity. Unpacked to 52-bit limbs in registers.
 template <class F>
-struct IfmaPoint {
-  static constexpr int W = VecOf<F>::type::W;
-  uint64_t x[W], y[W];  // canonical words; all zero = infinity
+struct alignas((2 * 8 * VecOf<F>::type::WP) % 64 == 0 ? 64 : 32) IfmaPoint {
+  static constexpr int WP = VecOf<F>::type::WP;
+  uint64_t x[WP], y[WP];
 };
 
-// y -> p - y on canonical words (0 stays 0), per Fp component.
+// y -> p - y (0 stays 0), per Fp component, on packed words.
 template <class F>
 inline void negate_y(IfmaPoint<F>& pt) {
   using P = typename VecOf<F>::Params;
-  constexpr int L = Consts<P>::L;
-  const auto& k = Consts<P>::get();
-  for (int c = 0; c < IfmaPoint<F>::W; c += L) {
+  constexpr int N = P::LIMBS;
+  for (int c = 0; c < IfmaPoint<F>::WP; c += N) {
     uint64_t* y = pt.y + c;
     uint64_t acc = 0;
-    for (int i = 0; i < L; i++) acc |= y[i];
+    for (int i = 0; i < N; i++) acc |= y[i];
     if (acc == 0) continue;
-    int64_t carry = 0;
-    for (int i = 0; i < L; i++) {
-      int64_t v = (int64_t)k.p[i] - (int64_t)y[i] + carry;
-      y[i] = (uint64_t)v & kMask52;
-      carry = v >> 52;
-    }
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) y[i] = field::sbb(P::MODULUS[i], y[i], borrow);
   }
 }
 
 // Key-encoded points (Montgomery, 64-bit limbs, R64) -> IfmaPoint, 8 at a time: slice into
-// 52-bit words, multiply by R52^2/R64 on the vector unit, reduce to canonical.
+// 52-bit limbs, multiply by R52^2/R64 on the vector unit, reduce to canonical, pack.
 template <class F>
 CUZK_AVX512 void convert_points(const uint8_t* points, const uint32_t* idx, size_t count, IfmaPoint<F>* out) {
   using P = typename VecOf<F>::Params;
   using V = V1<P>;
-  constexpr int L = Consts<P>::L, N = P::LIMBS, W = IfmaPoint<F>::W;
-  constexpr int comps = 2 * W / L;  // Fp components per point
+  constexpr int L = Consts<P>::L, N = P::LIMBS, WP = IfmaPoint<F>::WP;
+  constexpr int comps = 2 * WP / N;  // Fp components per point
   constexpr size_t PB = 2 * F::BYTES;
   const auto& k = Consts<P>::get();
   const V c_in = vconst(k.c_in, (V*)nullptr);
-  alignas(64) uint64_t lanes[2 * W][8];
+  alignas(64) uint64_t lanes[comps * L][8];
   for (size_t g = 0; g < count; g += 8) {
     size_t nl = std::min<size_t>(8, count - g);
     for (size_t ln = 0; ln < 8; ln++) {
@@ -73,8 +71,12 @@ CUZK_AVX512 void convert_points(const uint8_t* points, const uint32_t* idx, size
       vstore_lanes(vcanon2(vmul(v, c_in)), lanes, c * L);
     }
     for (size_t ln = 0; ln < nl; ln++) {
-      IfmaPoint<F>& o = out[g + ln];
-      for (int w = 0; w < W; w++) { o.x[w] = lanes[w][ln]; o.y[w] = lanes[W + w][ln]; }
+      uint64_t* o = out[g + ln].x;  // x and y are contiguous
+      for (int c = 0; c < comps; c++) {
+        uint64_t words[L];
+        for (int i = 0; i < L; i++) words[i] = lanes[c * L + i][ln];
+        pack64(words, L, o + c * N, N);
+      }
     }
   }
 }
@@ -85,17 +87,19 @@ CUZK_AVX512 void to_affine_points(const IfmaPoint<F>* in, curve::Affine<F>* out,
   using P = typename VecOf<F>::Params;
   using V = V1<P>;
   using Fp = field::Fp<P>;
-  constexpr int L = Consts<P>::L, N = P::LIMBS, W = IfmaPoint<F>::W;
-  constexpr int comps = 2 * W / L;
+  constexpr int L = Consts<P>::L, N = P::LIMBS, WP = IfmaPoint<F>::WP;
+  constexpr int comps = 2 * WP / N;
   const auto& k = Consts<P>::get();
   const V c_out = vconst(k.c_out, (V*)nullptr);
-  alignas(64) uint64_t lanes[2 * W][8];
+  alignas(64) uint64_t lanes[comps * L][8];
   for (size_t g = 0; g < count; g += 8) {
     size_t nl = std::min<size_t>(8, count - g);
     for (size_t ln = 0; ln < 8; ln++)
-      for (int w = 0; w < W; w++) {
-        lanes[w][ln] = ln < nl ? in[g + ln].x[w] : 0;
-        lanes[W + w][ln] = ln < nl ? in[g + ln].y[w] : 0;
+      for (int c = 0; c < comps; c++) {
+        uint64_t words[L];
+        if (ln < nl) slice52(in[g + ln].x + c * N, N, words, L);
+        else std::memset(words, 0, sizeof words);
+        for (int i = 0; i < L; i++) lanes[c * L + i][ln] = words[i];
       }
     for (int c = 0; c < comps; c++) {
       V v;
@@ -163,7 +167,7 @@ struct IfmaTree {
     const uint64_t* ptr[8];
     unsigned neg = 0;
     for (int i = 0; i < 8; i++) {
-      ptr[i] = reinterpret_cast<const uint64_t*>(src + (refs[i] & (kNegBit - 1)));
+      ptr[i] = src[refs[i] & (kNegBit - 1)].x;
       neg |= (refs[i] >> 31) << i;
     }
     load_points8(ptr, x, y);
@@ -296,11 +300,11 @@ struct IfmaTree {
       __mmask8 wa = (__mmask8)~special[g], wb = (__mmask8)~special[h];
       uint64_t* ptr[8];
       if (wa) {
-        for (int i = 0; i < 8; i++) ptr[i] = reinterpret_cast<uint64_t*>(next + out_pos[8 * g + i]);
+        for (int i = 0; i < 8; i++) ptr[i] = next[out_pos[8 * g + i]].x;
         store_points8(ptr, wa, vcanon4(x3a), vcanon4(y3a));
       }
       if (wb) {
-        for (int i = 0; i < 8; i++) ptr[i] = reinterpret_cast<uint64_t*>(next + out_pos[8 * h + i]);
+        for (int i = 0; i < 8; i++) ptr[i] = next[out_pos[8 * h + i]].x;
         store_points8(ptr, wb, vcanon4(x3b), vcanon4(y3b));
       }
       if (special[g]) settle_special(src, g);
@@ -438,23 +442,21 @@ template <class F>
 CUZK_AVX512 curve::Xyzz<F> bucket_fold(const IfmaPoint<F>* bucket, const uint8_t* has, size_t n) {
   using V = typename VecOf<F>::type;
   using P = typename VecOf<F>::Params;
-  using Pt = IfmaPoint<F>;
   using X = curve::Xyzz<F>;
-  constexpr int W = Pt::W;
+  constexpr int W = V::W;
   const size_t S = n / 8;
   const V one = vconst(Consts<P>::get().one, (V*)nullptr);
   VXyzz<V> run{one, one, one, one, 0xff}, sum{one, one, one, one, 0xff};
-  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i seg = _mm512_mullo_epi64(lane, _mm512_set1_epi64((long long)(S * sizeof(Pt))));
-  const uint64_t* base = reinterpret_cast<const uint64_t*>(bucket);
   for (size_t s = S; s-- > 0;) {
-    __m512i offs = _mm512_add_epi64(seg, _mm512_set1_epi64((long long)(s * sizeof(Pt))));
     __mmask8 active = 0;
-    for (int l = 0; l < 8; l++) active |= (__mmask8)((has[l * S + s] ? 1u : 0u) << l);
+    const uint64_t* ptr[8];
+    for (int l = 0; l < 8; l++) {
+      active |= (__mmask8)((has[l * S + s] ? 1u : 0u) << l);
+      ptr[l] = bucket[l * S + s].x;
+    }
     if (active) {
       V bx, by;
-      vgather(bx, base, offs, 0);
-      vgather(by, base, offs, W);
+      load_points8(ptr, bx, by);
       run = vadd_affine(run, bx, by, active, one);
     }
     sum = vadd_xyzz(sum, run);
@@ -494,7 +496,7 @@ CUZK_AVX512 curve::Xyzz<F> bucket_fold(const IfmaPoint<F>* bucket, const uint8_t
   return out.add(acc);
 }
 
-inline bool is_infinity_words(const uint64_t* w, int n) {
+inline bool is_infinity_words(const uint64_t* w, int n) {  // n packed words
   uint64_t acc = 0;
   for (int i = 0; i < n; i++) acc |= w[i];
   return acc == 0;

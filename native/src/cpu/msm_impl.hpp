@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -57,6 +58,27 @@ inline bool point_bytes_zero(const uint8_t* p) {
     acc |= w;
   }
   return acc == 0;
+}
+
+// A grow-only buffer per thread and per use: the MSM's transient arrays (several MB) are kept
+// between calls, because first-touch page faults cost ~10 us each on the VMs this runs on and
+// re-allocating them per call dominated small MSMs.
+template <class T, int Slot>
+T* thread_buffer(size_t n) {
+  thread_local std::unique_ptr<T[]> buf;
+  thread_local size_t cap = 0;
+  if (n > cap) {
+    buf.reset(new T[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
+// The calling thread's tree (its buffers are kept between calls, like thread_buffer's).
+template <class Tree>
+Tree& thread_tree() {
+  thread_local Tree tree;
+  return tree;
 }
 
 // Sums many independent pairs of affine points with one field inversion per batch (Montgomery's
@@ -202,17 +224,15 @@ struct IfmaBackend {
   static constexpr bool kRefs = true;  // buckets hold references into `converted`
   const uint8_t* points;
   const uint32_t* idx;
-  std::unique_ptr<Pt[]> converted;
+  Pt* converted = nullptr;  // a buffer of the thread that calls prepare()
   IfmaBackend(const uint8_t* p, const uint32_t* i) : points(p), idx(i) {}
   void prepare(ThreadPool& pool, size_t m) {
-    converted.reset(new Pt[m]);
-    pool.parallel_range(m, [&](size_t b, size_t e) {
-      ifma::convert_points<F>(points, idx + b, e - b, converted.get() + b);
-    }, 1024);
+    Pt* out = converted = thread_buffer<Pt, 0>(m);
+    pool.parallel_range(m, [&](size_t b, size_t e) { ifma::convert_points<F>(points, idx + b, e - b, out + b); }, 1024);
   }
   const Pt& get(size_t i) const { return converted[i]; }
   static void negate(Pt& p) { ifma::negate_y<F>(p); }
-  static bool is_inf(const Pt& p) { return ifma::is_infinity_words(p.x, Pt::W) && ifma::is_infinity_words(p.y, Pt::W); }
+  static bool is_inf(const Pt& p) { return ifma::is_infinity_words(p.x, 2 * Pt::WP); }
   static void to_affine(const Pt* in, Affine<F>* out, size_t n) { ifma::to_affine_points<F>(in, out, n); }
 };
 #endif
@@ -220,12 +240,12 @@ struct IfmaBackend {
 // Sum of the backend's first `count` points (the scalar-1 list) as one affine point.
 template <class F, class Backend>
 Affine<F> list_sum(Backend& be, size_t count) {
-  typename Backend::Tree tree;
+  auto& tree = thread_tree<typename Backend::Tree>();
   if constexpr (Backend::kRefs) {
     std::vector<uint32_t> refs(count);
     for (size_t i = 0; i < count; i++) refs[i] = (uint32_t)i;
     uint32_t cnt = (uint32_t)count;
-    tree.run_from(be.converted.get(), refs.data(), &cnt, 1, nullptr, nullptr);
+    tree.run_from(be.converted, refs.data(), &cnt, 1, nullptr, nullptr);
   } else {
     tree.reserve(count);
     for (size_t i = 0; i < count; i++) tree.lists[i] = be.get(i);
@@ -237,76 +257,97 @@ Affine<F> list_sum(Backend& be, size_t count) {
   return a;
 }
 
-// One window of one part: sort by digit into buckets, sum the buckets, fold them.
+// Windows [j0, j1) of one part: sort by digit into buckets (one set of buckets per window), sum
+// all the buckets of these windows in one tree (batches shared between windows: fewer
+// inversions), fold each window's buckets. out[j - j0] = the window's sum.
 template <class F, class Backend>
-Xyzz<F> window_sum(const Backend& be, const uint8_t* scalars, const uint32_t* idx, size_t b, size_t e,
-                   unsigned j, unsigned c) {
+void window_sums(const Backend& be, const uint8_t* scalars, const uint32_t* idx, size_t b, size_t e, unsigned j0,
+                 unsigned j1, unsigned c, Xyzz<F>* out) {
   using Pt = typename Backend::Pt;
   const size_t n_buckets = (size_t)1 << (c - 1);
+  const unsigned k = j1 - j0;
+  const size_t n_lists = k * n_buckets;
   // Points are taken in slices so that memory stays bounded; bucket sums carry over between
   // slices (as the first entry of their bucket, or as a carried point).
-  const size_t slice = std::max<size_t>(4 * n_buckets, Backend::kRefs ? 1 << 18 : 1 << 15);
-  typename Backend::Tree tree;
-  std::vector<Pt> bucket(n_buckets);
-  std::vector<uint8_t> has(n_buckets, 0);
-  std::vector<int32_t> digit;
-  std::vector<uint32_t> start(n_buckets), cnt(n_buckets), refs;
+  const size_t slice = std::max<size_t>(4 * n_buckets, Backend::kRefs ? (1 << 18) / k : 1 << 15);
+  // all kept per thread between calls (see thread_buffer)
+  auto& tree = thread_tree<typename Backend::Tree>();
+  thread_local std::vector<Pt> bucket;
+  thread_local std::vector<uint8_t> has;
+  thread_local std::vector<int32_t> digit;
+  thread_local std::vector<uint32_t> start, cnt, refs;
+  bucket.resize(n_lists);
+  has.assign(n_lists, 0);
+  start.resize(n_lists);
+  cnt.resize(n_lists);
   for (size_t sb = b; sb < e; sb += slice) {
     size_t se = std::min(e, sb + slice);
-    digit.resize(se - sb);
-    for (size_t bi = 0; bi < n_buckets; bi++) cnt[bi] = Backend::kRefs ? 0 : has[bi];
+    digit.resize((se - sb) * k);
+    for (size_t li = 0; li < n_lists; li++) cnt[li] = Backend::kRefs ? 0 : has[li];
     for (size_t i = sb; i < se; i++) {
-      uint64_t k[4];
-      load_scalar(scalars + 32 * (size_t)idx[i], k);
-      int32_t d = booth_digit(k, j, c);
-      digit[i - sb] = d;
-      if (d != 0) cnt[(d < 0 ? -d : d) - 1]++;
+      uint64_t sc[4];
+      load_scalar(scalars + 32 * (size_t)idx[i], sc);
+      for (unsigned w = 0; w < k; w++) {
+        int32_t d = booth_digit(sc, j0 + w, c);
+        digit[(i - sb) * k + w] = d;
+        if (d != 0) cnt[w * n_buckets + (d < 0 ? -d : d) - 1]++;
+      }
     }
     uint32_t total = 0;
-    for (size_t bi = 0; bi < n_buckets; bi++) { start[bi] = total; total += cnt[bi]; }
+    for (size_t li = 0; li < n_lists; li++) { start[li] = total; total += cnt[li]; }
     if constexpr (Backend::kRefs) {
       refs.resize(total);
-      for (size_t i = sb; i < se; i++) {
-        int32_t d = digit[i - sb];
-        if (d == 0) continue;
-        refs[start[(d < 0 ? -d : d) - 1]++] = (uint32_t)i | (d < 0 ? ifma::kNegBit : 0);
-      }
-      tree.run_from(be.converted.get(), refs.data(), cnt.data(), n_buckets, bucket.data(), has.data());
+      for (size_t i = sb; i < se; i++)
+        for (unsigned w = 0; w < k; w++) {
+          int32_t d = digit[(i - sb) * k + w];
+          if (d == 0) continue;
+          refs[start[w * n_buckets + (d < 0 ? -d : d) - 1]++] = (uint32_t)i | (d < 0 ? ifma::kNegBit : 0);
+        }
+      tree.run_from(be.converted, refs.data(), cnt.data(), n_lists, bucket.data(), has.data());
     } else {
       tree.reserve(total);
-      for (size_t bi = 0; bi < n_buckets; bi++)
-        if (has[bi]) tree.lists[start[bi]++] = bucket[bi];
-      for (size_t i = sb; i < se; i++) {
-        int32_t d = digit[i - sb];
-        if (d == 0) continue;
-        Pt& slot = tree.lists[start[(d < 0 ? -d : d) - 1]++];
-        slot = be.get(i);
-        if (d < 0) Backend::negate(slot);
-      }
+      for (size_t li = 0; li < n_lists; li++)
+        if (has[li]) tree.lists[start[li]++] = bucket[li];
+      for (size_t i = sb; i < se; i++)
+        for (unsigned w = 0; w < k; w++) {
+          int32_t d = digit[(i - sb) * k + w];
+          if (d == 0) continue;
+          Pt& slot = tree.lists[start[w * n_buckets + (d < 0 ? -d : d) - 1]++];
+          slot = be.get(i);
+          if (d < 0) Backend::negate(slot);
+        }
       tree.len.assign(cnt.begin(), cnt.end());
       tree.run();
     }
     size_t pos = 0;
-    for (size_t bi = 0; bi < n_buckets; bi++) {
-      has[bi] = 0;
-      if (tree.len[bi]) {
-        bucket[bi] = tree.lists[pos++];
-        has[bi] = !Backend::is_inf(bucket[bi]);
+    for (size_t li = 0; li < n_lists; li++) {
+      has[li] = 0;
+      if (tree.len[li]) {
+        bucket[li] = tree.lists[pos++];
+        has[li] = !Backend::is_inf(bucket[li]);
       }
     }
   }
+  thread_local std::vector<Affine<F>> aff;
+  for (unsigned w = 0; w < k; w++) {
+    const Pt* bw = bucket.data() + w * n_buckets;
+    const uint8_t* hw = has.data() + w * n_buckets;
 #ifdef CUZK_HAVE_IFMA
-  if constexpr (Backend::kRefs)
-    if (n_buckets >= 8) return ifma::bucket_fold<F>(bucket.data(), has.data(), n_buckets);
+    if constexpr (Backend::kRefs)
+      if (n_buckets >= 8) {
+        out[w] = ifma::bucket_fold<F>(bw, hw, n_buckets);
+        continue;
+      }
 #endif
-  std::vector<Affine<F>> aff(n_buckets);
-  Backend::to_affine(bucket.data(), aff.data(), n_buckets);
-  Xyzz<F> running = Xyzz<F>::infinity(), sum = Xyzz<F>::infinity();
-  for (size_t bi = n_buckets; bi-- > 0;) {
-    if (has[bi]) running = running.add_affine(aff[bi]);
-    sum = sum.add(running);
+    aff.resize(n_buckets);
+    Backend::to_affine(bw, aff.data(), n_buckets);
+    Xyzz<F> running = Xyzz<F>::infinity(), sum = Xyzz<F>::infinity();
+    for (size_t bi = n_buckets; bi-- > 0;) {
+      if (hw[bi]) running = running.add_affine(aff[bi]);
+      sum = sum.add(running);
+    }
+    out[w] = sum;
   }
-  return sum;
 }
 
 // Everything after the classification, for one backend.
@@ -344,11 +385,21 @@ Xyzz<F> msm_with(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars
   size_t parts = 1;
   while (parts * nw < 2 * (size_t)threads && m / (parts * 2) >= 256) parts *= 2;
   const size_t part_len = (m + parts - 1) / parts;
-  std::vector<P> window_sums(parts * nw, P::infinity());
-  pool.parallel_for(parts * nw, [&](size_t task) {
-    size_t part = task / nw;
+  // Windows per task: the vector path shares its inversion batches between the windows of a
+  // task, so it takes several, while leaving about two tasks per thread for balance.
+  unsigned wpt = 1;
+  if (Backend::kRefs) {
+    // ... but no more than fits the caches: beyond ~32k references per task it got slower
+    wpt = std::max<unsigned>(1, (unsigned)(parts * nw / (2 * threads)));
+    while (wpt > 1 && (size_t)wpt * part_len > (1u << 15)) wpt--;
+  }
+  const unsigned groups = (nw + wpt - 1) / wpt;
+  std::vector<P> sums(parts * nw, P::infinity());
+  pool.parallel_for(parts * groups, [&](size_t task) {
+    size_t part = task / groups;
+    unsigned j0 = (unsigned)(task % groups) * wpt, j1 = std::min(nw, j0 + wpt);
     size_t b = part * part_len, e = std::min(m, b + part_len);
-    if (b < e) window_sums[task] = window_sum<F>(be, scalars, rest.data(), b, e, (unsigned)(task % nw), c);
+    if (b < e) window_sums<F>(be, scalars, rest.data(), b, e, j0, j1, c, sums.data() + part * nw + j0);
   });
 
   // combine windows (top down) and parts
@@ -356,7 +407,7 @@ Xyzz<F> msm_with(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars
     P acc = P::infinity();
     for (unsigned j = nw; j-- > 0;) {
       for (unsigned s = 0; s < c; s++) acc = acc.dbl();
-      acc = acc.add(window_sums[part * nw + j]);
+      acc = acc.add(sums[part * nw + j]);
     }
     result = result.add(acc);
   }
