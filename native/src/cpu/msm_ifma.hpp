@@ -120,10 +120,13 @@ CUZK_AVX512 void to_affine_points(const IfmaPoint<F>* in, curve::Affine<F>* out,
   }
 }
 
-// Pair references: an index into the round's source array, bit 31 set when the point enters
-// negated (first round only: a negative digit).
+// Bit 31 of a first-round reference: the point enters negated (a negative digit).
 constexpr uint32_t kNegBit = 1u << 31;
 
+// Sums lists of points, halving every list per round (pairs within a list) until each holds at
+// most one point. Lists hold references, not points: the address of a point (IfmaPoint is at
+// least 32-byte aligned) with bit 0 set when it is to be negated, so an odd last point or a
+// carried bucket sum moves on to the next round without being copied. Sums go to an arena.
 template <class F>
 struct IfmaTree {
   using V = typename VecOf<F>::type;
@@ -135,14 +138,13 @@ struct IfmaTree {
   static constexpr size_t kGroups = std::max(32, 4096 / W);
   static constexpr size_t kBatch = 8 * kGroups;
 
-  std::unique_ptr<Pt[]> buf0, buf1;
-  size_t cap = 0;
-  Pt* lists = nullptr;
-  Pt* next = nullptr;
-  std::vector<uint32_t> len;
+  std::vector<uintptr_t> cur, nxt;  // references, list after list
+  std::vector<uint32_t> len;        // per list
+  std::unique_ptr<Pt[]> arena;      // sums of every round
+  size_t arena_cap = 0, arena_used = 0;
 
-  std::vector<uint32_t> pin = std::vector<uint32_t>(kBatch + 8), qin = std::vector<uint32_t>(kBatch + 8);
-  std::vector<uint32_t> out_pos = std::vector<uint32_t>(kBatch + 8);
+  std::vector<uintptr_t> pin = std::vector<uintptr_t>(kBatch + 8), qin = std::vector<uintptr_t>(kBatch + 8);
+  std::vector<Pt*> out = std::vector<Pt*>(kBatch + 8);
   size_t pending = 0;
   // per group: prefix, denominator (W words x 8 lanes), lane masks; one spare group: the neutral
   // partner of an odd last group
@@ -151,24 +153,23 @@ struct IfmaTree {
   std::vector<uint8_t> special = std::vector<uint8_t>(kGroups + 1), dbl = std::vector<uint8_t>(kGroups + 1);
   std::vector<uint8_t> infp = std::vector<uint8_t>(kGroups + 1), infq = std::vector<uint8_t>(kGroups + 1);
 
-  void reserve(size_t n) {
-    if (n > cap) {
-      buf0.reset(new Pt[n]);
-      buf1.reset(new Pt[n]);
-      cap = n;
-    }
-    lists = buf0.get();
-    next = buf1.get();
+  static const Pt* addr(uintptr_t r) { return reinterpret_cast<const Pt*>(r & ~(uintptr_t)1); }
+  static uintptr_t ref(const Pt* p, bool neg) { return reinterpret_cast<uintptr_t>(p) | (neg ? 1 : 0); }
+
+  // The point a reference stands for.
+  static void resolve(uintptr_t r, Pt& outp) {
+    outp = *addr(r);
+    if (r & 1) negate_y<F>(outp);
   }
 
-  // Loads 8 references' points from src into x, y, negating flagged ones.
-  CUZK_AVX512_INLINE void load_refs(const Pt* src, const uint32_t* refs, V& x, V& y) {
+  // Loads 8 references' points into x, y, negating flagged ones.
+  CUZK_AVX512_INLINE void load_refs(const uintptr_t* refs, V& x, V& y) {
     const auto& k = Consts<P>::get();
     const uint64_t* ptr[8];
     unsigned neg = 0;
     for (int i = 0; i < 8; i++) {
-      ptr[i] = src[refs[i] & (kNegBit - 1)].x;
-      neg |= (refs[i] >> 31) << i;
+      ptr[i] = addr(refs[i])->x;
+      neg |= (unsigned)(refs[i] & 1) << i;
     }
     load_points8(ptr, x, y);
     if (neg) {
@@ -178,14 +179,14 @@ struct IfmaTree {
     }
   }
 
-  // Forward step for group g: loads its pairs, classifies the lanes and returns
-  // the denominators (x2 - x1, or 2y for a doubling, 1 for a lane settled by copying).
-  CUZK_AVX512_INLINE V prepare_group(const Pt* src, size_t g) {
+  // Forward step for group g: loads its pairs, classifies the lanes and returns the
+  // denominators (x2 - x1, or 2y for a doubling, 1 for a lane settled by copying).
+  CUZK_AVX512_INLINE V prepare_group(size_t g) {
     const auto& k = Consts<P>::get();
     const V one = vconst(k.one, (V*)nullptr);
     V px, py, qx, qy;
-    load_refs(src, &pin[8 * g], px, py);
-    load_refs(src, &qin[8 * g], qx, qy);
+    load_refs(&pin[8 * g], px, py);
+    load_refs(&qin[8 * g], qx, qy);
     size_t valid_n = std::min<size_t>(8, pending - 8 * g);
     __mmask8 valid = (__mmask8)((1u << valid_n) - 1);
     __mmask8 ip = vis_zero(px) & vis_zero(py), iq = vis_zero(qx) & vis_zero(qy);
@@ -205,43 +206,35 @@ struct IfmaTree {
   }
 
   // Lanes that are not plain additions: copies (one side infinite) or infinity (P = -Q).
-  void settle_special(const Pt* src, size_t g) {
+  void settle_special(size_t g) {
     __mmask8 sp = special[g];
     size_t valid_n = g * 8 < pending ? std::min<size_t>(8, pending - 8 * g) : 0;
     for (size_t ln = 0; ln < valid_n; ln++) {
       if (!((sp >> ln) & 1)) continue;
       size_t t = 8 * g + ln;
-      Pt& r = next[out_pos[t]];
-      if (((infp[g] | infq[g]) >> ln) & 1) {
-        uint32_t ref = (infp[g] >> ln) & 1 ? qin[t] : pin[t];  // P infinite: Q; Q infinite: P
-        r = src[ref & (kNegBit - 1)];
-        if (ref & kNegBit) negate_y<F>(r);
-      } else {
-        r = Pt{};  // P = -Q (or a doubling of a 2-torsion point)
-      }
+      if (((infp[g] | infq[g]) >> ln) & 1) resolve((infp[g] >> ln) & 1 ? qin[t] : pin[t], *out[t]);
+      else *out[t] = Pt{};  // P = -Q (or a doubling of a 2-torsion point)
     }
   }
 
-  // Sums the pending pairs of src (points pin[t], qin[t]) into next[out_pos[t]]. Groups of 8
-  // pairs alternate between two prefix-product chains (even and odd groups) so that two
-  // independent products are always in flight.
-  CUZK_AVX512 void flush(const Pt* src) {
+  // Sums the pending pairs (pin[t] + qin[t] -> *out[t]). Groups of 8 pairs alternate between two
+  // prefix-product chains (even and odd groups) so that two independent products are in flight.
+  CUZK_AVX512 void flush() {
     if (pending == 0) return;
     const auto& k = Consts<P>::get();
     const V one = vconst(k.one, (V*)nullptr);
     const size_t ng = (pending + 7) / 8;
-    for (size_t t = pending; t < ng * 8; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out_pos[t] = out_pos[0]; }
     const size_t ng2 = (ng + 1) & ~(size_t)1;
+    for (size_t t = pending; t < ng2 * 8; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out[t] = out[0]; }
     if (ng2 > ng) {  // an odd count: a neutral last group (denominator 1, nothing written)
-      for (size_t t = 8 * ng; t < 8 * ng2; t++) { pin[t] = pin[0]; qin[t] = qin[0]; out_pos[t] = out_pos[0]; }
       vstore_lanes(one, &den[ng * W], 0);
       special[ng] = 0xff;
       dbl[ng] = infp[ng] = infq[ng] = 0;
     }
     V acc0 = one, acc1 = one;
     for (size_t g = 0; g < ng2; g += 2) {
-      V d0 = prepare_group(src, g);
-      V d1 = g + 1 < ng ? prepare_group(src, g + 1) : one;
+      V d0 = prepare_group(g);
+      V d1 = g + 1 < ng ? prepare_group(g + 1) : one;
       vstore_lanes(acc0, &pre[g * W], 0);
       vstore_lanes(acc1, &pre[(g + 1) * W], 0);
       vmul2(acc0, acc1, acc0, d0, acc1, d1);
@@ -273,10 +266,10 @@ struct IfmaTree {
       g -= 2;
       const size_t h = g + 1;
       V pxa, pya, qxa, qya, pra, dna, pxb, pyb, qxb, qyb, prb, dnb;
-      load_refs(src, &pin[8 * g], pxa, pya);
-      load_refs(src, &qin[8 * g], qxa, qya);
-      load_refs(src, &pin[8 * h], pxb, pyb);
-      load_refs(src, &qin[8 * h], qxb, qyb);
+      load_refs(&pin[8 * g], pxa, pya);
+      load_refs(&qin[8 * g], qxa, qya);
+      load_refs(&pin[8 * h], pxb, pyb);
+      load_refs(&qin[8 * h], qxb, qyb);
       vload_lanes(pra, &pre[g * W], 0);
       vload_lanes(dna, &den[g * W], 0);
       vload_lanes(prb, &pre[h * W], 0);
@@ -300,72 +293,73 @@ struct IfmaTree {
       __mmask8 wa = (__mmask8)~special[g], wb = (__mmask8)~special[h];
       uint64_t* ptr[8];
       if (wa) {
-        for (int i = 0; i < 8; i++) ptr[i] = next[out_pos[8 * g + i]].x;
+        for (int i = 0; i < 8; i++) ptr[i] = out[8 * g + i]->x;
         store_points8(ptr, wa, vcanon4(x3a), vcanon4(y3a));
       }
       if (wb) {
-        for (int i = 0; i < 8; i++) ptr[i] = next[out_pos[8 * h + i]].x;
+        for (int i = 0; i < 8; i++) ptr[i] = out[8 * h + i]->x;
         store_points8(ptr, wb, vcanon4(x3b), vcanon4(y3b));
       }
-      if (special[g]) settle_special(src, g);
-      if (h < ng && special[h]) settle_special(src, h);
+      if (special[g]) settle_special(g);
+      if (h < ng && special[h]) settle_special(h);
     }
     pending = 0;
   }
 
-  void queue(const Pt* src, uint32_t p, uint32_t q, uint32_t out) {
-    pin[pending] = p;
-    qin[pending] = q;
-    out_pos[pending] = out;
-    if (++pending == kBatch) flush(src);
-  }
-
-  // Halves every list per round until each holds at most one point (lists/len on entry).
+  // Lists in cur/len on entry; on exit every list has at most one reference (in cur).
   void run() {
     for (;;) {
       bool more = false;
       for (uint32_t l : len) more |= l > 1;
       if (!more) return;
+      nxt.resize(cur.size());
       size_t ip = 0, op = 0;
       for (uint32_t& l : len) {
-        for (uint32_t k = 0; k + 1 < l; k += 2) queue(lists, (uint32_t)(ip + k), (uint32_t)(ip + k + 1), (uint32_t)(op + k / 2));
-        if (l & 1) next[op + l / 2] = lists[ip + l - 1];
+        for (uint32_t k = 0; k + 1 < l; k += 2) {
+          Pt* slot = &arena[arena_used++];
+          pin[pending] = cur[ip + k];
+          qin[pending] = cur[ip + k + 1];
+          out[pending] = slot;
+          nxt[op + k / 2] = ref(slot, false);
+          if (++pending == kBatch) flush();
+        }
+        if (l & 1) nxt[op + l / 2] = cur[ip + l - 1];  // moves on unsummed
         ip += l;
         op += (l + 1) / 2;
         l = (l + 1) / 2;
       }
-      flush(lists);
-      std::swap(lists, next);
+      flush();
+      nxt.resize(op);
+      cur.swap(nxt);
     }
   }
 
-  // First round straight from references into src (no copy of the inputs): list i has cnt[i]
-  // references, then, when carry_has[i], the point carry[i] joins it. Then the usual rounds.
+  // List i: cnt[i] references (index into src, kNegBit = negated), then carry[i] when
+  // carry_has[i]. Leaves each list's sum (or nothing) in cur/len.
   void run_from(const Pt* src, const uint32_t* refs, const uint32_t* cnt, size_t n_lists, const Pt* carry,
                 const uint8_t* carry_has) {
     size_t total = 0;
-    for (size_t i = 0; i < n_lists; i++) total += (cnt[i] + 1) / 2 + (carry_has ? carry_has[i] : 0);
-    reserve(total);
+    for (size_t i = 0; i < n_lists; i++) total += cnt[i] + (carry_has ? carry_has[i] : 0);
+    if (total > arena_cap) {
+      arena.reset(new Pt[total]);
+      arena_cap = total;
+    }
+    arena_used = 0;
+    cur.resize(total);
     len.resize(n_lists);
-    // round 1 writes into `next`; swap so that it becomes `lists`
     size_t ep = 0, op = 0;
     for (size_t i = 0; i < n_lists; i++) {
-      uint32_t c = cnt[i];
-      for (uint32_t k = 0; k + 1 < c; k += 2) queue(src, refs[ep + k], refs[ep + k + 1], (uint32_t)(op + k / 2));
-      uint32_t l = c / 2;
-      if (c & 1) {
-        uint32_t r = refs[ep + c - 1];
-        Pt& o = next[op + l++];
-        o = src[r & (kNegBit - 1)];
-        if (r & kNegBit) negate_y<F>(o);
+      for (uint32_t k = 0; k < cnt[i]; k++) {
+        uint32_t r = refs[ep + k];
+        cur[op++] = ref(src + (r & (kNegBit - 1)), (r & kNegBit) != 0);
       }
-      if (carry_has && carry_has[i]) next[op + l++] = carry[i];
-      len[i] = l;
-      ep += c;
-      op += l;
+      ep += cnt[i];
+      len[i] = cnt[i];
+      if (carry_has && carry_has[i]) {
+        cur[op++] = ref(carry + i, false);
+        len[i]++;
+      }
     }
-    flush(src);
-    std::swap(lists, next);
     run();
   }
 };

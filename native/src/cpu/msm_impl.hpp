@@ -246,15 +246,20 @@ Affine<F> list_sum(Backend& be, size_t count) {
     for (size_t i = 0; i < count; i++) refs[i] = (uint32_t)i;
     uint32_t cnt = (uint32_t)count;
     tree.run_from(be.converted, refs.data(), &cnt, 1, nullptr, nullptr);
+    typename Backend::Pt s;
+    tree.resolve(tree.cur[0], s);
+    Affine<F> a;
+    Backend::to_affine(&s, &a, 1);
+    return a;
   } else {
     tree.reserve(count);
     for (size_t i = 0; i < count; i++) tree.lists[i] = be.get(i);
     tree.len.assign(1, (uint32_t)count);
     tree.run();
+    Affine<F> a;
+    Backend::to_affine(tree.lists, &a, 1);
+    return a;
   }
-  Affine<F> a;
-  Backend::to_affine(tree.lists, &a, 1);
-  return a;
 }
 
 // Windows [j0, j1) of one part: sort by digit into buckets (one set of buckets per window), sum
@@ -323,7 +328,8 @@ void window_sums(const Backend& be, const uint8_t* scalars, const uint32_t* idx,
     for (size_t li = 0; li < n_lists; li++) {
       has[li] = 0;
       if (tree.len[li]) {
-        bucket[li] = tree.lists[pos++];
+        if constexpr (Backend::kRefs) tree.resolve(tree.cur[pos++], bucket[li]);
+        else bucket[li] = tree.lists[pos++];
         has[li] = !Backend::is_inf(bucket[li]);
       }
     }
