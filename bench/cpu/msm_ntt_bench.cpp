@@ -143,14 +143,14 @@ int main(int argc, char** argv) {
     else if (a.rfind("runs=", 0) == 0) g_runs = (unsigned)std::stoul(a.substr(5));
     else if (a.rfind("threads=", 0) == 0) threads = (unsigned)std::stoul(a.substr(8));
     else if (a == "min") g_min = true;
-    else if (a == "scalar") cpu::msm_set_simd(false);
+    else if (a == "scalar") cpu::set_simd(false);
   }
   if (!want_msm && !want_ntt) want_msm = want_ntt = true;
   if (!want_g1 && !want_g2) want_g1 = want_g2 = true;
   if (!want_bn && !want_bls) want_bn = want_bls = true;
   ThreadPool pool(threads);
-  std::printf("threads: %u, runs: %u (%s), MSM %s\n", pool.size(), g_runs, g_min ? "min" : "median",
-              cpu::msm_simd_available() && !std::getenv("CUZK_CPU_NO_IFMA") && std::string(argv[argc - 1]) != "scalar" ? "AVX-512 IFMA" : "scalar");
+  std::printf("threads: %u, runs: %u (%s), kernels %s\n", pool.size(), g_runs, g_min ? "min" : "median",
+              cpu::simd_active() ? "AVX-512 IFMA" : "scalar");
   if (want_msm) {
     std::printf("| kernel             | n    | random: wall (cpu) ms | 0/1-heavy: wall (cpu) ms |\n|---|---|---|---|\n");
     if (want_bn && want_g1) bench_msm<Bn254, Bn254::Fq>(pool, "BN254 G1", Bn254::g1_generator(), min_msm, max_msm);

@@ -337,15 +337,20 @@ int main() {
   check_field_mul<Bn254::Fr>();
   check_field_mul<Bls12381::Fq>();
   check_field_mul<Bls12381::Fr>();
-  check_ntt_field<Bn254::Fr>(pool, kBn254Fwd, kBn254Coset);
-  check_ntt_field<Bls12381::Fr>(pool, kBlsFwd, kBlsCoset);
+  // NTT on both paths (AVX-512 IFMA where available, and the portable one)
+  for (bool simd : {true, false}) {
+    if (simd && !cpu::simd_available()) continue;
+    cpu::set_simd(simd);
+    check_ntt_field<Bn254::Fr>(pool, kBn254Fwd, kBn254Coset);
+    check_ntt_field<Bls12381::Fr>(pool, kBlsFwd, kBlsCoset);
+  }
 
   // every size on the default path (AVX-512 IFMA where the CPU has it), and the portable path
   // up to 4097 points when the default is the vector one
   for (bool simd : {true, false}) {
-    if (simd && !cpu::msm_simd_available()) continue;
-    cpu::msm_set_simd(simd);
-    size_t max_n = simd || !cpu::msm_simd_available() ? 65537 : 4097;
+    if (simd && !cpu::simd_available()) continue;
+    cpu::set_simd(simd);
+    size_t max_n = simd || !cpu::simd_available() ? 65537 : 4097;
     check_msm_group<Bn254, Bn254::Fq>(pool, 65537);  // > one slice of the portable path
     // more points than one slice of the vector path: bucket sums carried between slices
     auto big = make_case<Bn254, Bn254::Fq>(300000, ScalarMix::Random, false);
@@ -354,7 +359,7 @@ int main() {
     check_msm_group<Bls12381, Bls12381::Fq>(pool, max_n);
     check_msm_group<Bls12381, Bls12381::Fq2>(pool, max_n);
   }
-  cpu::msm_set_simd(true);
+  cpu::set_simd(true);
   // other thread counts: one thread, and more threads than windows (points split into parts)
   {
     ThreadPool one(1), many(24);

@@ -56,12 +56,20 @@ inline void pack64(const uint64_t* in, int n52, uint64_t* out, int n64) {
   }
 }
 
-// Constants of one base field P (computed once, with the scalar field code).
+// Bits of room above p that R52 leaves: 6 (R52 >= 64p) for the curve base fields, whose point
+// formulas feed sums of several terms (< 8p) into products; 2 (R52 >= 4p) for the scalar fields,
+// whose NTT butterflies only multiply values < 2p by canonical twiddles, which keeps BLS12-381's
+// 255-bit Fr at 5 limbs.
+template <class P> constexpr int kHeadroom = 6;
+template <> constexpr int kHeadroom<field::Bn254FrParams> = 2;
+template <> constexpr int kHeadroom<field::Bls12381FrParams> = 2;
+
+// Constants of one field P (computed once, with the scalar field code).
 template <class P>
 struct Consts {
   using F = field::Fp<P>;
   static constexpr int N = P::LIMBS;
-  static constexpr int L = (P::BITS + 6 + 51) / 52;  // R52 >= 64p
+  static constexpr int L = (P::BITS + kHeadroom<P> + 51) / 52;
   uint64_t p[L], p2[L], p4[L];
   uint64_t one[L];    // R52 mod p
   uint64_t c_in[L];   // R52^2 / R64 mod p: key bytes (x R64) -> x R52
@@ -77,18 +85,16 @@ struct Consts {
 
  private:
   Consts() {
-    uint64_t t[N], t2[N];
-    #pragma GCC unroll 16
+    uint64_t t[N + 1], t2[N + 1];  // one spare word: 4p may need it
     for (int i = 0; i < N; i++) t[i] = P::MODULUS[i];
-    slice52(t, N, p, L);
+    t[N] = 0;
+    slice52(t, N + 1, p, L);
     uint64_t carry = 0;
-    #pragma GCC unroll 16
-    for (int i = 0; i < N; i++) { t2[i] = (t[i] << 1) | carry; carry = t[i] >> 63; }
-    slice52(t2, N, p2, L);
+    for (int i = 0; i <= N; i++) { t2[i] = (t[i] << 1) | carry; carry = t[i] >> 63; }
+    slice52(t2, N + 1, p2, L);
     carry = 0;
-    #pragma GCC unroll 16
-    for (int i = 0; i < N; i++) { t[i] = (t2[i] << 1) | carry; carry = t2[i] >> 63; }
-    slice52(t, N, p4, L);
+    for (int i = 0; i <= N; i++) { t[i] = (t2[i] << 1) | carry; carry = t2[i] >> 63; }
+    slice52(t, N + 1, p4, L);
     F two = F::from_u64(2);
     auto std52 = [&](const F& v, uint64_t* out) {
       uint64_t s[N];
@@ -490,6 +496,10 @@ CUZK_AVX512_INLINE void unpack52(const __m512i* w, V1<P>& v) {
 #pragma GCC unroll 16
   for (int i = 0; i < L; i++) {
     const int bit = 52 * i, k = bit >> 6, sh = bit & 63;
+    if (k >= N) {  // limbs above the packed width (more limbs than 64-bit words hold)
+      v.l[i] = _mm512_setzero_si512();
+      continue;
+    }
     __m512i x = _mm512_srli_epi64(w[k], sh);
     if (sh > 12 && k + 1 < N) x = _mm512_or_si512(x, _mm512_slli_epi64(w[k + 1], 64 - sh));
     v.l[i] = _mm512_and_si512(x, mask);

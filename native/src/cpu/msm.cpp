@@ -5,31 +5,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include "cpu/msm_impl.hpp"
 
-#include <atomic>
-#include <cstdlib>
-
 namespace cuzk::cpu {
-
-namespace {
-std::atomic<int> g_simd{-1};  // -1: not decided yet
-}
-
-bool msm_simd_available() {
-#ifdef CUZK_HAVE_IFMA
-  return ifma::cpu_has_ifma();
-#else
-  return false;
-#endif
-}
-void msm_set_simd(bool on) { g_simd.store(on && msm_simd_available() ? 1 : 0); }
-bool msm_detail::msm_simd_active() {
-  int v = g_simd.load(std::memory_order_relaxed);
-  if (v < 0) {
-    v = msm_simd_available() && std::getenv("CUZK_CPU_NO_IFMA") == nullptr ? 1 : 0;
-    g_simd.store(v);
-  }
-  return v == 1;
-}
 
 using curve::Bls12381;
 using curve::Bn254;

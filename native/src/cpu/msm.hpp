@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/simd.hpp"  // the bucket additions run 8 at a time on AVX-512 IFMA when active
 #include "curve/curves.hpp"
 #include "util/thread_pool.hpp"
 
@@ -16,11 +17,6 @@ namespace cuzk::cpu {
 // F = C::Fq for G1, C::Fq2 for G2. n = 0 gives infinity.
 template <class C, class F>
 curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars, size_t n);
-
-// The bucket additions run 8 at a time on AVX-512 IFMA when the CPU has it, unless the
-// environment sets CUZK_CPU_NO_IFMA; msm_set_simd switches it for tests and benchmarks.
-bool msm_simd_available();
-void msm_set_simd(bool on);
 
 extern template curve::Xyzz<curve::Bn254::Fq> msm<curve::Bn254, curve::Bn254::Fq>(ThreadPool&, const uint8_t*, const uint8_t*, size_t);
 extern template curve::Xyzz<curve::Bn254::Fq2> msm<curve::Bn254, curve::Bn254::Fq2>(ThreadPool&, const uint8_t*, const uint8_t*, size_t);

@@ -420,8 +420,6 @@ Xyzz<F> msm_with(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars
   return result;
 }
 
-bool msm_simd_active();
-
 }  // namespace msm_detail
 
 template <class C, class F>
@@ -456,7 +454,7 @@ curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scala
   };
   std::vector<uint32_t> ones = concat(ones_parts), rest = concat(rest_parts);
 #ifdef CUZK_HAVE_IFMA
-  if (msm_simd_active()) return msm_with<C, F, IfmaBackend<F>>(pool, points, scalars, ones, rest);
+  if (simd_active()) return msm_with<C, F, IfmaBackend<F>>(pool, points, scalars, ones, rest);
 #endif
   return msm_with<C, F, ScalarBackend<F>>(pool, points, scalars, ones, rest);
 }
