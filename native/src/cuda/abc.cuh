@@ -1,0 +1,46 @@
+// a = A.w, b = B.w, c = a*b per constraint row, from the key's coefficients in compressed rows
+// (prover/key_view.hpp). A coefficient is stored as v*R^2, so its Montgomery product with the
+// standard-form witness value is v*w in Montgomery form: the NTTs take the result as it is.
+#pragma once
+
+#include "cuda/runtime.cuh"
+
+namespace cuzk::cuda {
+
+template <class F>
+struct DeviceRows {
+  const uint64_t* start;  // rows + 1
+  const uint32_t* signal;
+  const F* coef;
+};
+
+template <class F>
+__device__ __forceinline__ F row_dot(const DeviceRows<F>& m, uint32_t r, const F* __restrict__ w) {
+  F acc = F::zero();
+  for (uint64_t k = m.start[r], e = m.start[r + 1]; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);
+  return acc;
+}
+
+// One thread per row of the domain; rows past the matrices are zero.
+template <class F>
+__global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
+                         F* __restrict__ va, F* __restrict__ vb, F* __restrict__ vc) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= domain) return;
+  F x = F::zero(), y = F::zero();
+  if (r < rows) {
+    x = row_dot(a, r, w);
+    y = row_dot(b, r, w);
+  }
+  store16(va + r, x);
+  store16(vb + r, y);
+  store16(vc + r, x * y);
+}
+
+template <class F>
+__global__ void to_mont_kernel(F* __restrict__ v, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) store16(v + i, load16(v + i).to_mont());
+}
+
+}  // namespace cuzk::cuda

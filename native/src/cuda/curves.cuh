@@ -1,0 +1,50 @@
+// Device counterparts of curve/curves.hpp: the same point templates over the device fields. Each
+// device type has the byte layout of its host twin (checked below), so buffers are copied as-is.
+#pragma once
+
+#include "cuda/field.cuh"
+#include "curve/curves.hpp"
+#include "curve/point.hpp"
+#include "field/fp2.hpp"
+
+namespace cuzk::cuda {
+
+template <class HC>
+struct DeviceCurve {
+  using Host = HC;
+  using Fq = DFp<typename HC::Fq::Params>;
+  using Fr = DFp<typename HC::Fr::Params>;
+  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, true>>;  // products outlined: see field.cuh
+  using G1 = curve::Affine<Fq>;
+  using G2 = curve::Affine<Fq2>;
+  using G1x = curve::Xyzz<Fq>;
+  using G2x = curve::Xyzz<Fq2>;
+  static_assert(sizeof(Fq) == sizeof(typename HC::Fq), "device Fq layout");
+  static_assert(sizeof(Fr) == sizeof(typename HC::Fr), "device Fr layout");
+  static_assert(sizeof(G1) == sizeof(typename HC::G1) && sizeof(G2) == sizeof(typename HC::G2), "affine layout");
+  static_assert(sizeof(G1x) == sizeof(typename HC::G1x) && sizeof(G2x) == sizeof(typename HC::G2x), "xyzz layout");
+};
+
+// One group of one curve: the types an MSM needs, host and device side by side.
+template <class HC, int G>
+struct Group;
+template <class HC>
+struct Group<HC, 1> {
+  using D = DeviceCurve<HC>;
+  using Affine = typename D::G1;
+  using Xyzz = typename D::G1x;
+  using HostAffine = typename HC::G1;
+  using HostXyzz = typename HC::G1x;
+  static constexpr size_t AFFINE_BYTES = HC::G1_BYTES;
+};
+template <class HC>
+struct Group<HC, 2> {
+  using D = DeviceCurve<HC>;
+  using Affine = typename D::G2;
+  using Xyzz = typename D::G2x;
+  using HostAffine = typename HC::G2;
+  using HostXyzz = typename HC::G2x;
+  static constexpr size_t AFFINE_BYTES = HC::G2_BYTES;
+};
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,379 @@
+// Device prime fields: Montgomery arithmetic over 32-bit limbs with PTX carry chains. The limbs
+// are the host Fp's 64-bit limbs split in two (same R = 2^(64*LIMBS), same bytes in memory), so
+// key points, scalars and host results cross the bus without conversion. The interface matches the
+// host Fp (zero, one, is_zero, ==, +, -, unary -, *, sqr, dbl), so curve/point.hpp's formulas and
+// field/fp2.hpp's Fp2 run on the device unchanged.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "field/params.hpp"
+
+// Field code runs on the device and, for checks, on the host (see ptx below). Unrolling is asked
+// for in the device pass only (the host compiler does not know the pragma).
+#if defined(__CUDA_ARCH__)
+#define CUZK_UNROLL _Pragma("unroll")
+#else
+#define CUZK_UNROLL
+#endif
+#if defined(__CUDACC__)
+#define CUZK_DHD __host__ __device__ __forceinline__
+#else
+#define CUZK_DHD inline
+#endif
+
+namespace cuzk::cuda {
+
+// Compile-time split of the generated 64-bit constants. Device code cannot read the host's static
+// constexpr arrays, but a local constexpr copy folds into immediates.
+template <int N>
+struct Limbs32 {
+  uint32_t v[N];
+};
+template <int N64>
+constexpr Limbs32<2 * N64> split64(const uint64_t (&a)[N64]) {
+  Limbs32<2 * N64> r{};
+  for (int i = 0; i < N64; i++) {
+    r.v[2 * i] = (uint32_t)a[i];
+    r.v[2 * i + 1] = (uint32_t)(a[i] >> 32);
+  }
+  return r;
+}
+
+// One PTX instruction per helper. Every helper is `asm volatile` so that the compiler keeps their
+// order: the carry flag (.cc) is invisible to it and must flow between consecutive statements.
+// The host pass gets an emulation with an explicit flag, so the same field code can be checked
+// against the host Fp on a machine without a GPU (tests and the bench's self-checks).
+namespace ptx {
+#ifdef __CUDA_ARCH__
+#define CUZK_PTX3(name, op, emul)                                                      \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) {      \
+    uint32_t r;                                                                        \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));            \
+    return r;                                                                          \
+  }
+#define CUZK_PTX2(name, op, emul)                                                      \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {                  \
+    uint32_t r;                                                                        \
+    asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                        \
+    return r;                                                                          \
+  }
+#else
+inline thread_local uint32_t g_cc = 0;  // the emulated carry/borrow flag
+#define CUZK_PTX3(name, op, emul)                                                      \
+  inline uint32_t name(uint32_t a, uint32_t b, uint32_t c) { emul }
+#define CUZK_PTX2(name, op, emul) inline uint32_t name(uint32_t a, uint32_t b) { emul }
+#endif
+#define CUZK_MAD(part, cin, cout)                                                      \
+  uint64_t p = (uint64_t)a * b;                                                        \
+  uint64_t s = (uint64_t)(uint32_t)(p >> part) + c + (cin ? g_cc : 0);                 \
+  if (cout) g_cc = (uint32_t)(s >> 32);                                                \
+  return (uint32_t)s;
+CUZK_PTX3(mad_lo_cc, "mad.lo.cc.u32", CUZK_MAD(0, false, true))
+CUZK_PTX3(madc_lo_cc, "madc.lo.cc.u32", CUZK_MAD(0, true, true))
+CUZK_PTX3(mad_hi_cc, "mad.hi.cc.u32", CUZK_MAD(32, false, true))
+CUZK_PTX3(madc_hi_cc, "madc.hi.cc.u32", CUZK_MAD(32, true, true))
+CUZK_PTX3(madc_hi, "madc.hi.u32", CUZK_MAD(32, true, false))
+#define CUZK_ADD(cin, cout)                                                            \
+  uint64_t s = (uint64_t)a + b + (cin ? g_cc : 0);                                     \
+  if (cout) g_cc = (uint32_t)(s >> 32);                                                \
+  return (uint32_t)s;
+#define CUZK_SUB(cin, cout)                                                            \
+  uint64_t s = (uint64_t)a - b - (cin ? g_cc : 0);                                     \
+  if (cout) g_cc = (uint32_t)(s >> 63);                                                \
+  return (uint32_t)s;
+CUZK_PTX2(add_cc, "add.cc.u32", CUZK_ADD(false, true))
+CUZK_PTX2(addc_cc, "addc.cc.u32", CUZK_ADD(true, true))
+CUZK_PTX2(addc, "addc.u32", CUZK_ADD(true, false))
+CUZK_PTX2(sub_cc, "sub.cc.u32", CUZK_SUB(false, true))
+CUZK_PTX2(subc_cc, "subc.cc.u32", CUZK_SUB(true, true))
+CUZK_PTX2(subc, "subc.u32", CUZK_SUB(true, false))
+#undef CUZK_PTX3
+#undef CUZK_PTX2
+#undef CUZK_MAD
+#undef CUZK_ADD
+#undef CUZK_SUB
+}  // namespace ptx
+
+// Element of GF(p) for the host parameter set P, as a*R mod p in N = 2*P::LIMBS 32-bit limbs.
+// Values are kept fully reduced (< p), like the host's, so == compares representations.
+// Outline = true makes the product a real call on the device: for the G2 formulas over Fp2,
+// where inlining every 12-limb product makes kernels of tens of thousands of instructions that
+// take nvcc many minutes to compile and spill anyway.
+template <class P, bool Outline = false>
+struct DFp {
+  static constexpr int N = 2 * P::LIMBS;
+  static constexpr size_t BYTES = 4 * N;
+  using Params = P;
+  uint32_t l[N];
+
+  // The CIOS product below keeps N+1 limbs only: it needs p < 2^(32N-1) (true for all four fields).
+  static_assert(P::MODULUS[P::LIMBS - 1] >> 63 == 0, "modulus must leave the top bit free");
+
+  static CUZK_DHD DFp zero() {
+    DFp r;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = 0;
+    return r;
+  }
+  static CUZK_DHD DFp one() {
+    constexpr auto o = split64(P::ONE);
+    DFp r;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = o.v[i];
+    return r;
+  }
+  static CUZK_DHD DFp r2() {
+    constexpr auto o = split64(P::R2);
+    DFp r;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = o.v[i];
+    return r;
+  }
+  static CUZK_DHD DFp modulus() {
+    constexpr auto m = split64(P::MODULUS);
+    DFp r;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = m.v[i];
+    return r;
+  }
+
+  CUZK_DHD bool is_zero() const {
+    uint32_t acc = 0;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) acc |= l[i];
+    return acc == 0;
+  }
+  CUZK_DHD bool operator==(const DFp& o) const {
+    uint32_t acc = 0;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) acc |= l[i] ^ o.l[i];
+    return acc == 0;
+  }
+  CUZK_DHD bool operator!=(const DFp& o) const { return !(*this == o); }
+
+  // t - p when t >= p, else t (t < 2p, no limb above N).
+  static CUZK_DHD DFp reduce_once(const uint32_t (&t)[N]) {
+    constexpr auto m = split64(P::MODULUS);
+    DFp s;
+    s.l[0] = ptx::sub_cc(t[0], m.v[0]);
+CUZK_UNROLL
+    for (int i = 1; i < N; i++) s.l[i] = ptx::subc_cc(t[i], m.v[i]);
+    uint32_t borrow = ptx::subc(0, 0);  // 0xffffffff when t < p
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) s.l[i] = borrow ? t[i] : s.l[i];
+    return s;
+  }
+
+  CUZK_DHD DFp operator+(const DFp& o) const {
+    uint32_t t[N];
+    t[0] = ptx::add_cc(l[0], o.l[0]);
+CUZK_UNROLL
+    for (int i = 1; i < N; i++) t[i] = ptx::addc_cc(l[i], o.l[i]);
+    return reduce_once(t);
+  }
+  CUZK_DHD DFp operator-(const DFp& o) const {
+    constexpr auto m = split64(P::MODULUS);
+    DFp r;
+    r.l[0] = ptx::sub_cc(l[0], o.l[0]);
+CUZK_UNROLL
+    for (int i = 1; i < N; i++) r.l[i] = ptx::subc_cc(l[i], o.l[i]);
+    uint32_t mask = ptx::subc(0, 0);  // all ones on borrow: add p back
+    r.l[0] = ptx::add_cc(r.l[0], m.v[0] & mask);
+CUZK_UNROLL
+    for (int i = 1; i < N; i++) r.l[i] = ptx::addc_cc(r.l[i], m.v[i] & mask);
+    return r;
+  }
+  CUZK_DHD DFp operator-() const { return zero() - *this; }
+  CUZK_DHD DFp dbl() const { return *this + *this; }
+  CUZK_DHD DFp& operator+=(const DFp& o) { return *this = *this + o; }
+  CUZK_DHD DFp& operator-=(const DFp& o) { return *this = *this - o; }
+  CUZK_DHD DFp& operator*=(const DFp& o) { return *this = *this * o; }
+
+  // Montgomery product, CIOS. Each row adds a*b_i and m*p with four carry chains: the products
+  // of even limbs land on disjoint limb pairs (lo at j, hi at j+1), and so do those of odd limbs,
+  // so each half is one unbroken mad.lo/madc.hi chain. t never exceeds N+1 limbs since p < R/2.
+  CUZK_DHD DFp operator*(const DFp& b) const {
+#ifdef __CUDA_ARCH__
+    if constexpr (Outline) return mul_call(*this, b);
+#endif
+    return mul(b);
+  }
+#ifdef __CUDACC__
+  static __device__ __noinline__ DFp mul_call(DFp a, DFp b) { return a.mul(b); }
+#endif
+
+  CUZK_DHD DFp mul(const DFp& b) const {
+    constexpr auto m = split64(P::MODULUS);
+    constexpr uint32_t inv = (uint32_t)P::INV;  // -p^-1 mod 2^32 is the low half of -p^-1 mod 2^64
+    uint32_t t[N + 1];
+CUZK_UNROLL
+    for (int i = 0; i <= N; i++) t[i] = 0;
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.l[i];
+      // t += a_even * bi
+      t[0] = ptx::mad_lo_cc(l[0], bi, t[0]);
+      t[1] = ptx::madc_hi_cc(l[0], bi, t[1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[j] = ptx::madc_lo_cc(l[j], bi, t[j]);
+        t[j + 1] = ptx::madc_hi_cc(l[j], bi, t[j + 1]);
+      }
+      t[N] = ptx::addc(t[N], 0);
+      // t += a_odd * bi (positions 1..N)
+      t[1] = ptx::mad_lo_cc(l[1], bi, t[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        t[j + 1] = ptx::madc_hi_cc(l[j], bi, t[j + 1]);
+        t[j + 2] = ptx::madc_lo_cc(l[j + 2], bi, t[j + 2]);
+      }
+      t[N] = ptx::madc_hi(l[N - 1], bi, t[N]);
+      // t += m*p makes t[0] zero; then t >>= 32
+      const uint32_t mi = t[0] * inv;
+      t[0] = ptx::mad_lo_cc(m.v[0], mi, t[0]);
+      t[1] = ptx::madc_hi_cc(m.v[0], mi, t[1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
+        t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+      }
+      t[N] = ptx::addc(t[N], 0);
+      t[1] = ptx::mad_lo_cc(m.v[1], mi, t[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+        t[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, t[j + 2]);
+      }
+      t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
+CUZK_UNROLL
+      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+    uint32_t r[N];
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) r[i] = t[i];
+    return reduce_once(r);
+  }
+  // Square: each cross product a_i*a_j (i < j) once, doubled, plus the diagonal; then the
+  // Montgomery reduction of the low half, to which the high half is added: REDC(T) = T_hi +
+  // (T_lo + M p) / R < p + p/2, so one final subtraction. ~3N^2 multiply-adds against 4N^2.
+  CUZK_DHD DFp sqr() const {
+    constexpr auto m = split64(P::MODULUS);
+    constexpr uint32_t inv = (uint32_t)P::INV;
+    uint32_t t[2 * N];
+    CUZK_UNROLL
+    for (int k = 0; k < 2 * N; k++) t[k] = 0;
+    // Cross products, row i: j > i. The chain that ends at j = N-2 goes first (its carry lands in
+    // t[i+N], still zero), then the one that ends at j = N-1 (writes t[i+N]; the partial sum after
+    // row i is below 2^(32(i+N+1)), so nothing carries out of it).
+    CUZK_UNROLL
+    for (int i = 0; i < N - 1; i++) {
+      const int y0 = ((N - 2 - (i + 1)) % 2 == 0) ? i + 1 : i + 2;  // first j of the chain ending at N-2
+      const int x0 = y0 == i + 1 ? i + 2 : i + 1;                   // first j of the chain ending at N-1
+      if (y0 <= N - 2) {
+        t[i + y0] = ptx::mad_lo_cc(l[i], l[y0], t[i + y0]);
+        t[i + y0 + 1] = ptx::madc_hi_cc(l[i], l[y0], t[i + y0 + 1]);
+        CUZK_UNROLL
+        for (int j = y0 + 2; j <= N - 2; j += 2) {
+          t[i + j] = ptx::madc_lo_cc(l[i], l[j], t[i + j]);
+          t[i + j + 1] = ptx::madc_hi_cc(l[i], l[j], t[i + j + 1]);
+        }
+        t[i + N] = ptx::addc(0, 0);
+      }
+      t[i + x0] = ptx::mad_lo_cc(l[i], l[x0], t[i + x0]);
+      if (x0 == N - 1) {
+        t[i + N] = ptx::madc_hi(l[i], l[x0], t[i + N]);
+      } else {
+        t[i + x0 + 1] = ptx::madc_hi_cc(l[i], l[x0], t[i + x0 + 1]);
+        CUZK_UNROLL
+        for (int j = x0 + 2; j < N - 1; j += 2) {
+          t[i + j] = ptx::madc_lo_cc(l[i], l[j], t[i + j]);
+          t[i + j + 1] = ptx::madc_hi_cc(l[i], l[j], t[i + j + 1]);
+        }
+        t[i + N - 1] = ptx::madc_lo_cc(l[i], l[N - 1], t[i + N - 1]);
+        t[i + N] = ptx::madc_hi(l[i], l[N - 1], t[i + N]);
+      }
+    }
+    // Double (the cross sum is below 2^(64N-1)), then add the squares a_i^2.
+    CUZK_UNROLL
+    for (int k = 2 * N - 1; k > 0; k--) t[k] = (t[k] << 1) | (t[k - 1] >> 31);
+    t[0] <<= 1;
+    t[0] = ptx::mad_lo_cc(l[0], l[0], t[0]);
+    t[1] = ptx::madc_hi_cc(l[0], l[0], t[1]);
+    CUZK_UNROLL
+    for (int i = 1; i < N - 1; i++) {
+      t[2 * i] = ptx::madc_lo_cc(l[i], l[i], t[2 * i]);
+      t[2 * i + 1] = ptx::madc_hi_cc(l[i], l[i], t[2 * i + 1]);
+    }
+    t[2 * N - 2] = ptx::madc_lo_cc(l[N - 1], l[N - 1], t[2 * N - 2]);
+    t[2 * N - 1] = ptx::madc_hi(l[N - 1], l[N - 1], t[2 * N - 1]);
+    // (T_lo + M p) / R in N+1 limbs, one limb per round, as in the product.
+    uint32_t a[N + 1];
+    CUZK_UNROLL
+    for (int k = 0; k < N; k++) a[k] = t[k];
+    a[N] = 0;
+    CUZK_UNROLL
+    for (int i = 0; i < N; i++) {
+      const uint32_t mi = a[0] * inv;
+      a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
+      a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
+      CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
+        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+      }
+      a[N] = ptx::addc(a[N], 0);
+      a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
+      CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+        a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
+      }
+      a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
+      CUZK_UNROLL
+      for (int j = 0; j < N; j++) a[j] = a[j + 1];
+      a[N] = 0;
+    }
+    uint32_t r[N];
+    r[0] = ptx::add_cc(a[0], t[N]);
+    CUZK_UNROLL
+    for (int k = 1; k < N; k++) r[k] = ptx::addc_cc(a[k], t[N + k]);
+    return reduce_once(r);
+  }
+
+  CUZK_DHD DFp to_mont() const { return *this * r2(); }
+  CUZK_DHD DFp from_mont() const {
+    DFp one_raw = zero();
+    one_raw.l[0] = 1;
+    return *this * one_raw;
+  }
+
+  // this^e, e given as 32-bit limbs (little-endian). Off the hot paths (test data, inversions).
+  CUZK_DHD DFp pow(const uint32_t* e, int e_limbs) const {
+    DFp r = one();
+    for (int i = e_limbs - 1; i >= 0; i--)
+      for (int b = 31; b >= 0; b--) {
+        r = r.sqr();
+        if ((e[i] >> b) & 1) r = r * *this;
+      }
+    return r;
+  }
+  // Fermat inverse (a^(p-2)); 0 maps to 0.
+  CUZK_DHD DFp inverse() const {
+    constexpr auto m = split64(P::MODULUS);
+    uint32_t e[N];
+CUZK_UNROLL
+    for (int i = 0; i < N; i++) e[i] = m.v[i];
+    // p - 2 (the low 32-bit limb can be 1, as in BLS12-381's r: propagate the borrow)
+    for (int i = 0, borrow = 2; i < N && borrow; i++) {
+      uint32_t before = e[i];
+      e[i] -= (uint32_t)borrow;
+      borrow = e[i] > before ? 1 : 0;
+    }
+    return pow(e, N);
+  }
+};
+
+}  // namespace cuzk::cuda

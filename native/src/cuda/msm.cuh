@@ -1,0 +1,491 @@
+// Multi-scalar multiplication on the GPU (Pippenger's bucket method), G1 or G2 of either curve.
+//
+//   plan (scalars only, reusable for every point set that shares them):
+//     classify  scalars equal to 0 are dropped, those equal to 1 listed apart (summed by a plain
+//               batch addition: no buckets), the rest compacted;
+//     digits    each remaining scalar cut into signed c-bit digits (|d| <= 2^(c-1)), one
+//               (bucket key, point index | sign) pair per window and nonzero digit;
+//     sort      one radix sort of all pairs by key = window * 2^(c-1) + |d| - 1.
+//   execute (per point set):
+//     accumulate  the sorted list cut into equal chunks, one thread each: every thread does the
+//                 same number of mixed additions whatever the digit distribution (skewed real
+//                 witnesses included); runs that cross a chunk edge are merged after;
+//     reduce      per window, sum_b b * B_b: running sums over segments of L buckets, then a
+//                 fold of the segment sums by bit (parallel trees), the last few dozen points
+//                 combined on the host (where a sequential chain of doublings is cheapest).
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <vector>
+
+#include "cuda/curves.cuh"
+#include "cuda/runtime.cuh"
+
+namespace cuzk::cuda {
+
+// ---------------------------------------------------------------------------------------------
+// Scalars: 8 x 32-bit limbs, standard form, little-endian (the witness bytes as they are).
+// ---------------------------------------------------------------------------------------------
+template <class P>
+__device__ __forceinline__ void load_scalar(const uint32_t* scalars, uint32_t i, uint32_t (&s)[8]) {
+  const uint4* p = reinterpret_cast<const uint4*>(scalars) + 2 * (size_t)i;
+  uint4 a = __ldg(p), b = __ldg(p + 1);
+  s[0] = a.x; s[1] = a.y; s[2] = a.z; s[3] = a.w;
+  s[4] = b.x; s[5] = b.y; s[6] = b.z; s[7] = b.w;
+  // Any 256-bit value is accepted and reduced mod r (2^256 < 6r on both curves).
+  constexpr auto r = split64(P::MODULUS);
+#pragma unroll 1
+  for (int it = 0; it < 6; it++) {
+    uint32_t t[8];
+    t[0] = ptx::sub_cc(s[0], r.v[0]);
+#pragma unroll
+    for (int k = 1; k < 8; k++) t[k] = ptx::subc_cc(s[k], r.v[k]);
+    uint32_t borrow = ptx::subc(0, 0);
+    if (borrow) break;
+#pragma unroll
+    for (int k = 0; k < 8; k++) s[k] = t[k];
+  }
+}
+
+// 0: zero, 1: one, 2: anything else.
+template <class P>
+__device__ __forceinline__ int scalar_class(const uint32_t* scalars, uint32_t i) {
+  uint32_t s[8];
+  load_scalar<P>(scalars, i, s);
+  uint32_t high = s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7];
+  if (high) return 2;
+  return s[0] == 0 ? 0 : s[0] == 1 ? 1 : 2;
+}
+
+template <class P, int Class>
+struct ScalarIs {
+  const uint32_t* scalars;
+  __device__ __forceinline__ bool operator()(uint32_t i) const { return scalar_class<P>(scalars, i) == Class; }
+};
+
+template <class P>
+__global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t m, int c,
+                           int nwin, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+  uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  uint32_t i = idx ? idx[j] : j;
+  uint32_t s[9];
+  {
+    uint32_t t[8];
+    load_scalar<P>(scalars, i, t);
+#pragma unroll
+    for (int k = 0; k < 8; k++) s[k] = t[k];
+    s[8] = 0;
+  }
+  const uint32_t half = 1u << (c - 1), full = 1u << c, mask = full - 1;
+  const uint32_t sentinel = (uint32_t)nwin << (c - 1);
+  uint32_t carry = 0;
+  for (int w = 0; w < nwin; w++) {
+    int bit = w * c, limb = bit >> 5;
+    uint32_t d = (__funnelshift_r(s[limb], s[limb + 1], bit & 31) & mask) + carry;
+    uint32_t neg = 0;
+    // Signed digit in (-2^(c-1), 2^(c-1)]: a digit above half borrows from the next window.
+    if (d > half) { d = full - d; neg = 1; carry = 1; } else { carry = 0; }
+    size_t o = (size_t)w * m + j;
+    keys[o] = d == 0 ? sentinel : ((uint32_t)w << (c - 1)) + d - 1;
+    vals[o] = i | (neg << 31);
+  }
+}
+
+template <class A>
+__device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t i) {
+  return load16(points + i);
+}
+
+// One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
+// started inside it is complete: written to its bucket. A run that started in an earlier chunk
+// goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
+// msm_merge_tails adds the carries of the chunks after it.
+template <class A, class X>
+__global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
+                               uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
+                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  size_t begin = (size_t)t * K;
+  if (begin >= total) return;
+  size_t end = begin + K < total ? begin + K : total;
+  tail_key[t] = sentinel;
+  uint32_t key = keys[begin];
+  if (key == sentinel) return;
+  bool head_continues = begin > 0 && keys[begin - 1] == key;
+  bool open = false;
+  X acc = X::infinity();
+  for (size_t e = begin; e < end; e++) {
+    uint32_t v = vals[e];
+    A p = load_affine(points, v & 0x7fffffffu);
+    if (v >> 31) p = -p;
+    acc = open ? acc.add_affine(p) : X::from_affine(p);
+    open = true;
+    uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
+    if (next != key) {
+      if (head_continues) carry[t] = acc;
+      else buckets[key] = acc;
+      head_continues = false;
+      open = false;
+      if (next == sentinel) return;
+      key = next;
+    }
+  }
+  if (open) {  // the run goes on past the chunk
+    if (head_continues) carry[t] = acc;
+    else { tails[t] = acc; tail_key[t] = key; }
+  }
+}
+
+// 32-bit-word shuffle of any point type.
+template <class T>
+__device__ __forceinline__ T shfl_down(const T& v, int off) {
+  T r;
+  const uint32_t* s = reinterpret_cast<const uint32_t*>(&v);
+  uint32_t* d = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(T) / 4); i++) d[i] = __shfl_down_sync(0xffffffffu, s[i], off);
+  return r;
+}
+
+// One warp per chunk with an open tail: the lanes add the carries of the following chunks that
+// the run covers (lane l takes every 32nd), then a shuffle tree. A bucket that spans thousands of
+// chunks (skewed scalars: one value repeated across the witness) costs 1/32 of a serial walk.
+template <class X>
+__global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
+                                uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
+                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets) {
+  const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (t >= chunks) return;  // warp-uniform
+  const uint32_t key = tail_key[t];
+  if (key == sentinel) return;  // warp-uniform
+  X acc = lane == 0 ? tails[t] : X::infinity();
+  for (uint32_t u = t + 1 + lane; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u += 32)
+    acc = acc.add(carry[u]);
+  for (int off = 16; off > 0; off >>= 1) {
+    X other = shfl_down(acc, off);
+    if (lane < (uint32_t)off) acc = acc.add(other);
+  }
+  if (lane == 0) buckets[key] = acc;
+}
+
+// Segment s of window w covers buckets s*L+1 .. (s+1)*L (stored at index b-1). Running sums from
+// the top give T = sum (b - sL) B_b and R = sum B_b over the segment.
+template <class X>
+__global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_t L, uint32_t S, uint32_t nwin,
+                             X* __restrict__ seg_t, X* __restrict__ seg_r) {
+  uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= nwin * S) return;
+  uint32_t w = g / S, s = g % S;
+  const X* b = buckets + (size_t)w * nb + (size_t)s * L;
+  X r = X::infinity(), t = X::infinity();
+  for (int i = (int)L - 1; i >= 0; i--) {
+    r = r.add(b[i]);
+    t = t.add(r);
+  }
+  seg_t[g] = t;
+  seg_r[g] = r;
+}
+
+// Block-wide sum of one XYZZ point per thread; the result is in sh[0]. blockDim.x: a power of two.
+template <class X>
+__device__ __forceinline__ void block_sum(X* sh, X acc) {
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (uint32_t h = blockDim.x / 2; h > 0; h >>= 1) {
+    if (threadIdx.x < h) sh[threadIdx.x] = sh[threadIdx.x].add(sh[threadIdx.x + h]);
+    __syncthreads();
+  }
+}
+
+// Block (w, j, part): for j < J, the part's share of U_j = sum of R_s over the segments s with
+// bit j set; for j = J, of the sum of all T_s. Window w's sum is then T + L * sum_j 2^j U_j (on
+// the host). Parts keep every thread's chain short: a window has up to 2^14 segments.
+template <class X>
+__global__ void msm_fold(const X* __restrict__ seg_t, const X* __restrict__ seg_r, uint32_t S, int J, uint32_t parts,
+                         X* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  X* sh = reinterpret_cast<X*>(smem);
+  const uint32_t part = blockIdx.x % parts, wj = blockIdx.x / parts;
+  const uint32_t w = wj / (J + 1), j = wj % (J + 1);
+  const uint32_t per = (S + parts - 1) / parts, s0 = part * per, s1 = s0 + per < S ? s0 + per : S;
+  X acc = X::infinity();
+  for (uint32_t s = s0 + threadIdx.x; s < s1; s += blockDim.x) {
+    if ((int)j == J) acc = acc.add(seg_t[(size_t)w * S + s]);
+    else if ((s >> j) & 1) acc = acc.add(seg_r[(size_t)w * S + s]);
+  }
+  block_sum(sh, acc);
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+// Block b: out[b] = sum of in[b*group .. (b+1)*group), group <= blockDim.x.
+template <class X>
+__global__ void msm_sum_groups(const X* __restrict__ in, uint32_t group, X* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  X* sh = reinterpret_cast<X*>(smem);
+  X acc = threadIdx.x < group ? in[(size_t)blockIdx.x * group + threadIdx.x] : X::infinity();
+  block_sum(sh, acc);
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+// Sum of the points listed in idx (the scalars equal to 1): per-block partial sums.
+template <class A, class X>
+__global__ void msm_sum_indexed(const A* __restrict__ points, const uint32_t* __restrict__ idx, uint32_t count,
+                                X* __restrict__ partial) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  X* sh = reinterpret_cast<X*>(smem);
+  X acc = X::infinity();
+  for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x)
+    acc = acc.add_affine(load_affine(points, idx[j]));
+  block_sum(sh, acc);
+  if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+}
+
+// One block: out[0] = sum of in[0..count).
+template <class X>
+__global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  X* sh = reinterpret_cast<X*>(smem);
+  X acc = X::infinity();
+  for (uint32_t j = threadIdx.x; j < count; j += blockDim.x) acc = acc.add(in[j]);
+  block_sum(sh, acc);
+  if (threadIdx.x == 0) out[0] = sh[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------
+
+// Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
+// window) plus the bucket reduction (~3 additions per bucket per window).
+inline int msm_window_bits(size_t m, int bits) {
+  int best = 2;
+  double best_cost = 1e300;
+  for (int c = 2; c <= 22; c++) {
+    int nwin = (bits + 1 + c - 1) / c;
+    // A top window of a few bits has a few huge buckets (measured on the H200: windows 15, 17
+    // and 21 ran 2-5x slower than 16, 19 and 20 at 2^22-2^24 on BLS12-381): skip such sizes.
+    int top_bits = bits + 1 - (nwin - 1) * c;
+    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
+    double cost = (double)m * nwin + 3.0 * nwin * (double)(1u << (c - 1));
+    if (cost < best_cost) { best_cost = cost; best = c; }
+  }
+  return best;
+}
+
+// The scalar side of an MSM (see the top of this file).
+struct MsmPlan {
+  uint32_t n = 0, n_ones = 0, n_rest = 0;
+  int c = 0, nwin = 0;
+  uint32_t sentinel = 0;
+  uint32_t total = 0;  // n_rest * nwin sorted pairs (zero digits sorted last, as sentinel)
+  const uint32_t* keys = nullptr;
+  const uint32_t* vals = nullptr;
+  const uint32_t* ones = nullptr;
+  DeviceBuffer idx_ones, idx_rest, keys0, keys1, vals0, vals1, temp, counts;
+  uint32_t* host_counts = nullptr;  // pinned, 2 words
+  ~MsmPlan() {
+    if (host_counts) cudaFreeHost(host_counts);
+  }
+};
+
+// split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
+// window: 0 = chosen from the count, else forced (benchmarks).
+template <class P>
+cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool split, int window, cudaStream_t s,
+                     std::string& err) {
+  KernelTrace trace("msm_plan", s);
+  plan.n = n;
+  plan.n_ones = 0;
+  plan.n_rest = n;
+  plan.ones = nullptr;
+  if (!plan.host_counts) CUZK_CU(cudaMallocHost(&plan.host_counts, 2 * sizeof(uint32_t)));
+  const uint32_t* rest_idx = nullptr;
+  if (split && n > 0) {
+    CUZK_TRY(plan.idx_ones.ensure((size_t)n * 4, err));
+    CUZK_TRY(plan.idx_rest.ensure((size_t)n * 4, err));
+    CUZK_TRY(plan.counts.ensure(2 * sizeof(uint32_t), err));
+    thrust::counting_iterator<uint32_t> first(0);
+    size_t bytes_ones = 0, bytes_rest = 0;
+    CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_ones, first, plan.idx_ones.as<uint32_t>(), plan.counts.as<uint32_t>(), n,
+                                  ScalarIs<P, 1>{d_scalars}, s));
+    CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_rest, first, plan.idx_rest.as<uint32_t>(), plan.counts.as<uint32_t>() + 1,
+                                  n, ScalarIs<P, 2>{d_scalars}, s));
+    CUZK_TRY(plan.temp.ensure(std::max(bytes_ones, bytes_rest), err));
+    bytes_ones = bytes_rest = plan.temp.bytes();
+    CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_ones, first, plan.idx_ones.as<uint32_t>(), plan.counts.as<uint32_t>(),
+                                  n, ScalarIs<P, 1>{d_scalars}, s));
+    CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_rest, first, plan.idx_rest.as<uint32_t>(),
+                                  plan.counts.as<uint32_t>() + 1, n, ScalarIs<P, 2>{d_scalars}, s));
+    trace.mark("classify");
+    CUZK_CU(cudaMemcpyAsync(plan.host_counts, plan.counts.as(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CU(cudaStreamSynchronize(s));
+    plan.n_ones = plan.host_counts[0];
+    plan.n_rest = plan.host_counts[1];
+    plan.ones = plan.idx_ones.as<uint32_t>();
+    rest_idx = plan.idx_rest.as<uint32_t>();
+  }
+  const uint32_t m = plan.n_rest;
+  plan.c = window > 0 ? window : msm_window_bits(m, P::BITS);
+  plan.nwin = (P::BITS + 1 + plan.c - 1) / plan.c;
+  plan.sentinel = (uint32_t)plan.nwin << (plan.c - 1);
+  plan.total = m * (uint32_t)plan.nwin;
+  if ((uint64_t)m * plan.nwin >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
+  if (m == 0) return CUZK_OK;
+  const size_t pair_bytes = (size_t)plan.total * 4;
+  CUZK_TRY(plan.keys0.ensure(pair_bytes, err));
+  CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
+  CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
+  CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
+  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.nwin, plan.keys0.as<uint32_t>(),
+                                                 plan.vals0.as<uint32_t>());
+  CUZK_LAUNCHED("msm_digits");
+  trace.mark("digits");
+  int key_bits = 1;
+  while ((1ull << key_bits) <= plan.sentinel) key_bits++;
+  cub::DoubleBuffer<uint32_t> dk(plan.keys0.as<uint32_t>(), plan.keys1.as<uint32_t>());
+  cub::DoubleBuffer<uint32_t> dv(plan.vals0.as<uint32_t>(), plan.vals1.as<uint32_t>());
+  size_t sort_bytes = 0;
+  CUZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, plan.total, 0, key_bits, s));
+  CUZK_TRY(plan.temp.ensure(sort_bytes, err));
+  sort_bytes = plan.temp.bytes();
+  CUZK_CU(cub::DeviceRadixSort::SortPairs(plan.temp.as(), sort_bytes, dk, dv, plan.total, 0, key_bits, s));
+  trace.mark("sort");
+  plan.keys = dk.Current();
+  plan.vals = dv.Current();
+  return CUZK_OK;
+}
+
+// Scratch of the execute step, shared by every MSM on a device (calls are serialised).
+struct MsmScratch {
+  DeviceBuffer buckets, carry, tails, tail_key, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
+  void* host = nullptr;  // pinned download area
+  size_t host_bytes = 0;
+  ~MsmScratch() {
+    if (host) cudaFreeHost(host);
+  }
+  cuzk_status ensure_host(size_t bytes, std::string& err) {
+    if (bytes <= host_bytes) return CUZK_OK;
+    if (host) cudaFreeHost(host);
+    host = nullptr;
+    host_bytes = 0;
+    CUZK_CU(cudaMallocHost(&host, bytes));
+    host_bytes = bytes;
+    return CUZK_OK;
+  }
+};
+
+// Launch shapes of the execute step, derived from the plan.
+struct MsmShape {
+  uint32_t nb, K, chunks, L, S, parts;
+  int J;
+  static MsmShape of(const MsmPlan& plan) {
+    MsmShape sh{};
+    sh.nb = 1u << (plan.c - 1);
+    // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads.
+    uint32_t K = plan.total >> 18;
+    sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
+    sh.chunks = ceil_div(plan.total, sh.K);
+    sh.L = sh.nb < 32 ? sh.nb : 32;
+    sh.S = sh.nb / sh.L;
+    sh.J = 0;
+    while ((1u << sh.J) < sh.S) sh.J++;
+    sh.parts = sh.S / 256;  // ~4 segments per thread in msm_fold
+    sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
+    return sh;
+  }
+};
+
+// Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum.
+struct MsmMarks {
+  GpuTimeline* timeline = nullptr;
+  int buckets_done = -1, ones_done = -1;
+};
+
+// sum_i s_i P_i for the plan's scalars and these points, into *out (host XYZZ). Synchronises.
+template <class HC, int G>
+cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+                        cudaStream_t s, typename Group<HC, G>::HostXyzz* out, std::string& err, MsmMarks* marks = nullptr) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  using HX = typename Group<HC, G>::HostXyzz;
+  const MsmShape sh = MsmShape::of(plan);
+  const size_t xs = sizeof(X);
+  const uint32_t n_fold = plan.total ? (uint32_t)plan.nwin * (sh.J + 1) : 0;
+  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
+  const uint32_t n_partial = plan.n_ones ? kSumBlocks : 0;
+  if (plan.total) {
+    CUZK_TRY(sc.buckets.ensure((size_t)plan.nwin * sh.nb * xs, err));
+    CUZK_TRY(sc.carry.ensure((size_t)sh.chunks * xs, err));
+    CUZK_TRY(sc.tails.ensure((size_t)sh.chunks * xs, err));
+    CUZK_TRY(sc.tail_key.ensure((size_t)sh.chunks * 4, err));
+    CUZK_TRY(sc.seg_t.ensure((size_t)plan.nwin * sh.S * xs, err));
+    CUZK_TRY(sc.seg_r.ensure((size_t)plan.nwin * sh.S * xs, err));
+    CUZK_TRY(sc.fold.ensure((size_t)n_fold * xs, err));
+    CUZK_TRY(sc.fold_parts.ensure((size_t)n_fold * sh.parts * xs, err));
+  }
+  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
+  CUZK_TRY(sc.ones_sum.ensure(xs, err));
+  CUZK_TRY(sc.ensure_host((size_t)(n_fold + 1) * xs, err));
+  X* buckets = sc.buckets.as<X>();
+  KernelTrace trace(G == 1 ? "msm_execute_g1" : "msm_execute_g2", s);
+  if (plan.total) {
+    // Empty buckets must read as infinity: ZZ = 0.
+    CUZK_CU(cudaMemsetAsync(buckets, 0, (size_t)plan.nwin * sh.nb * xs, s));
+    msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
+                                                                 d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                 sc.tail_key.as<uint32_t>());
+    CUZK_LAUNCHED("msm_accumulate");
+    trace.mark("accumulate");
+    msm_merge_tails<X><<<ceil_div((size_t)sh.chunks * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
+                                                                sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                sc.tail_key.as<uint32_t>(), buckets);
+    CUZK_LAUNCHED("msm_merge_tails");
+    trace.mark("merge");
+    msm_segments<X><<<ceil_div((size_t)plan.nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, plan.nwin,
+                                                                         sc.seg_t.as<X>(), sc.seg_r.as<X>());
+    CUZK_LAUNCHED("msm_segments");
+    trace.mark("segments");
+    msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
+                                                      sc.fold_parts.as<X>());
+    CUZK_LAUNCHED("msm_fold");
+    msm_sum_groups<X><<<n_fold, 32, 32 * xs, s>>>(sc.fold_parts.as<X>(), sh.parts, sc.fold.as<X>());
+    CUZK_LAUNCHED("msm_sum_groups");
+    trace.mark("fold");
+  }
+  if (marks && marks->timeline) marks->buckets_done = marks->timeline->mark(err);
+  if (plan.n_ones) {
+    msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
+                                                                            sc.partial.as<X>());
+    CUZK_LAUNCHED("msm_sum_indexed");
+    msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), n_partial, sc.ones_sum.as<X>());
+    CUZK_LAUNCHED("msm_sum_points");
+    trace.mark("ones");
+  } else {
+    CUZK_CU(cudaMemsetAsync(sc.ones_sum.as(), 0, xs, s));
+  }
+  if (marks && marks->timeline) marks->ones_done = marks->timeline->mark(err);
+  uint8_t* host = static_cast<uint8_t*>(sc.host);
+  if (n_fold) CUZK_CU(cudaMemcpyAsync(host, sc.fold.as(), (size_t)n_fold * xs, cudaMemcpyDeviceToHost, s));
+  CUZK_CU(cudaMemcpyAsync(host + (size_t)n_fold * xs, sc.ones_sum.as(), xs, cudaMemcpyDeviceToHost, s));
+  CUZK_CU(cudaStreamSynchronize(s));
+
+  // Host: window sums, then Horner over the windows (top first).
+  const HX* fold = reinterpret_cast<const HX*>(host);
+  HX total = HX::infinity();
+  for (int w = plan.total ? plan.nwin - 1 : -1; w >= 0; w--) {
+    for (int k = 0; k < plan.c; k++) total = total.dbl();
+    const HX* f = fold + (size_t)w * (sh.J + 1);
+    HX u = HX::infinity();
+    for (int j = sh.J - 1; j >= 0; j--) u = u.dbl().add(f[j]);
+    for (uint32_t l = 1; l < sh.L; l <<= 1) u = u.dbl();
+    total = total.add(u).add(f[sh.J]);
+  }
+  *out = total.add(*reinterpret_cast<const HX*>(host + (size_t)n_fold * xs));
+  return CUZK_OK;
+}
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,10 @@
+// The MSM kernels for BN254 G1, compiled here once (see msm.cuh).
+#include "cuda/device.cuh"
+
+namespace cuzk::cuda {
+using HC = curve::Bn254;
+template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&, cudaStream_t,
+                                        Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*);
+// The scalar side (digits, sort) of every MSM over this curve's Fr.
+template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, std::string&);
+}  // namespace cuzk::cuda

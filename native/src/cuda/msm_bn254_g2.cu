@@ -1,0 +1,8 @@
+// The MSM kernels for BN254 G2, compiled here once (see msm.cuh).
+#include "cuda/device.cuh"
+
+namespace cuzk::cuda {
+using HC = curve::Bn254;
+template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&, cudaStream_t,
+                                        Group<HC, 2>::HostXyzz*, std::string&, MsmMarks*);
+}  // namespace cuzk::cuda

@@ -1,0 +1,237 @@
+// Number-theoretic transforms over Fr on the GPU, same convention as cpu/ntt.hpp (the roots are
+// w_k = ROOT_OF_UNITY^(2^(s-k)), as ffjavascript and snarkjs use them).
+//
+// A transform of 2^L elements is a few passes over device memory, each doing k radix-2 stages
+// (k <= 10) in shared memory on groups of 2^k elements that lie 2^s_lo apart (s_lo = the lowest
+// stage of the pass). Between passes the elements are "twisted" by one power of w each: a pass of
+// decimation in frequency (DIF, natural order in, bit-reversed out) is a plain size-2^k DIF on
+// every group followed by multiplying the output at group position m by
+// w_{2^(s_lo+k)}^(low * bitrev_k(m)), low = index mod 2^s_lo; a decimation-in-time pass (DIT,
+// bit-reversed in, natural out) twists its input the same way before a plain DIT. (Checked
+// against a direct DFT; the derivation is in docs/perf-log.md, ## CUDA.) The twist factors come
+// from two tables of 2^14 powers each (w^e = lo[e mod 2^14] * hi[e >> 14], one product).
+//
+// Proving needs no bit reversal at all: inverse by DIF (natural -> bit-reversed), then the coset
+// forward by DIT (bit-reversed -> natural) with the n^-1 and g^k scaling fused into its first
+// pass. The standalone natural-order API adds one permutation pass.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cuda/curves.cuh"
+#include "cuda/runtime.cuh"
+
+namespace cuzk::cuda {
+
+constexpr uint32_t kNttMaxLog = 28;       // tables are built for w_{2^28} (BN254's two-adicity)
+constexpr uint32_t kNttTwistBits = 14;    // two tables of 2^14 powers
+constexpr uint32_t kNttMaxStages = 10;    // stages per pass
+constexpr uint32_t kNttTileLog = 11;      // elements per block: 2^11 (64 KiB of shared memory)
+
+// Device tables of one direction (forward roots or their inverses).
+template <class F>
+struct NttRoots {
+  const F* lo;     // W^i, i < 2^14, W = w_{2^28}^(+-1)
+  const F* hi;     // W^(i * 2^14)
+  const F* small;  // w_{2^10}^(+-j), j < 2^9: the in-group twiddles of every pass size
+};
+
+template <class F>
+__device__ __forceinline__ F ntt_root_pow(const NttRoots<F>& t, uint32_t e) {
+  F a = load16(t.lo + (e & ((1u << kNttTwistBits) - 1)));
+  uint32_t h = e >> kNttTwistBits;
+  return h ? a * load16(t.hi + h) : a;
+}
+
+__host__ __device__ __forceinline__ uint32_t bitrev_bits(uint32_t x, uint32_t bits) {
+#ifdef __CUDA_ARCH__
+  return bits ? __brev(x) >> (32 - bits) : 0;
+#else
+  uint32_t y = 0;
+  for (uint32_t i = 0; i < bits; i++) y = (y << 1) | ((x >> i) & 1);
+  return y;
+#endif
+}
+
+// What a pass does to elements besides its butterflies.
+enum NttOp : uint32_t {
+  kNttPreToMont = 1,       // input is standard form: multiply by R^2 first
+  kNttPreCoset = 2,        // multiply input x by g^x, g = w_{2^(L+1)} (forward coset, natural order)
+  kNttPreCosetBitrev = 4,  // multiply input at position p by scale * g^bitrev_L(p) (proving path)
+};
+
+template <class F>
+struct NttPassArgs {
+  F* data;
+  uint32_t L, s_lo, k, g;  // 2^k-element groups 2^s_lo apart; 2^g adjacent groups per block
+  uint32_t ops;
+  F scale;
+  NttRoots<F> roots;        // of this transform's direction
+  NttRoots<F> coset_roots;  // for the g^x factors (forward or inverse)
+};
+
+// Shared-memory tiles are limb-major (word w of element e at s[w * stride + e]): a warp that
+// touches 32 consecutive elements then hits 32 different banks, where element-major 32-byte rows
+// would put every 4th element on the same 8 banks (8-way conflicts on every access).
+template <class F>
+__device__ __forceinline__ F sm_get(const uint32_t* s, uint32_t stride, uint32_t e) {
+  F v;
+#pragma unroll
+  for (int w = 0; w < F::N; w++) v.l[w] = s[w * stride + e];
+  return v;
+}
+template <class F>
+__device__ __forceinline__ void sm_put(uint32_t* s, uint32_t stride, uint32_t e, const F& v) {
+#pragma unroll
+  for (int w = 0; w < F::N; w++) s[w * stride + e] = v.l[w];
+}
+
+template <class F, bool Dit>
+__global__ void __launch_bounds__(256) ntt_pass(NttPassArgs<F> a) {
+  extern __shared__ __align__(16) uint32_t smem32[];
+  const uint32_t k = a.k, g = a.g, cols = 1u << g, tile_n = 1u << (k + g), tw_n = 1u << (k - 1);
+  uint32_t* tile = smem32;
+  uint32_t* tw = smem32 + F::N * tile_n;  // 2^(k-1) powers of w_{2^k}
+  for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
+    sm_put(tw, tw_n, i, load16(a.roots.small + (i << (kNttMaxStages - k))));
+
+  const uint32_t col_blocks = 1u << (a.s_lo - g);
+  const uint32_t hi = blockIdx.x / col_blocks, low0 = (blockIdx.x % col_blocks) << g;
+  const size_t base = ((size_t)hi << (a.s_lo + k)) | low0;
+  // Twist exponent unit: w_{2^(s_lo+k)} = w_{2^28}^(2^(28 - s_lo - k)).
+  const uint32_t twist_shift = kNttMaxLog - a.s_lo - k;
+
+  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    const uint32_t m = e >> g, c = e & (cols - 1);
+    const size_t x = base + ((size_t)m << a.s_lo) + c;
+    F v = load16(a.data + x);
+    if (a.ops & kNttPreToMont) v = v.to_mont();
+    if (a.ops & kNttPreCoset) v = v * ntt_root_pow(a.coset_roots, (uint32_t)x << (kNttMaxLog - a.L - 1));
+    if (a.ops & kNttPreCosetBitrev)
+      v = v * ntt_root_pow(a.coset_roots, bitrev_bits((uint32_t)x, a.L) << (kNttMaxLog - a.L - 1)) * a.scale;
+    if (Dit && a.s_lo > 0) {
+      uint32_t t = (low0 + c) * bitrev_bits(m, k);
+      if (t) v = v * ntt_root_pow(a.roots, t << twist_shift);
+    }
+    sm_put(tile, tile_n, e, v);
+  }
+
+  const uint32_t half_n = tile_n >> 1;
+  for (uint32_t step = 0; step < k; step++) {
+    const uint32_t sp = Dit ? step : k - 1 - step;  // stage within the group: pairs 2^sp apart
+    __syncthreads();
+    for (uint32_t b = threadIdx.x; b < half_n; b += blockDim.x) {
+      const uint32_t c = b & (cols - 1), j = b >> g;
+      const uint32_t lowj = j & ((1u << sp) - 1);
+      const uint32_t m0 = ((j >> sp) << (sp + 1)) | lowj;
+      const uint32_t e0 = (m0 << g) | c, e1 = ((m0 | (1u << sp)) << g) | c;
+      F u = sm_get<F>(tile, tile_n, e0), v = sm_get<F>(tile, tile_n, e1);
+      if (Dit) {
+        if (sp) v = v * sm_get<F>(tw, tw_n, lowj << (k - 1 - sp));
+        sm_put(tile, tile_n, e0, u + v);
+        sm_put(tile, tile_n, e1, u - v);
+      } else {
+        F d = u - v;
+        sm_put(tile, tile_n, e0, u + v);
+        sm_put(tile, tile_n, e1, sp ? d * sm_get<F>(tw, tw_n, lowj << (k - 1 - sp)) : d);
+      }
+    }
+  }
+  __syncthreads();
+
+  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    const uint32_t m = e >> g, c = e & (cols - 1);
+    const size_t x = base + ((size_t)m << a.s_lo) + c;
+    F v = sm_get<F>(tile, tile_n, e);
+    if (!Dit && a.s_lo > 0) {
+      uint32_t t = (low0 + c) * bitrev_bits(m, k);
+      if (t) v = v * ntt_root_pow(a.roots, t << twist_shift);
+    }
+    store16(a.data + x, v);
+  }
+}
+
+// Bit-reversal permutation of 2^L elements in place, with the natural-order output step fused:
+// optional scale (n^-1), optional coset factor g^-x (inverse coset), optional from_mont.
+enum NttPostOp : uint32_t { kNttPostScale = 1, kNttPostCoset = 2, kNttPostFromMont = 4 };
+
+template <class F>
+__device__ __forceinline__ F ntt_post(F v, uint32_t x, uint32_t L, uint32_t ops, const F& scale, const NttRoots<F>& cr) {
+  if (ops & kNttPostScale) v = v * scale;
+  if (ops & kNttPostCoset) v = v * ntt_root_pow(cr, x << (kNttMaxLog - L - 1));
+  if (ops & kNttPostFromMont) v = v.from_mont();
+  return v;
+}
+
+template <class F>
+__global__ void ntt_bitrev(F* data, uint32_t L, uint32_t ops, F scale, NttRoots<F> coset_roots) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >> L) return;
+  uint32_t j = bitrev_bits((uint32_t)i, L);
+  if (i > j) return;
+  F a = data[i], b = data[j];
+  data[j] = ntt_post(a, j, L, ops, scale, coset_roots);
+  if (i != j) data[i] = ntt_post(b, (uint32_t)i, L, ops, scale, coset_roots);
+}
+
+template <class F>
+__global__ void ntt_elementwise_mont(F* data, size_t n, bool to_mont) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = to_mont ? data[i].to_mont() : data[i].from_mont();
+}
+
+// h = a*b - c on the coset, out of Montgomery form: the H-MSM scalars, written over `a`.
+template <class F>
+__global__ void ntt_h_scalars(F* a, const F* b, const F* c, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = (a[i] * b[i] - c[i]).from_mont();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side: the root tables of one scalar field on one device, and the pass drivers.
+// ---------------------------------------------------------------------------------------------
+
+// HF: the host field (field::Fp<P>); F: its device twin. The member functions are defined in
+// ntt.cu, out of the class, so that the kernels are compiled (and registered) in that one file.
+template <class HF, class F>
+class NttContext {
+ public:
+  cuzk_status init(std::string& err);  // builds and uploads the root tables once
+
+  const NttRoots<F>& forward() const { return dir_[0]; }
+  const NttRoots<F>& inverse() const { return dir_[1]; }
+
+  static HF inv_n(uint32_t L) { return HF::from_u64(1ull << L).inverse(); }
+
+  // The stage counts of the passes: as even as possible, each <= kNttMaxStages.
+  static std::vector<uint32_t> split(uint32_t L) {
+    uint32_t p = (L + kNttMaxStages - 1) / kNttMaxStages;
+    std::vector<uint32_t> ks;
+    for (uint32_t i = 0; i < p; i++) ks.push_back(L / p + (i < L % p ? 1 : 0));
+    return ks;
+  }
+
+  // DIF passes (natural -> bit-reversed), `first_ops` applied to the input of the first pass.
+  cuzk_status dif(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, bool coset_inverse_roots, cudaStream_t s,
+                  std::string& err);
+  // DIT passes (bit-reversed -> natural).
+  cuzk_status dit(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, const HF& scale, bool coset_inverse_roots,
+                  cudaStream_t s, std::string& err);
+  // Natural order in and out, standard or Montgomery form; kind: CUZK_NTT_*.
+  cuzk_status natural(F* d, uint32_t L, uint32_t kind, bool std_form, cudaStream_t s, std::string& err);
+  // The proving step for one vector: Montgomery evaluations on <w> -> evaluations on g<w>.
+  cuzk_status to_coset(F* d, uint32_t L, cudaStream_t s, std::string& err);
+
+ private:
+  template <bool Dit>
+  cuzk_status launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale, bool inverse_roots,
+                     bool coset_inverse_roots, cudaStream_t s, std::string& err);
+
+  DeviceBuffer tables_;
+  NttRoots<F> dir_[2] = {};
+  bool ready_ = false;
+};
+
+}  // namespace cuzk::cuda
