@@ -14,7 +14,11 @@ namespace cuzk::cpu {
 
 // points: n affine points in key encoding (x then y, F::BYTES each, Montgomery LE; all-zero bytes
 // = infinity), any alignment. scalars: n * 32 bytes, standard-form LE, each < r (not checked).
-// F = C::Fq for G1, C::Fq2 for G2. n = 0 gives infinity.
+// F = C::Fq for G1, C::Fq2 for G2. n = 0 gives infinity. n < 2^31.
+// Safe to call from several threads at once. Working memory (on the IFMA path about n x 64-192 B
+// of converted points on the calling thread, and each pool thread's bucket trees) is kept per
+// thread for the next call rather than freed: re-touching fresh pages cost more than the MSM.
+// Not constant time (the scalars steer memory accesses), like snarkjs and rapidsnark.
 template <class C, class F>
 curve::Xyzz<F> msm(ThreadPool& pool, const uint8_t* points, const uint8_t* scalars, size_t n);
 
