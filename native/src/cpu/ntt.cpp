@@ -218,7 +218,10 @@ void forward_natural(ThreadPool& pool, Fr* a, uint32_t log_n) {
   const Twiddles<Fr>& t = *table;
   const Fr* tw = t.tw.data();
   const bool simd = simd_active() && !t.tw52.empty();
-  const size_t block = std::min<size_t>(n, (size_t)1 << kBlockLog);
+  // Blocks small enough that every thread gets one (a 2^14 transform in one block ran
+  // on one core), but not below 2^10 elements.
+  size_t block = std::min<size_t>(n, (size_t)1 << kBlockLog);
+  while (block > 1024 && n / block < (size_t)pool.size()) block /= 2;
   for (size_t h = n / 2; h >= block; h /= 2) {
     pool.parallel_range(n / 2, [&](size_t b, size_t e) {
 #ifdef CUZK_HAVE_IFMA
