@@ -416,7 +416,7 @@ void msm_bench(const char* name, const std::vector<int>& logs, int reps_big, boo
       std::printf("%s: median %.2f ms (window %d, %u bucket scalars, %u ones) %s\n", label.c_str(), median(ms),
                   g_dev->plan.c, g_dev->plan.n_rest, g_dev->plan.n_ones, ok ? "ok" : "WRONG");
       result(label, median(ms), "ms");
-      if (zo == 0 && (lg == 22 || lg == 24) && sweep) {  // window sizes around the chosen one
+      if (zo == 0 && (lg == 22 || lg == 24) && sweep && std::getenv("GPU_BENCH_SWEEP")) {  // window sizes around the chosen one
         for (int c = 14; c <= 22; c++) {
           std::vector<double> t;
           for (int r = 0; r < 3; r++) {

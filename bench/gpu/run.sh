@@ -5,6 +5,7 @@
 #
 #   bench/gpu/run.sh [build-dir]          SECTIONS="field msm-check ntt e2e msm" by default
 #   MSM_MAX_LOG=24 SECTIONS="msm" bench/gpu/run.sh
+#   GPU_BENCH_SWEEP=1: also time every window size at 2^22 and 2^24 (tuning)
 set -u
 BUILD=${1:-build-cuda}
 OUT=${OUT:-$PWD/gpu-out}
@@ -28,7 +29,7 @@ for s in $SECTIONS; do
   start=$(date +%s.%N)
   timeout "${SECTION_TIMEOUT:-400}" "$BIN" $args >"$OUT/$s.log" 2>&1
   rc=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  secs=$(( $(date +%s) - ${start%.*} ))
   [ $rc -ne 0 ] && status=1
   echo "== $s: exit $rc in ${secs}s"
   grep -E "^(FAIL|FATAL)" "$OUT/$s.log" | head -20

@@ -140,6 +140,27 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
   }
 }
 
+// One thread per chunk with an open tail: it adds the carries of the chunks its run covers. A run
+// longer than 32 chunks (a huge bucket: skewed scalars, one value repeated across the witness)
+// is listed instead and summed by a whole warp in msm_merge_long.
+template <class X>
+__global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
+                                uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
+                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
+                                uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= chunks) return;
+  uint32_t key = tail_key[t];
+  if (key == sentinel) return;
+  if (t + 32 < chunks && keys[(size_t)(t + 32) * K] == key) {
+    long_list[atomicAdd(long_count, 1u)] = t;
+    return;
+  }
+  X acc = tails[t];
+  for (uint32_t u = t + 1; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u++) acc = acc.add(carry[u]);
+  buckets[key] = acc;
+}
+
 // 32-bit-word shuffle of any point type.
 template <class T>
 __device__ __forceinline__ T shfl_down(const T& v, int off) {
@@ -151,17 +172,15 @@ __device__ __forceinline__ T shfl_down(const T& v, int off) {
   return r;
 }
 
-// One warp per chunk with an open tail: the lanes add the carries of the following chunks that
-// the run covers (lane l takes every 32nd), then a shuffle tree. A bucket that spans thousands of
-// chunks (skewed scalars: one value repeated across the witness) costs 1/32 of a serial walk.
+// One warp per listed long run: lane l adds every 32nd carry of the run, then a shuffle tree.
 template <class X>
-__global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
-                                uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
-                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets) {
-  const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-  if (t >= chunks) return;  // warp-uniform
-  const uint32_t key = tail_key[t];
-  if (key == sentinel) return;  // warp-uniform
+__global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
+                               const X* __restrict__ carry, const X* __restrict__ tails,
+                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
+                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
+  const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (w >= *long_count) return;  // warp-uniform
+  const uint32_t t = long_list[w], key = tail_key[t];
   X acc = lane == 0 ? tails[t] : X::infinity();
   for (uint32_t u = t + 1 + lane; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u += 32)
     acc = acc.add(carry[u]);
@@ -361,7 +380,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 
 // Scratch of the execute step, shared by every MSM on a device (calls are serialised).
 struct MsmScratch {
-  DeviceBuffer buckets, carry, tails, tail_key, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
+  DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
   void* host = nullptr;  // pinned download area
   size_t host_bytes = 0;
   ~MsmScratch() {
@@ -389,7 +408,7 @@ struct MsmShape {
     uint32_t K = plan.total >> 18;
     sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
     sh.chunks = ceil_div(plan.total, sh.K);
-    sh.L = sh.nb < 32 ? sh.nb : 32;
+    sh.L = sh.nb < 64 ? sh.nb : 64;  // 2 additions per bucket either way; fewer segments to fold
     sh.S = sh.nb / sh.L;
     sh.J = 0;
     while ((1u << sh.J) < sh.S) sh.J++;
@@ -422,6 +441,7 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
     CUZK_TRY(sc.carry.ensure((size_t)sh.chunks * xs, err));
     CUZK_TRY(sc.tails.ensure((size_t)sh.chunks * xs, err));
     CUZK_TRY(sc.tail_key.ensure((size_t)sh.chunks * 4, err));
+    CUZK_TRY(sc.long_runs.ensure(((size_t)sh.chunks / 32 + 2) * 4, err));  // count, then the list
     CUZK_TRY(sc.seg_t.ensure((size_t)plan.nwin * sh.S * xs, err));
     CUZK_TRY(sc.seg_r.ensure((size_t)plan.nwin * sh.S * xs, err));
     CUZK_TRY(sc.fold.ensure((size_t)n_fold * xs, err));
@@ -440,10 +460,19 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
                                                                  sc.tail_key.as<uint32_t>());
     CUZK_LAUNCHED("msm_accumulate");
     trace.mark("accumulate");
-    msm_merge_tails<X><<<ceil_div((size_t)sh.chunks * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
+    uint32_t* long_count = sc.long_runs.as<uint32_t>();
+    CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
+    msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
                                                                 sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                sc.tail_key.as<uint32_t>(), buckets);
+                                                                sc.tail_key.as<uint32_t>(), buckets, long_count,
+                                                                long_count + 1);
     CUZK_LAUNCHED("msm_merge_tails");
+    const uint32_t max_long = sh.chunks / 32 + 1;
+    msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
+                                                                          sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                          sc.tail_key.as<uint32_t>(), buckets,
+                                                                          long_count, long_count + 1);
+    CUZK_LAUNCHED("msm_merge_long");
     trace.mark("merge");
     msm_segments<X><<<ceil_div((size_t)plan.nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, plan.nwin,
                                                                          sc.seg_t.as<X>(), sc.seg_r.as<X>());
