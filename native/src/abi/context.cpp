@@ -14,6 +14,30 @@ struct CallGuard {
   ~CallGuard() { n--; }
 };
 
+// The arguments both proving entry points share.
+cuzk::prover::ProveArgs common_args(size_t n_proofs, const uint8_t* r, const uint8_t* s, uint32_t flags,
+                                    uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings) {
+  cuzk::prover::ProveArgs args;
+  args.n = n_proofs;
+  args.r = r;
+  args.s = s;
+  args.flags = flags;
+  args.proofs = proofs;
+  args.proofs_cap = proofs_cap;
+  args.timings = timings;
+  return args;
+}
+
+// Checks the handle and flags, counts the call on the prover, and proves.
+cuzk_status run_prove(cuzk_prover* prover, const cuzk::prover::ProveArgs& args, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    CallGuard guard(prover->calls);
+    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -111,48 +135,24 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                 uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings, char* err,
                                 size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    CallGuard guard(prover->calls);
-    cuzk::prover::ProveArgs args;
-    args.witnesses = witnesses;
-    args.witness_stride = witness_stride;
-    args.witness_format = witness_format;
-    args.n = n_proofs;
-    args.r = r;
-    args.s = s;
-    args.flags = flags;
-    args.proofs = proofs;
-    args.proofs_cap = proofs_cap;
-    args.timings = timings;
-    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
-  });
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings);
+  args.witnesses = witnesses;
+  args.witness_stride = witness_stride;
+  args.witness_format = witness_format;
+  return run_prove(prover, args, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
                                     const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                     char* err, size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (!a) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    CallGuard guard(prover->calls);
-    cuzk::prover::ProveArgs args;
-    args.a = a;
-    args.b = b;
-    args.c = c;
-    args.assignment = assignment;
-    args.n = n_proofs;
-    args.r = r;
-    args.s = s;
-    args.flags = flags;
-    args.proofs = proofs;
-    args.proofs_cap = proofs_cap;
-    args.timings = timings;
-    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
-  });
+  if (!a) return guarded(err, err_cap, [](std::string& msg) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; });
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings);
+  args.a = a;
+  args.b = b;
+  args.c = c;
+  args.assignment = assignment;
+  return run_prove(prover, args, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
