@@ -1,0 +1,136 @@
+/**
+ * @module
+ * The service's configuration: command-line flags first, then `CUZK_SERVICE_*` environment
+ * variables, then defaults. One table describes every setting (flag, variable, default, check), so
+ * `--help` and the docs cannot drift from what is parsed.
+ */
+import process from "node:process";
+
+/** Everything the service is configured with. */
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** Directory the zkeys (and their circuit.wasm / circuit.r1cs) are read from; nothing outside it. */
+  keysDir: string;
+  /** Key names registered at start (comma-separated on the command line). */
+  preload: string[];
+  backend: "auto" | "cpu" | "cuda";
+  device: number;
+  /** CPU worker threads of the library (0 = every core). */
+  cpuThreads: number;
+  /** Jobs waiting (not running) before submissions are answered 429. */
+  queueCapacity: number;
+  /** Most witnesses proved in one library call. */
+  batchSize: number;
+  /** How long the oldest queued job of a key may wait for its batch to fill. */
+  batchWaitMs: number;
+  /** Largest request body accepted. */
+  maxBodyBytes: number;
+  /** Bearer token required on /v1 and /metrics; empty = no authentication. */
+  token: string;
+  /** Seconds a finished job (and its result) is kept. */
+  resultTtlS: number;
+  /** Bun closes connections idle this long (at most 255 s); long-polls return before it. */
+  idleTimeoutS: number;
+  /** On SIGTERM/SIGINT: seconds to keep proving queued jobs before cancelling the rest. */
+  drainS: number;
+  /** Check witnesses against circuit.r1cs when the key has one. */
+  r1csCheck: boolean;
+  /** Path of libcuzk.so (else $CUZK_LIB, else build/libcuzk.so). */
+  library: string;
+}
+
+type Kind = "string" | "int" | "list" | "bool" | "backend";
+
+interface Setting {
+  key: keyof ServiceConfig;
+  flag: string;
+  env: string;
+  kind: Kind;
+  default: string;
+  help: string;
+  min?: number;
+  max?: number;
+}
+
+/** Every setting: flag, environment variable, default and meaning. */
+export const SETTINGS: readonly Setting[] = [
+  { key: "host", flag: "--host", env: "CUZK_SERVICE_HOST", kind: "string", default: "127.0.0.1", help: "address to listen on" },
+  { key: "port", flag: "--port", env: "CUZK_SERVICE_PORT", kind: "int", default: "8080", min: 0, max: 65535, help: "TCP port (0 = any free port, printed at start)" },
+  { key: "keysDir", flag: "--keys-dir", env: "CUZK_SERVICE_KEYS_DIR", kind: "string", default: "keys", help: "directory of the zkeys; POST /v1/keys names files inside it only" },
+  { key: "preload", flag: "--preload", env: "CUZK_SERVICE_PRELOAD", kind: "list", default: "", help: "comma-separated key names to register at start (id = name with / as .)" },
+  { key: "backend", flag: "--backend", env: "CUZK_SERVICE_BACKEND", kind: "backend", default: "auto", help: "auto | cpu | cuda" },
+  { key: "device", flag: "--device", env: "CUZK_SERVICE_DEVICE", kind: "int", default: "0", min: 0, max: 64, help: "GPU index" },
+  { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores)" },
+  { key: "queueCapacity", flag: "--queue-size", env: "CUZK_SERVICE_QUEUE_SIZE", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs before 429" },
+  { key: "batchSize", flag: "--batch-size", env: "CUZK_SERVICE_BATCH_SIZE", kind: "int", default: "8", min: 1, max: 1024, help: "most witnesses per library call" },
+  { key: "batchWaitMs", flag: "--batch-wait-ms", env: "CUZK_SERVICE_BATCH_WAIT_MS", kind: "int", default: "5", min: 0, max: 60_000, help: "how long a batch may wait to fill" },
+  { key: "maxBodyBytes", flag: "--max-body-bytes", env: "CUZK_SERVICE_MAX_BODY_BYTES", kind: "int", default: String(64 << 20), min: 1024, max: 2 ** 31, help: "largest request body" },
+  { key: "token", flag: "--token", env: "CUZK_SERVICE_TOKEN", kind: "string", default: "", help: "bearer token for /v1 and /metrics (empty: none)" },
+  { key: "resultTtlS", flag: "--result-ttl-s", env: "CUZK_SERVICE_RESULT_TTL_S", kind: "int", default: "600", min: 1, max: 86_400 * 7, help: "seconds finished jobs are kept" },
+  { key: "idleTimeoutS", flag: "--idle-timeout-s", env: "CUZK_SERVICE_IDLE_TIMEOUT_S", kind: "int", default: "60", min: 10, max: 255, help: "Bun's idle timeout; long-polls end 5 s before it" },
+  { key: "drainS", flag: "--drain-s", env: "CUZK_SERVICE_DRAIN_S", kind: "int", default: "10", min: 0, max: 3600, help: "on shutdown, seconds to keep proving queued jobs" },
+  { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
+  { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },
+];
+
+/** A configuration error: the message names the flag or variable and what was wrong. */
+export class ConfigError extends Error {}
+
+function parseValue(setting: Setting, raw: string, source: string): unknown {
+  switch (setting.kind) {
+    case "string":
+      return raw;
+    case "list":
+      return raw.split(",").map((s) => s.trim()).filter(Boolean);
+    case "bool":
+      if (/^(1|true|yes|on)$/i.test(raw)) return true;
+      if (/^(0|false|no|off)$/i.test(raw)) return false;
+      throw new ConfigError(`${source}: expected true or false, got ${JSON.stringify(raw)}`);
+    case "backend":
+      if (raw === "auto" || raw === "cpu" || raw === "cuda") return raw;
+      throw new ConfigError(`${source}: expected auto, cpu or cuda, got ${JSON.stringify(raw)}`);
+    case "int": {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${source}: expected a whole number, got ${JSON.stringify(raw)}`);
+      const value = Number(raw);
+      if (value < (setting.min ?? 0) || value > (setting.max ?? Number.MAX_SAFE_INTEGER)) {
+        throw new ConfigError(`${source}: ${value} is outside ${setting.min}..${setting.max}`);
+      }
+      return value;
+    }
+  }
+}
+
+/** The usage text (`--help`). */
+export function usage(): string {
+  const lines = SETTINGS.map((s) => `  ${(s.flag + (s.kind === "bool" ? " / --no-" + s.flag.slice(2) : " <v>")).padEnd(34)} ${s.env.padEnd(30)} ${s.help} (default: ${s.default === "" ? "none" : s.default})`);
+  return ["usage: bun service/main.ts [options]   (or: bun run serve -- [options])", "", "  flag                               environment                    meaning", ...lines].join("\n");
+}
+
+/** Reads flags (`--name value`, `--name=value`, `--flag` / `--no-flag` for booleans) and the environment. */
+export function loadConfig(argv: readonly string[] = process.argv.slice(2), env: Record<string, string | undefined> = process.env): ServiceConfig {
+  const values: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    const raw = env[setting.env];
+    values[setting.key] = raw !== undefined && raw !== "" ? parseValue(setting, raw, setting.env) : parseValue(setting, setting.default, `default of ${setting.flag}`);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [name, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const negated = SETTINGS.find((s) => s.kind === "bool" && name === `--no-${s.flag.slice(2)}`);
+    if (negated) {
+      values[negated.key] = false;
+      continue;
+    }
+    const setting = SETTINGS.find((s) => s.flag === name);
+    if (!setting) throw new ConfigError(`unknown option ${JSON.stringify(arg)}; see --help`);
+    if (setting.kind === "bool" && inline === undefined) {
+      values[setting.key] = true;
+      continue;
+    }
+    const raw = inline ?? argv[++i];
+    if (raw === undefined) throw new ConfigError(`${name} needs a value`);
+    values[setting.key] = parseValue(setting, raw, name);
+  }
+  return values as unknown as ServiceConfig;
+}

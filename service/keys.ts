@@ -1,0 +1,206 @@
+/**
+ * @module
+ * The key registry: zkeys opened from the configured keys directory only, each bound to one
+ * Prover on the service's shared Context and kept resident until deleted. A name is a relative
+ * path (`<name>.zkey` or `<name>/circuit.zkey`); besides the pattern check of schemas.ts, the file's
+ * real path (symbolic links resolved) must lie inside the directory's real path. A key may come
+ * with its circuit's witness generator (`.wasm`) and constraint system (`.r1cs`, attached so that
+ * the library checks every witness constraint by constraint).
+ */
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { join, sep } from "node:path";
+import { Context, Prover } from "../mod.ts";
+import type { KeyInfo, Library } from "../mod.ts";
+import { curveOf } from "../src/formats/snarkjs.ts";
+import type { CurveParameters, VerificationKeyJson } from "../src/formats/snarkjs.ts";
+import { ServiceError } from "./errors.ts";
+
+/** A key kept resident by the service. */
+export interface RegisteredKey {
+  id: string;
+  name: string;
+  zkeyPath: string;
+  /** circuit.wasm beside the key: jobs may then send circuit inputs. */
+  wasmPath: string | undefined;
+  /** circuit.r1cs beside the key (attached when r1cs checks are on). */
+  r1csPath: string | undefined;
+  r1csAttached: boolean;
+  prover: Prover;
+  info: KeyInfo;
+  curve: CurveParameters;
+  registeredAt: string;
+}
+
+/** The JSON summary of a key (POST/GET /v1/keys). */
+export function keySummary(key: RegisteredKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    curve: key.info.curve,
+    constraints: key.info.nConstraints,
+    publicInputs: key.info.nPublic,
+    variables: key.info.nVars,
+    domainSize: key.info.domainSize,
+    fileBytes: key.info.fileBytes,
+    inputs: key.wasmPath !== undefined,
+    r1csCheck: key.r1csAttached,
+    backend: key.prover.backend,
+    registeredAt: key.registeredAt,
+  };
+}
+
+/** Options of the registry. */
+export interface KeyRegistryOptions {
+  keysDir: string;
+  context: Context;
+  library: Library;
+  r1csCheck: boolean;
+}
+
+/** The default id of a name: "bn254/mulchain_4" -> "bn254.mulchain_4". */
+export const defaultKeyId = (name: string) => name.replaceAll("/", ".");
+
+/** Keys by id. */
+export class KeyRegistry {
+  readonly #root: string;
+  readonly #options: KeyRegistryOptions;
+  readonly #keys = new Map<string, RegisteredKey>();
+  /** Registrations in progress, so that two concurrent POSTs of one id open the key once. */
+  readonly #opening = new Map<string, Promise<RegisteredKey>>();
+
+  constructor(options: KeyRegistryOptions) {
+    this.#options = options;
+    try {
+      this.#root = realpathSync(options.keysDir);
+    } catch (cause) {
+      throw new Error(`keys directory ${options.keysDir} cannot be read: ${(cause as Error).message}`);
+    }
+    if (!statSync(this.#root).isDirectory()) throw new Error(`keys directory ${options.keysDir} is not a directory`);
+  }
+
+  /** The real path of the keys directory. */
+  get root(): string {
+    return this.#root;
+  }
+
+  /** Every registered key. */
+  list(): RegisteredKey[] {
+    return [...this.#keys.values()];
+  }
+
+  /** The key registered as `id`, else a 404 that lists the registered ids. */
+  get(id: string): RegisteredKey {
+    const key = this.#keys.get(id);
+    if (!key) {
+      const known = [...this.#keys.keys()];
+      throw new ServiceError(404, "UNKNOWN_KEY", `no key is registered as ${JSON.stringify(id)}; registered: ${known.length ? known.join(", ") : "none"} (POST /v1/keys to add one)`, "/key");
+    }
+    return key;
+  }
+
+  /** Whether `id` is registered. */
+  has(id: string): boolean {
+    return this.#keys.has(id);
+  }
+
+  /** A file inside the keys directory, or undefined when absent; a 400 when it resolves outside it. */
+  #inside(path: string, name: string): string | undefined {
+    if (!existsSync(path)) return undefined;
+    const real = realpathSync(path);
+    if (!real.startsWith(this.#root + sep)) {
+      throw new ServiceError(400, "PATH_OUTSIDE_KEYS_DIR", `key name ${JSON.stringify(name)} resolves outside the keys directory`, "/name");
+    }
+    return statSync(real).isFile() ? real : undefined;
+  }
+
+  /** Where the files of `name` are: `<name>.zkey` (+ .wasm, .r1cs) or `<name>/circuit.zkey` (+ circuit.*). */
+  #resolve(name: string): { zkey: string; wasm?: string; r1cs?: string } {
+    const flat = this.#inside(join(this.#root, `${name}.zkey`), name);
+    if (flat) {
+      return { zkey: flat, wasm: this.#inside(join(this.#root, `${name}.wasm`), name), r1cs: this.#inside(join(this.#root, `${name}.r1cs`), name) };
+    }
+    const nested = this.#inside(join(this.#root, name, "circuit.zkey"), name);
+    if (nested) {
+      return { zkey: nested, wasm: this.#inside(join(this.#root, name, "circuit.wasm"), name), r1cs: this.#inside(join(this.#root, name, "circuit.r1cs"), name) };
+    }
+    throw new ServiceError(404, "KEY_FILE_NOT_FOUND", `no ${name}.zkey or ${name}/circuit.zkey in the keys directory`, "/name");
+  }
+
+  /**
+   * Registers `name` as `id` (default: defaultKeyId(name)). Registering the same name under the
+   * same id again returns the key already resident (`created: false`).
+   */
+  async register(name: string, id = defaultKeyId(name)): Promise<{ key: RegisteredKey; created: boolean }> {
+    const existing = this.#keys.get(id) ?? (await this.#opening.get(id)?.catch(() => undefined));
+    if (existing) {
+      if (existing.name !== name) {
+        throw new ServiceError(409, "KEY_ID_TAKEN", `key id ${JSON.stringify(id)} is already registered for ${JSON.stringify(existing.name)}`, "/id");
+      }
+      return { key: existing, created: false };
+    }
+    const opening = this.#open(name, id);
+    this.#opening.set(id, opening);
+    try {
+      const key = await opening;
+      this.#keys.set(id, key);
+      return { key, created: true };
+    } finally {
+      this.#opening.delete(id);
+    }
+  }
+
+  async #open(name: string, id: string): Promise<RegisteredKey> {
+    const files = this.#resolve(name);
+    const attach = this.#options.r1csCheck && files.r1cs !== undefined;
+    let prover: Prover;
+    try {
+      prover = await Prover.open({
+        zkey: files.zkey,
+        context: this.#options.context,
+        library: this.#options.library,
+        r1cs: attach ? files.r1cs : undefined,
+        selfCheck: true,
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "KEY_OPEN";
+      throw new ServiceError(422, code === "FORMAT" || code === "UNSUPPORTED" || code === "CURVE_MISMATCH" ? `KEY_${code}` : "KEY_OPEN", `cannot open key ${JSON.stringify(name)}: ${(error as Error).message}`, "/name");
+    }
+    const info = prover.info;
+    return {
+      id,
+      name,
+      zkeyPath: files.zkey,
+      wasmPath: files.wasm,
+      r1csPath: files.r1cs,
+      r1csAttached: attach,
+      prover,
+      info,
+      curve: curveOf(info.curve),
+      registeredAt: new Date().toISOString(),
+    };
+  }
+
+  /** The verification key of `id` as snarkjs's verification_key.json point fields. */
+  verificationKey(id: string): Partial<VerificationKeyJson> {
+    return this.get(id).prover.key.exportVkJson();
+  }
+
+  /** Closes and forgets `id`. The caller checks that no job uses it. */
+  remove(id: string): RegisteredKey {
+    const key = this.get(id);
+    key.prover.close(); // throws BUSY if a call were still queued: the scheduler prevents that
+    this.#keys.delete(id);
+    return key;
+  }
+
+  /** Closes every key (at shutdown, after the scheduler has stopped). */
+  closeAll(): void {
+    for (const id of [...this.#keys.keys()]) {
+      try {
+        this.remove(id);
+      } catch {
+        // a prover still busy at exit is released with the process
+      }
+    }
+  }
+}
