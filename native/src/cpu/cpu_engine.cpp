@@ -5,6 +5,7 @@
 
 #include "cpu/msm.hpp"
 #include "cpu/ntt.hpp"
+#include "util/scratch.hpp"
 
 namespace cuzk::cpu {
 
@@ -27,37 +28,37 @@ class CpuEngine final : public prover::Engine<C> {
                       std::string& err) override {
     const size_t n = key_.domain_size;
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
-    a_.resize(n);
-    b_.resize(n);
-    c_.resize(n);
-    h_.resize(n * 32);
+    Fr* a = a_.reserve(n);
+    Fr* b = b_.reserve(n);
+    Fr* c = c_.reserve(n);
+    uint8_t* h = h_.reserve(n * 32);
     const auto& z = *key_.zkey;
     for (size_t p = 0; p < batch.n; p++) {
       const uint8_t* w = batch.w[p];
       {
         PhaseScope t(times, p, CUZK_PHASE_ABC);
         if (batch.a.empty()) {
-          evaluate_rows(key_.a, w, a_.data());
-          evaluate_rows(key_.b, w, b_.data());
+          evaluate_rows(key_.a, w, a);
+          evaluate_rows(key_.b, w, b);
           pool_.parallel_range(n, [&](size_t lo, size_t hi) {
-            for (size_t i = lo; i < hi; i++) c_[i] = a_[i] * b_[i];
+            for (size_t i = lo; i < hi; i++) c[i] = a[i] * b[i];
           }, 1024);
         } else {
-          load_evaluations(batch.a[p], a_.data());
-          load_evaluations(batch.b[p], b_.data());
-          load_evaluations(batch.c[p], c_.data());
+          load_evaluations(batch.a[p], a);
+          load_evaluations(batch.b[p], b);
+          load_evaluations(batch.c[p], c);
         }
       }
       {
         // snarkjs's recipe (formats.md): to coefficients, then evaluate on the odd coset, where
         // the key's H points expect a*b - c (the vanishing polynomial is folded into them).
         PhaseScope t(times, p, CUZK_PHASE_NTT_H);
-        for (std::vector<Fr>* v : {&a_, &b_, &c_}) {
-          ntt(pool_, v->data(), key_.log_domain, NttKind::Inverse);
-          ntt(pool_, v->data(), key_.log_domain, NttKind::CosetForward);
+        for (Fr* v : {a, b, c}) {
+          ntt(pool_, v, key_.log_domain, NttKind::Inverse);
+          ntt(pool_, v, key_.log_domain, NttKind::CosetForward);
         }
         pool_.parallel_range(n, [&](size_t lo, size_t hi) {
-          for (size_t i = lo; i < hi; i++) (a_[i] * b_[i] - c_[i]).to_bytes_std(&h_[i * 32]);
+          for (size_t i = lo; i < hi; i++) (a[i] * b[i] - c[i]).to_bytes_std(&h[i * 32]);
         }, 1024);
       }
       prover::ProofSums<C>& s = sums[p];
@@ -80,7 +81,7 @@ class CpuEngine final : public prover::Engine<C> {
       }
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_H);
-        s.h = msm<C, Fq>(pool_, z.points_h, h_.data(), n);
+        s.h = msm<C, Fq>(pool_, z.points_h, h, n);
       }
     }
     (void)err;
@@ -111,8 +112,9 @@ class CpuEngine final : public prover::Engine<C> {
 
   const prover::KeyView<C>& key_;
   ThreadPool& pool_;
-  std::vector<Fr> a_, b_, c_;
-  std::vector<uint8_t> h_;
+  // Workspace kept between calls (huge pages: first-touch faults dominated one-shot proofs).
+  ScratchArray<Fr> a_, b_, c_;
+  ScratchArray<uint8_t> h_;
 };
 
 }  // namespace

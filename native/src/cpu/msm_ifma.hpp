@@ -10,11 +10,13 @@
 #ifdef CUZK_HAVE_IFMA
 
 #include <algorithm>
+#include <utility>
 #include <memory>
 #include <vector>
 
 #include "curve/point.hpp"
 #include "field/fp.hpp"
+#include "util/scratch.hpp"
 
 namespace cuzk::cpu::ifma {
 
@@ -138,10 +140,13 @@ struct IfmaTree {
   static constexpr size_t kGroups = std::max(32, 4096 / W);
   static constexpr size_t kBatch = 8 * kGroups;
 
-  std::vector<uintptr_t> cur, nxt;  // references, list after list
-  std::vector<uint32_t> len;        // per list
-  std::unique_ptr<Pt[]> arena;      // sums of every round
-  size_t arena_cap = 0, arena_used = 0;
+  // references, list after list: cur is read in a round, nxt written; both point into refs_a/b
+  ScratchArray<uintptr_t> refs_a, refs_b;
+  uintptr_t* cur = nullptr;
+  uintptr_t* nxt = nullptr;
+  std::vector<uint32_t> len;  // per list
+  ScratchArray<Pt> arena;     // sums of every round (huge pages: see util/scratch.hpp)
+  size_t arena_used = 0;
 
   std::vector<uintptr_t> pin = std::vector<uintptr_t>(kBatch + 8), qin = std::vector<uintptr_t>(kBatch + 8);
   std::vector<Pt*> out = std::vector<Pt*>(kBatch + 8);
@@ -312,7 +317,6 @@ struct IfmaTree {
       bool more = false;
       for (uint32_t l : len) more |= l > 1;
       if (!more) return;
-      nxt.resize(cur.size());
       size_t ip = 0, op = 0;
       for (uint32_t& l : len) {
         for (uint32_t k = 0; k + 1 < l; k += 2) {
@@ -329,8 +333,7 @@ struct IfmaTree {
         l = (l + 1) / 2;
       }
       flush();
-      nxt.resize(op);
-      cur.swap(nxt);
+      std::swap(cur, nxt);
     }
   }
 
@@ -340,12 +343,10 @@ struct IfmaTree {
                 const uint8_t* carry_has) {
     size_t total = 0;
     for (size_t i = 0; i < n_lists; i++) total += cnt[i] + (carry_has ? carry_has[i] : 0);
-    if (total > arena_cap) {
-      arena.reset(new Pt[total]);
-      arena_cap = total;
-    }
+    arena.reserve(total);
     arena_used = 0;
-    cur.resize(total);
+    cur = refs_a.reserve(total);
+    nxt = refs_b.reserve(total);
     len.resize(n_lists);
     size_t ep = 0, op = 0;
     for (size_t i = 0; i < n_lists; i++) {

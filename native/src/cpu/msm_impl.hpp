@@ -22,6 +22,7 @@
 #include "cpu/msm.hpp"
 #include "cpu/msm_ifma.hpp"
 #include "curve/ops.hpp"
+#include "util/scratch.hpp"
 
 namespace cuzk::cpu {
 namespace msm_detail {
@@ -70,13 +71,8 @@ inline bool point_bytes_zero(const uint8_t* p) {
 // re-allocating them per call dominated small MSMs.
 template <class T, int Slot>
 T* thread_buffer(size_t n) {
-  thread_local std::unique_ptr<T[]> buf;
-  thread_local size_t cap = 0;
-  if (n > cap) {
-    buf.reset(new T[n]);
-    cap = n;
-  }
-  return buf.get();
+  thread_local ScratchArray<T> buf;
+  return buf.reserve(n);
 }
 
 // The calling thread's tree (its buffers are kept between calls, like thread_buffer's).
@@ -96,9 +92,8 @@ struct AffineTree {
   using A = Affine<F>;
   // Pairs per inversion: the batch's denominators and prefix products stay within ~128 KB.
   static constexpr size_t kBatch = std::max<size_t>(512, 65536 / sizeof(F));
-  // Two buffers of `cap` points (left uninitialised), swapped each round.
-  std::unique_ptr<A[]> buf0, buf1;
-  size_t cap = 0;
+  // Two buffers of n points (left uninitialised), swapped each round.
+  ScratchArray<A> buf0, buf1;
   A* lists = nullptr;
   A* next = nullptr;
   std::vector<uint32_t> len;
@@ -156,13 +151,8 @@ struct AffineTree {
 
   // Room for n points in `lists` (contents not kept).
   void reserve(size_t n) {
-    if (n > cap) {
-      buf0.reset(new A[n]);
-      buf1.reset(new A[n]);
-      cap = n;
-    }
-    lists = buf0.get();
-    next = buf1.get();
+    lists = buf0.reserve(n);
+    next = buf1.reserve(n);
   }
 
   void run() {
