@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     inputs.close();
     keys.closeAll();
     context.close();
+    log("exit", { code: 0 });
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -427,19 +427,22 @@ export class Scheduler {
     if (this.#batchTimer) {
       clearTimeout(this.#batchTimer);
       this.#batchTimer = undefined;
-      this.#pump();
     }
-    const idle = () => new Promise<void>((resolve) => {
-      if (!this.#busy && this.#queue.size === 0) return resolve();
-      const done = () => {
-        this.#idle.delete(done);
-        resolve();
-      };
-      this.#idle.add(done);
-    });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
-    clearTimeout(timer);
+    if (drainMs > 0) {
+      // Closing lifts the batch wait: whatever is queued runs now, in full or partial batches.
+      this.#pump();
+      const idle = new Promise<void>((resolve) => {
+        if (!this.#busy && this.#queue.size === 0) return resolve();
+        const done = () => {
+          this.#idle.delete(done);
+          resolve();
+        };
+        this.#idle.add(done);
+      });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([idle, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+    }
     for (const job of [...this.#queue]) this.cancel(job.id, "cancelled: the service shut down before the job ran");
     while (this.#busy) await new Promise<void>((resolve) => setTimeout(resolve, 10));
     clearInterval(this.#sweeper);

@@ -225,8 +225,8 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
   };
 
   const waitJob: Handler = async (req, url) => {
-    const job = jobParam(req);
     const query = parse(validators.waitQuery, queryObject(url), "?");
+    const job = jobParam(req);
     const timeoutS = Math.min(maxWaitS, query.timeout_s === undefined ? maxWaitS : Number(query.timeout_s));
     const deadline = performance.now() + timeoutS * 1000;
     while (!Scheduler.isFinal(job) && !req.signal.aborted) {
