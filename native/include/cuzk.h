@@ -348,6 +348,72 @@ CUZK_API cuzk_status cuzk_host_unregister(void* ptr, char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
                                      uint64_t* total_pin_ns);
 
+/* ---------------------------------------------------------------------------------------------
+ * Synthetic circuits and an INSECURE development setup, for tests and benchmarks at sizes no
+ * real circuit or trusted setup exists for (docs/benchmarks.md, "Synthetic circuits").
+ * ------------------------------------------------------------------------------------------- */
+/* Profiles of the synthetic circuits. */
+#define CUZK_SYNTH_UNIFORM 0u /* 2/2/2 terms in A/B/C per row; coefficients and witness random full-width */
+#define CUZK_SYNTH_POREP 1u   /* Filecoin PoRep shape: 2.4/1.0/2.2 terms per row, witness mostly 0 or 1 */
+
+/*
+ * Makes an R1CS of n_constraints rows with n_public public inputs, and a witness that satisfies
+ * it, as the bytes of a snarkjs .r1cs and .wtns file. Deterministic: the same (curve, profile,
+ * n_constraints, n_public, seed) always gives the same bytes. Witness: w[0] = 1, the public
+ * inputs w[1..n_public], private inputs, then one output per constraint.
+ *  curve: cuzk_curve; profile: CUZK_SYNTH_*; 1 <= n_constraints <= 2^30; n_public <= n_constraints.
+ *  r1cs/wtns: caller memory of r1cs_cap/wtns_cap bytes. *r1cs_len and *wtns_len receive the sizes
+ *    (also when a buffer is too short: then CUZK_ERR_SHORT_BUFFER and nothing is generated). To ask
+ *    the sizes, pass NULL buffers with capacity 0.
+ */
+CUZK_API cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+                                        uint64_t seed, uint8_t* r1cs, size_t r1cs_cap, size_t* r1cs_len,
+                                        uint8_t* wtns, size_t wtns_cap, size_t* wtns_len, char* err, size_t err_cap);
+/* Same, written to files (each created whole through a temporary and a rename; CUZK_ERR_IO when a
+ * path cannot be written). The .r1cs is streamed: memory is the witness (32 bytes per wire). */
+CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, uint32_t n_constraints,
+                                              uint32_t n_public, uint64_t seed, const char* r1cs_path,
+                                              const char* wtns_path, char* err, size_t err_cap);
+
+typedef struct cuzk_setup_info {
+  uint32_t struct_size;    /* = sizeof(cuzk_setup_info) = 80 */
+  uint32_t curve;          /* cuzk_curve of the .r1cs */
+  uint32_t n_vars;         /* wires, w[0] = 1 included */
+  uint32_t n_public;
+  uint32_t n_constraints;
+  uint32_t domain_size;    /* 2^ceil(log2(n_constraints + n_public + 1)), as snarkjs */
+  uint32_t threads;        /* threads that computed the points */
+  uint32_t g1_window_bits; /* fixed-base window widths chosen for G1 and G2 */
+  uint32_t g2_window_bits;
+  uint32_t reserved;
+  uint64_t zkey_bytes;     /* size of the file written */
+  uint64_t total_ns;       /* the whole call */
+  uint64_t scalars_ns;     /* Lagrange basis at tau, per-signal sums, H scalars */
+  uint64_t tables_ns;      /* fixed-base tables of the two generators */
+  uint64_t points_ns;      /* scalar multiplications and writing the file */
+} cuzk_setup_info;
+
+/*
+ * INSECURE: FOR TESTS AND BENCHMARKS ONLY. Makes a Groth16 proving key for the circuit at r1cs_path
+ * from toxic waste (tau, alpha, beta, gamma, delta) drawn from the OS CSPRNG inside this call. The
+ * values are dropped when it returns, but nothing proves it: whoever could read this process's
+ * memory could forge proofs for the key. Never use such a key to protect anything of value.
+ *
+ * Writes a snarkjs .zkey (the layout of `snarkjs groth16 setup` followed by a contribution, with
+ * the H points of the odd-coset convention; formats.md 1) to zkey_path, whole or not at all. The
+ * contributions section records none and its circuit hash is zero: there is no ceremony transcript
+ * to check (`snarkjs zkey verify` cannot check this key; prove, verify and `zkey export
+ * verificationkey` work). The verification key is read back with cuzk_key_open + cuzk_key_export_vk.
+ * Multi-threaded on the CPU: cpu_threads = 0 uses the library's shared pool, n > 0 a pool of its own.
+ *  flags: 0. info: NULL, or receives sizes and timings.
+ * CUZK_ERR_IO (r1cs unreadable, zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
+ * CUZK_ERR_CURVE_MISMATCH (another field), CUZK_ERR_UNSUPPORTED (domain too large for the field's
+ * NTT: the H points need the 2*domain_size-th roots of unity).
+ * The library never prints: callers must warn their users (the CLI does, on stderr).
+ */
+CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
+                                             uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,12 +93,36 @@ export const DEVICE_INFO_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
+/** `cuzk_setup_info`, 80 bytes. */
+export const SETUP_INFO_LAYOUT = {
+  name: "cuzk_setup_info",
+  size: 80,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    curve: { offset: 4, type: "u32" },
+    n_vars: { offset: 8, type: "u32" },
+    n_public: { offset: 12, type: "u32" },
+    n_constraints: { offset: 16, type: "u32" },
+    domain_size: { offset: 20, type: "u32" },
+    threads: { offset: 24, type: "u32" },
+    g1_window_bits: { offset: 28, type: "u32" },
+    g2_window_bits: { offset: 32, type: "u32" },
+    reserved: { offset: 36, type: "u32" },
+    zkey_bytes: { offset: 40, type: "u64" },
+    total_ns: { offset: 48, type: "u64" },
+    scalars_ns: { offset: 56, type: "u64" },
+    tables_ns: { offset: 64, type: "u64" },
+    points_ns: { offset: 72, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
 /** Every struct layout of cuzk.h, by C name. */
 export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_timings: TIMINGS_LAYOUT,
   cuzk_key_info: KEY_INFO_LAYOUT,
   cuzk_library_info: LIBRARY_INFO_LAYOUT,
   cuzk_device_info: DEVICE_INFO_LAYOUT,
+  cuzk_setup_info: SETUP_INFO_LAYOUT,
 };
 
 /** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones, strings for char[]. */

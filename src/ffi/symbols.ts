@@ -104,6 +104,23 @@ export const symbols = {
   // cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
   //                             uint64_t* total_pin_ns);
   cuzk_host_stats: s(["buffer", "buffer", "buffer", "buffer"], "i32"),
+
+  // ---- synthetic circuits and the insecure development setup --------------------------------
+  // cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+  //                                uint64_t seed, uint8_t* r1cs, size_t r1cs_cap, size_t* r1cs_len,
+  //                                uint8_t* wtns, size_t wtns_cap, size_t* wtns_len, char* err, size_t err_cap);
+  cuzk_synth_circuit: s(
+    ["u32", "u32", "u32", "u32", "u64", "buffer", "usize", "buffer", "buffer", "usize", "buffer", "buffer", "usize"],
+    "i32",
+    true,
+  ),
+  // cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, uint32_t n_constraints,
+  //                                      uint32_t n_public, uint64_t seed, const char* r1cs_path,
+  //                                      const char* wtns_path, char* err, size_t err_cap);
+  cuzk_synth_circuit_write: s(["u32", "u32", "u32", "u32", "u64", "cstring", "cstring", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
+  //                                     uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap);
+  cuzk_setup_insecure_dev: s(["cstring", "cstring", "u32", "u32", "buffer", "buffer", "usize"], "i32", true),
 } as const satisfies Record<string, SymbolDefinition>;
 
 /** The C name of a function of the table. */
@@ -160,6 +177,8 @@ export const ABI = {
   NTT_INVERSE: 1,
   NTT_COSET_FORWARD: 2,
   NTT_COSET_INVERSE: 3,
+  SYNTH_UNIFORM: 0,
+  SYNTH_POREP: 1,
 } as const;
 
 /** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */

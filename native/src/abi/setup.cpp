@@ -1,0 +1,97 @@
+// cuzk.h: synthetic circuits and the insecure development setup (native/src/setup/).
+#include <cstddef>
+#include <memory>
+
+#include "abi/abi_util.hpp"
+#include "formats/mapped_file.hpp"
+#include "formats/r1cs.hpp"
+#include "setup/dev_setup.hpp"
+#include "setup/output_file.hpp"
+#include "setup/synth.hpp"
+#include "util/thread_pool.hpp"
+
+using cuzk::abi::guarded;
+namespace setup = cuzk::setup;
+
+static_assert(sizeof(cuzk_setup_info) == 80 && offsetof(cuzk_setup_info, zkey_bytes) == 40, "cuzk_setup_info layout");
+
+namespace {
+
+// IoError is the one exception of the writers that is the caller's doing (a path, a full disk).
+template <class Body>
+cuzk_status with_io_errors(std::string& msg, Body&& body) {
+  try {
+    return body();
+  } catch (const setup::IoError& e) {
+    msg = e.what();
+    return CUZK_ERR_IO;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+CUZK_API cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+                                        uint64_t seed, uint8_t* r1cs, size_t r1cs_cap, size_t* r1cs_len, uint8_t* wtns,
+                                        size_t wtns_cap, size_t* wtns_len, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!r1cs_len || !wtns_len) { msg = "r1cs_len and wtns_len must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    setup::SynthParams params{curve, profile, n_constraints, n_public, seed};
+    setup::SynthShape shape;
+    cuzk_status st = setup::synth_shape(params, shape, msg);
+    if (st != CUZK_OK) return st;
+    *r1cs_len = (size_t)shape.r1cs_bytes;
+    *wtns_len = (size_t)shape.wtns_bytes;
+    if (!r1cs || !wtns || r1cs_cap < shape.r1cs_bytes || wtns_cap < shape.wtns_bytes) {
+      msg = "the circuit needs " + std::to_string(shape.r1cs_bytes) + " bytes of .r1cs and " +
+            std::to_string(shape.wtns_bytes) + " bytes of .wtns";
+      return CUZK_ERR_SHORT_BUFFER;
+    }
+    setup::MemorySink r1cs_sink(r1cs, r1cs_cap), wtns_sink(wtns, wtns_cap);
+    setup::synth_generate(params, r1cs_sink, wtns_sink);
+    return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, uint32_t n_constraints,
+                                              uint32_t n_public, uint64_t seed, const char* r1cs_path,
+                                              const char* wtns_path, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!r1cs_path || !wtns_path) { msg = "r1cs_path and wtns_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    setup::SynthParams params{curve, profile, n_constraints, n_public, seed};
+    setup::SynthShape shape;
+    cuzk_status st = setup::synth_shape(params, shape, msg);
+    if (st != CUZK_OK) return st;
+    return with_io_errors(msg, [&] {
+      setup::OutputFile r1cs_file(r1cs_path), wtns_file(wtns_path);
+      setup::synth_generate(params, r1cs_file, wtns_file);
+      r1cs_file.commit();
+      wtns_file.commit();
+      return CUZK_OK;
+    });
+  });
+}
+
+CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
+                                             uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!r1cs_path || !zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk::formats::MappedFile file;
+    cuzk_status st = cuzk::formats::MappedFile::open(r1cs_path, file, msg, cuzk::formats::MappedFile::Advice::Sequential);
+    if (st != CUZK_OK) return st;
+    cuzk::formats::R1cs r1cs;
+    st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);
+    if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
+    std::unique_ptr<cuzk::ThreadPool> own_pool;
+    if (cpu_threads > 0) own_pool = std::make_unique<cuzk::ThreadPool>(cpu_threads);
+    cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
+    cuzk_setup_info local{};
+    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, local, msg); });
+    if (st == CUZK_OK && info) *info = local;
+    return st;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,317 @@
+// What the key holds (formats.md 1; snarkjs zkey_new.js followed by one contribution), with
+// u_i, v_i, w_i(X) = sum_c A/B/C[c][i] L_c(X) over the Lagrange basis L_c of the domain <w_n>
+// (w_n = ffjavascript's Fr.w[log n], as the prover's NTTs), and the snarkjs input rows: A gets
+// L_{n_constraints + s} for every public signal s (and s = 0):
+//   alpha1, beta1, delta1 = alpha, beta, delta * G1; beta2, gamma2, delta2 = beta, gamma, delta * G2;
+//   A_i = u_i(tau) G1; B1_i = v_i(tau) G1; B2_i = v_i(tau) G2;
+//   IC_i = (beta u_i + alpha v_i + w_i)(tau) / gamma G1 (i <= n_public), C_i = the same / delta;
+//   H_j = L^(2n)_(2j+1)(tau) / delta G1: the Lagrange basis of the 2n-th roots of unity at the odd
+//   indices, because the prover feeds the H MSM the values of a*b - c on the odd coset w_2n <w_n>
+//   with no division by Z (p(tau) = sum_j p(odd_j) L^(2n)_(2j+1)(tau): p vanishes on the even points).
+// Every point is then a fixed-base product of a generator (fixed_base.hpp).
+#include "setup/dev_setup.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "curve/curves.hpp"
+#include "curve/ops.hpp"
+#include "formats/byte_reader.hpp"
+#include "setup/fixed_base.hpp"
+#include "setup/output_file.hpp"
+#include "setup/random.hpp"
+#include "util/clock.hpp"
+
+namespace cuzk::setup {
+namespace {
+
+constexpr size_t kBlock = 1 << 15;  // points per block written: bounds the buffers to a few MiB
+
+template <class Fr>
+Fr root_of_unity(uint32_t log_n) {  // ffjavascript's Fr.w[log_n]
+  Fr w = Fr::from_raw(Fr::Params::ROOT_OF_UNITY);
+  for (uint32_t i = log_n; i < (uint32_t)Fr::Params::TWO_ADICITY; i++) w = w.sqr();
+  return w;
+}
+
+// A signal's terms, gathered from the row-major .r1cs (counting sort by wire).
+struct Occurrence {
+  const uint8_t* coef;  // standard form LE, < r (checked by parse_r1cs)
+  uint32_t row;
+  uint32_t matrix;  // 0 = A, 1 = B, 2 = C
+};
+
+template <class C>
+class DevSetup {
+  using Fr = typename C::Fr;
+  using Fq = typename C::Fq;
+  using Fq2 = typename C::Fq2;
+  static constexpr size_t kG1 = C::G1_BYTES, kG2 = C::G2_BYTES;
+
+ public:
+  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool) : r1cs_(r1cs), pool_(pool) {}
+
+  formats::Status run(const std::string& path, cuzk_setup_info& info, std::string& err) {
+    const uint64_t t0 = now_ns();
+    n_vars_ = r1cs_.n_wires;
+    n_public_ = r1cs_.n_public();
+    n_constraints_ = r1cs_.n_constraints;
+    if (n_constraints_ == 0) return formats::fail(err, CUZK_ERR_FORMAT, "r1cs: the circuit has no constraints");
+    if ((uint64_t)n_public_ + 1 > n_vars_) {
+      return formats::fail(err, CUZK_ERR_FORMAT,
+                           "r1cs: " + std::to_string(n_public_) + " public signals do not fit in " +
+                               std::to_string(n_vars_) + " wires (wire 0 is the constant 1)");
+    }
+    rows_ = (uint64_t)n_constraints_ + n_public_ + 1;
+    log_n_ = 0;
+    while (((uint64_t)1 << log_n_) < rows_) log_n_++;
+    if (log_n_ + 1 > (uint32_t)Fr::Params::TWO_ADICITY) {
+      return formats::fail(err, CUZK_ERR_UNSUPPORTED,
+                           std::to_string(n_constraints_) + " constraints and " + std::to_string(n_public_ + 1) +
+                               " input rows need a domain of 2^" + std::to_string(log_n_) +
+                               "; the H points need the 2^" + std::to_string(log_n_ + 1) + "-th roots of unity, and " +
+                               C::name() + "'s scalar field has only up to 2^" +
+                               std::to_string(Fr::Params::TWO_ADICITY));
+    }
+    n_ = (size_t)1 << log_n_;
+
+    OutputFile out(path);  // before the work: an unwritable path fails at once
+
+    draw_toxic_waste();
+    compute_scalars();
+    const uint64_t t1 = now_ns();
+
+    const size_t g1_muls = 6 + (n_public_ + 1) + 3 * (size_t)n_vars_ + n_;
+    FixedBaseTable<Fq> g1(C::g1_generator(), Fr::Params::BITS, g1_muls, pool_);
+    FixedBaseTable<Fq2> g2(C::g2_generator(), Fr::Params::BITS, 3 + (size_t)n_vars_, pool_);
+    const uint64_t t2 = now_ns();
+
+    write_key(out, g1, g2);
+    out.commit();
+    const uint64_t t3 = now_ns();
+
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    info.curve = C::ID;
+    info.n_vars = n_vars_;
+    info.n_public = n_public_;
+    info.n_constraints = n_constraints_;
+    info.domain_size = (uint32_t)n_;
+    info.threads = pool_.size();
+    info.g1_window_bits = (uint32_t)g1.window_bits();
+    info.g2_window_bits = (uint32_t)g2.window_bits();
+    info.zkey_bytes = out.written();
+    info.scalars_ns = t1 - t0;
+    info.tables_ns = t2 - t1;
+    info.points_ns = t3 - t2;
+    info.total_ns = t3 - t0;
+    return CUZK_OK;
+  }
+
+ private:
+  void draw_toxic_waste() {
+    for (;;) {  // tau must not be a 2n-th root of unity: the Lagrange formulas divide by tau - w^i
+      tau_ = random_nonzero<Fr>();
+      Fr t = tau_;
+      for (uint32_t i = 0; i <= log_n_; i++) t = t.sqr();  // tau^(2n)
+      if (t != Fr::one()) break;
+    }
+    alpha_ = random_nonzero<Fr>();
+    beta_ = random_nonzero<Fr>();
+    gamma_ = random_nonzero<Fr>();
+    delta_ = random_nonzero<Fr>();
+  }
+
+  // out[i] = z * x_i / (tau - x_i) with x_i = g * w^i, i < count: the Lagrange basis at tau, up to
+  // the factor z. Chunks in parallel, one inversion per chunk (batch trick).
+  void lagrange_like(std::vector<Fr>& out, size_t count, const Fr& g, const Fr& w, const Fr& z) {
+    out.resize(count);
+    std::vector<Fr> x(count);
+    pool_.parallel_range(count, [&](size_t begin, size_t end) {
+      Fr xi = g * w.pow_u64(begin);
+      for (size_t i = begin; i < end; i++) {
+        x[i] = xi;
+        out[i] = tau_ - xi;
+        xi = xi * w;
+      }
+      std::vector<Fr> scratch(end - begin);
+      field::batch_inverse(out.data() + begin, end - begin, scratch.data());
+      for (size_t i = begin; i < end; i++) out[i] = z * x[i] * out[i];
+    }, 4096, 2);
+  }
+
+  void compute_scalars() {
+    const Fr w_n = root_of_unity<Fr>(log_n_);
+    const Fr tau_n = tau_.pow_u64(n_);
+    // L_c(tau) = (tau^n - 1) / n * w^c / (tau - w^c), for the rows in use.
+    std::vector<Fr> lagrange;
+    lagrange_like(lagrange, rows_, Fr::one(), w_n, (tau_n - Fr::one()) * Fr::from_u64(n_).inverse());
+
+    gather_occurrences();
+
+    // u, v and beta*u + alpha*v + w per signal. The sums run over the raw coefficients (a
+    // Montgomery product of a standard-form coefficient with L gives c*L/R); one conversion per
+    // signal at the end restores the Montgomery form.
+    u_.resize(n_vars_);
+    v_.resize(n_vars_);
+    k_.resize(n_vars_);
+    const Fr gamma_inv = gamma_.inverse(), delta_inv = delta_.inverse();
+    pool_.parallel_range(n_vars_, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; i++) {
+        Fr sum[3] = {Fr::zero(), Fr::zero(), Fr::zero()};
+        for (uint64_t e = occ_start_[i]; e < occ_start_[i + 1]; e++) {
+          const Occurrence& o = occ_[e];
+          sum[o.matrix] += Fr::from_bytes_mont(o.coef) * lagrange[o.row];
+        }
+        Fr u = sum[0].to_mont(), v = sum[1].to_mont(), w = sum[2].to_mont();
+        if (i <= n_public_) u += lagrange[n_constraints_ + i];  // snarkjs's input rows
+        u_[i] = u;
+        v_[i] = v;
+        k_[i] = (beta_ * u + alpha_ * v + w) * (i <= n_public_ ? gamma_inv : delta_inv);
+      }
+    }, 1024);
+    occ_.clear();
+    occ_.shrink_to_fit();
+
+    // H_j = L^(2n)_(2j+1)(tau) / delta = (tau^2n - 1) / (2n delta) * x_j / (tau - x_j), x_j = w_2n w_n^j.
+    const Fr z = (tau_n * tau_n - Fr::one()) * (Fr::from_u64(2 * n_) * delta_).inverse();
+    lagrange_like(h_, n_, root_of_unity<Fr>(log_n_ + 1), w_n, z);
+  }
+
+  void gather_occurrences() {
+    occ_start_.assign((size_t)n_vars_ + 2, 0);
+    const uint64_t term = 4 + r1cs_.n8;
+    auto walk = [&](auto&& visit) {
+      for (uint32_t c = 0; c < n_constraints_; c++) {
+        const uint8_t* p = r1cs_.constraints + r1cs_.constraint_offsets[c];
+        for (uint32_t m = 0; m < 3; m++) {
+          const uint32_t n_terms = formats::load_u32_le(p);
+          p += 4;
+          for (uint32_t t = 0; t < n_terms; t++, p += term) visit(c, m, formats::load_u32_le(p), p + 4);
+        }
+      }
+    };
+    walk([&](uint32_t, uint32_t, uint32_t wire, const uint8_t*) { occ_start_[(size_t)wire + 2]++; });
+    for (size_t i = 2; i < occ_start_.size(); i++) occ_start_[i] += occ_start_[i - 1];
+    occ_.resize(occ_start_.back());
+    walk([&](uint32_t c, uint32_t m, uint32_t wire, const uint8_t* coef) {
+      occ_[occ_start_[(size_t)wire + 1]++] = Occurrence{coef, c, m};
+    });
+    occ_start_.pop_back();  // now occ_start_[i] .. occ_start_[i + 1] are wire i's terms
+  }
+
+  // Streams n multiples of one generator to the file.
+  template <class Table>
+  void emit(OutputFile& out, uint32_t id, const Table& table, const Fr* scalars, size_t n, size_t point_bytes) {
+    out.section(id, (uint64_t)n * point_bytes);
+    std::vector<uint8_t> buf(std::min(n, kBlock) * point_bytes);
+    for (size_t b = 0; b < n; b += kBlock) {
+      const size_t cnt = std::min(kBlock, n - b);
+      table.mul_many(scalars + b, cnt, buf.data(), pool_);
+      out.write(buf.data(), cnt * point_bytes);
+    }
+  }
+
+  template <class F>
+  void put_point(OutputFile& out, const FixedBaseTable<F>& table, const Fr& k) {
+    uint64_t limbs[Fr::N];
+    k.to_std_limbs(limbs);
+    uint8_t bytes[4 * Fq::BYTES];
+    curve::store_key_point(table.mul(limbs, Fr::N), bytes);
+    out.write(bytes, 2 * F::BYTES);
+  }
+
+  void write_coefficients(OutputFile& out) {
+    const uint64_t record = 12 + 32;
+    const uint64_t count = r1cs_.n_terms[0] + r1cs_.n_terms[1] + n_public_ + 1;
+    out.section(4, 4 + count * record);
+    out.u32((uint32_t)count);
+    std::vector<uint8_t> buf;
+    buf.reserve(kBlock * record);
+    auto put = [&](uint32_t matrix, uint32_t row, uint32_t signal, const Fr& stored) {
+      const size_t at = buf.size();
+      buf.resize(at + record);
+      std::memcpy(&buf[at], &matrix, 4);
+      std::memcpy(&buf[at + 4], &row, 4);
+      std::memcpy(&buf[at + 8], &signal, 4);
+      std::memcpy(&buf[at + 12], stored.l, 32);
+      if (buf.size() >= kBlock * record) {
+        out.write(buf.data(), buf.size());
+        buf.clear();
+      }
+    };
+    // Stored value: v * R^2 mod r, i.e. the raw limbs after two conversions (formats.md 1).
+    const uint64_t term = 4 + r1cs_.n8;
+    for (uint32_t c = 0; c < n_constraints_; c++) {
+      const uint8_t* p = r1cs_.constraints + r1cs_.constraint_offsets[c];
+      for (uint32_t m = 0; m < 2; m++) {  // A and B; C is not stored
+        const uint32_t n_terms = formats::load_u32_le(p);
+        p += 4;
+        for (uint32_t t = 0; t < n_terms; t++, p += term)
+          put(m, c, formats::load_u32_le(p), Fr::from_bytes_mont(p + 4).to_mont().to_mont());
+      }
+    }
+    const Fr one_stored = Fr::one().to_mont();
+    for (uint32_t s = 0; s <= n_public_; s++) put(0, n_constraints_ + s, s, one_stored);
+    out.write(buf.data(), buf.size());
+  }
+
+  void write_key(OutputFile& out, const FixedBaseTable<Fq>& g1, const FixedBaseTable<Fq2>& g2) {
+    out.write("zkey", 4);
+    out.u32(1);   // version
+    out.u32(10);  // sections
+    out.section(1, 4);
+    out.u32(1);  // Groth16
+
+    out.section(2, 4 + Fq::BYTES + 4 + 32 + 12 + 3 * kG1 + 3 * kG2);  // formats.md 1: 660 / 964 bytes
+    out.u32((uint32_t)Fq::BYTES);
+    out.write(Fq::Params::MODULUS, Fq::BYTES);  // LE limbs = LE bytes
+    out.u32(32);
+    out.write(Fr::Params::MODULUS, 32);
+    out.u32(n_vars_);
+    out.u32(n_public_);
+    out.u32((uint32_t)n_);
+    put_point(out, g1, alpha_);
+    put_point(out, g1, beta_);
+    put_point(out, g2, beta_);
+    put_point(out, g2, gamma_);
+    put_point(out, g1, delta_);
+    put_point(out, g2, delta_);
+
+    emit(out, 3, g1, k_.data(), (size_t)n_public_ + 1, kG1);
+    write_coefficients(out);
+    emit(out, 5, g1, u_.data(), n_vars_, kG1);
+    emit(out, 6, g1, v_.data(), n_vars_, kG1);
+    emit(out, 7, g2, v_.data(), n_vars_, kG2);
+    emit(out, 8, g1, k_.data() + n_public_ + 1, (size_t)n_vars_ - n_public_ - 1, kG1);
+    emit(out, 9, g1, h_.data(), n_, kG1);
+
+    // Contributions: the circuit hash is zero (there is no ceremony transcript) and none is listed.
+    out.section(10, 64 + 4);
+    const uint8_t zero_hash[64] = {};
+    out.write(zero_hash, sizeof zero_hash);
+    out.u32(0);
+  }
+
+  const formats::R1cs& r1cs_;
+  ThreadPool& pool_;
+  uint32_t n_vars_ = 0, n_public_ = 0, n_constraints_ = 0, log_n_ = 0;
+  uint64_t rows_ = 0;
+  size_t n_ = 0;
+  Fr tau_, alpha_, beta_, gamma_, delta_;
+  std::vector<uint64_t> occ_start_;
+  std::vector<Occurrence> occ_;
+  std::vector<Fr> u_, v_, k_, h_;
+};
+
+}  // namespace
+
+formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool,
+                                   cuzk_setup_info& info, std::string& err) {
+  if (r1cs.curve == CUZK_CURVE_BN254) return DevSetup<curve::Bn254>(r1cs, pool).run(zkey_path, info, err);
+  if (r1cs.curve == CUZK_CURVE_BLS12_381) return DevSetup<curve::Bls12381>(r1cs, pool).run(zkey_path, info, err);
+  return formats::fail(err, CUZK_ERR_CURVE_MISMATCH, "r1cs: unsupported curve");
+}
+
+}  // namespace cuzk::setup

@@ -1,0 +1,23 @@
+// The insecure development setup: a Groth16 proving key for an R1CS from toxic waste drawn from the
+// OS CSPRNG in this one call (cuzk.h, cuzk_setup_insecure_dev). INSECURE BY CONSTRUCTION: the
+// process knows tau, alpha, beta, gamma and delta while it runs; anyone who learnt them could forge
+// proofs. For tests and benchmarks only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cuzk.h"
+#include "formats/r1cs.hpp"
+#include "formats/status.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::setup {
+
+// Writes the .zkey for `r1cs` to `zkey_path` (whole or not at all) and fills `info` (struct_size
+// included). Status codes as documented for cuzk_setup_insecure_dev; may throw IoError (the caller
+// maps it to CUZK_ERR_IO) and std::bad_alloc.
+formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool,
+                                   cuzk_setup_info& info, std::string& err);
+
+}  // namespace cuzk::setup
