@@ -64,7 +64,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores)" },
   { key: "queueCapacity", flag: "--queue-size", env: "CUZK_SERVICE_QUEUE_SIZE", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs before 429" },
   { key: "batchSize", flag: "--batch-size", env: "CUZK_SERVICE_BATCH_SIZE", kind: "int", default: "8", min: 1, max: 1024, help: "most witnesses per library call" },
-  { key: "batchWaitMs", flag: "--batch-wait-ms", env: "CUZK_SERVICE_BATCH_WAIT_MS", kind: "int", default: "5", min: 0, max: 3_600_000, help: "how long a batch may wait to fill" },
+  { key: "batchWaitMs", flag: "--batch-wait-ms", env: "CUZK_SERVICE_BATCH_WAIT_MS", kind: "int", default: "0", min: 0, max: 3_600_000, help: "how long the oldest job may wait for its batch to fill (0: batches form from what queued while the device was busy)" },
   { key: "maxBodyBytes", flag: "--max-body-bytes", env: "CUZK_SERVICE_MAX_BODY_BYTES", kind: "int", default: String(64 << 20), min: 1024, max: 2 ** 31, help: "largest request body" },
   { key: "token", flag: "--token", env: "CUZK_SERVICE_TOKEN", kind: "string", default: "", help: "bearer token for /v1 and /metrics (empty: none)" },
   { key: "resultTtlS", flag: "--result-ttl-s", env: "CUZK_SERVICE_RESULT_TTL_S", kind: "int", default: "600", min: 1, max: 86_400 * 7, help: "seconds finished jobs are kept" },

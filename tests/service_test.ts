@@ -166,7 +166,8 @@ async function waitLongPoll(service: Service, id: string) {
 }
 
 /** Waits for a job to be final by reading its server-sent events; returns the states seen. */
-async function waitEvents(service: Service, id: string): Promise<{ final: Record<string, unknown>; states: string[] }> {
+async function waitEvents(service: Service, id: string): Promise<{ final: Record<string, unknown>; states: string[]; keepAlives: number; openMs: number }> {
+  const opened = performance.now();
   const response = await fetch(`${service.url}/v1/jobs/${id}/events`, { headers: service.token ? { authorization: `Bearer ${service.token}` } : {} });
   assert.equal(response.status, 200);
   assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/);
@@ -174,6 +175,7 @@ async function waitEvents(service: Service, id: string): Promise<{ final: Record
   const decoder = new TextDecoder();
   let text = "";
   const states: string[] = [];
+  let keepAlives = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (value) text += decoder.decode(value, { stream: true });
@@ -181,13 +183,14 @@ async function waitEvents(service: Service, id: string): Promise<{ final: Record
     while ((end = text.indexOf("\n\n")) >= 0) {
       const block = text.slice(0, end);
       text = text.slice(end + 2);
+      if (block.startsWith(":")) keepAlives++;
       const data = block.split("\n").find((l) => l.startsWith("data: "));
       if (!data) continue;
       const view = JSON.parse(data.slice(6));
       states.push(view.state);
       if (FINAL.has(view.state)) {
         await reader.cancel().catch(() => {});
-        return { final: view, states };
+        return { final: view, states, keepAlives, openMs: performance.now() - opened };
       }
     }
     if (done) throw new Error(`the event stream ended before a final state (states: ${states.join(", ")})`);
@@ -321,11 +324,11 @@ function flatKeysDir(): string {
   return dir;
 }
 
-test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, a full queue (429), cancellation, shutdown cancelling queued jobs", async () => {
+test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, a full queue (429), cancellation, waits within Bun's idle timeout, shutdown cancelling queued jobs", async () => {
   const keysDir = flatKeysDir();
   const token = "s3cret-token";
   // Batches never fill and never time out here, so submitted jobs stay queued until shutdown.
-  const service = await Service.start(["--keys-dir", keysDir, "--queue-size", "3", "--batch-size", "64", "--batch-wait-ms", "600000", "--max-body-bytes", "65536", "--drain-s", "0"], token);
+  const service = await Service.start(["--keys-dir", keysDir, "--queue-size", "3", "--batch-size", "64", "--batch-wait-ms", "600000", "--max-body-bytes", "65536", "--drain-s", "0", "--idle-timeout-s", "10"], token);
   try {
     const bn = join(FIXTURES, "bn254/mulchain_4");
     const wtns = new Uint8Array(readFileSync(join(bn, "witness.wtns")));
@@ -453,19 +456,28 @@ test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, 
     const fourth = await submit(wtns);
     assert.equal(fourth.status, 202, "the cancelled job's slot is free again");
 
-    // A long-poll returns when its timeout passes, with the job still queued.
-    const polled = await service.request("GET", `/v1/jobs/${first.body.id}/wait?timeout_s=1`);
+    // Bun closes connections idle for --idle-timeout-s (10 s here): a long-poll asking for longer
+    // is answered (job still queued) 5 s before that, and an event stream outlives it on keep-alive
+    // comments.
+    const watching = waitEvents(service, third.body.id);
+    const pollStarted = performance.now();
+    const polled = await service.request("GET", `/v1/jobs/${first.body.id}/wait?timeout_s=600`);
+    const pollMs = performance.now() - pollStarted;
     assert.equal(polled.status, 200);
     assert.equal(polled.body.state, "queued");
+    assert.ok(pollMs > 4000 && pollMs < 9000, `the long-poll answered after ${pollMs.toFixed(0)} ms (expected about 5000)`);
+    await sleep(6500); // the event stream is now open longer than the idle timeout
 
     // Shutdown with --drain-s 0: the queued jobs are cancelled, waiting clients hear it, and the
     // service lists them.
-    const watching = waitEvents(service, third.body.id);
     const polling = waitLongPoll(service, fourth.body.id);
     await sleep(200);
     assert.ok(exitedCleanly(service, await service.stop("SIGTERM")), service.stderr);
     const seen = await watching;
     assert.equal(seen.final.state, "cancelled");
+    assert.ok(seen.openMs > 11_000, `the event stream was open ${seen.openMs.toFixed(0)} ms`);
+    assert.ok(seen.keepAlives >= 3, `${seen.keepAlives} keep-alive comments`);
+    assert.deepEqual(seen.states, ["queued", "cancelled"]);
     assert.match((seen.final.error as { message: string }).message, /shut down/);
     assert.equal((await polling).state, "cancelled");
     const report = service.event("shutdown")!;
