@@ -20,6 +20,8 @@ export interface ServiceConfig {
   cpuThreads: number;
   /** Jobs waiting (not running) before submissions are answered 429. */
   queueCapacity: number;
+  /** Witness bytes held by waiting jobs before submissions are answered 429. */
+  queueBytes: number;
   /** Most witnesses proved in one library call. */
   batchSize: number;
   /** How long the oldest queued job of a key may wait for its batch to fill. */
@@ -63,6 +65,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "device", flag: "--device", env: "CUZK_SERVICE_DEVICE", kind: "int", default: "0", min: 0, max: 64, help: "GPU index" },
   { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores)" },
   { key: "queueCapacity", flag: "--queue-size", env: "CUZK_SERVICE_QUEUE_SIZE", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs before 429" },
+  { key: "queueBytes", flag: "--queue-bytes", env: "CUZK_SERVICE_QUEUE_BYTES", kind: "int", default: String(2 ** 31), min: 1024, max: 2 ** 50, help: "witness bytes held by queued jobs before 429" },
   { key: "batchSize", flag: "--batch-size", env: "CUZK_SERVICE_BATCH_SIZE", kind: "int", default: "8", min: 1, max: 1024, help: "most witnesses per library call" },
   { key: "batchWaitMs", flag: "--batch-wait-ms", env: "CUZK_SERVICE_BATCH_WAIT_MS", kind: "int", default: "0", min: 0, max: 3_600_000, help: "how long the oldest job may wait for its batch to fill (0: batches form from what queued while the device was busy)" },
   { key: "maxBodyBytes", flag: "--max-body-bytes", env: "CUZK_SERVICE_MAX_BODY_BYTES", kind: "int", default: String(64 << 20), min: 1024, max: 2 ** 31, help: "largest request body" },

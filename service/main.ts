@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     keys,
     metrics,
     queueCapacity: config.queueCapacity,
+    queueBytes: config.queueBytes,
     batchSize: config.batchSize,
     batchWaitMs: config.batchWaitMs,
     resultTtlS: config.resultTtlS,
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
 
   const r = metrics.registry;
   r.add(new Gauge("cuzk_queue_depth", "Jobs waiting to run", () => [[{}, scheduler.queueDepth]]));
+  r.add(new Gauge("cuzk_queue_bytes", "Witness bytes held by waiting jobs", () => [[{}, scheduler.queuedBytes]]));
   r.add(new Gauge("cuzk_jobs", "Retained jobs by state", () => Object.entries(scheduler.countByState()).map(([state, n]) => [{ state }, n])));
   r.add(new Gauge("cuzk_keys_loaded", "Keys resident", () => [[{}, keys.list().length]]));
   r.add(new Gauge("cuzk_host_pinned_bytes", "Pinned host memory allocated through the library", () => [[{}, library.hostStats().pinnedBytes]]));

@@ -77,6 +77,7 @@ export interface SchedulerOptions {
   keys: KeyRegistry;
   metrics: ServiceMetrics;
   queueCapacity: number;
+  queueBytes: number;
   batchSize: number;
   batchWaitMs: number;
   resultTtlS: number;
@@ -97,6 +98,8 @@ export class Scheduler {
   readonly #queue = new Set<Job>();
   readonly #queueByKey = new Map<string, Set<Job>>();
   readonly #byIdempotencyKey = new Map<string, Job>();
+  /** Witness bytes held by queued jobs. */
+  #queuedBytes = 0;
   #running: Job[] = [];
   #busy = false;
   #batchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -116,6 +119,11 @@ export class Scheduler {
   /** Jobs waiting to run. */
   get queueDepth(): number {
     return this.#queue.size;
+  }
+
+  /** Witness bytes the waiting jobs hold. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
   }
 
   /** Whether shutdown has begun (submissions are refused). */
@@ -167,12 +175,20 @@ export class Scheduler {
     return job;
   }
 
-  /** Refuses a submission early (before a witness is computed) when the queue is full or closing. */
-  admissible(): void {
+  /**
+   * Refuses a submission when the service is closing or the queue is full (by jobs, or by the
+   * witness bytes they hold, counting `bytes` more). Called before a witness is computed too.
+   */
+  admissible(bytes = 0): void {
     if (this.#closing) throw new ServiceError(503, "SHUTTING_DOWN", "the service is shutting down and accepts no new jobs", undefined, { headers: { "Retry-After": "5" } });
-    if (this.#queue.size >= this.#options.queueCapacity) {
+    const full = this.#queue.size >= this.#options.queueCapacity
+      ? `${this.#queue.size} jobs waiting`
+      : this.#queue.size > 0 && this.#queuedBytes + bytes > this.#options.queueBytes
+      ? `${this.#queuedBytes} witness bytes waiting`
+      : undefined;
+    if (full) {
       this.#options.metrics.submissions.inc({ outcome: "rejected_full" });
-      throw new ServiceError(429, "QUEUE_FULL", `the queue is full (${this.#queue.size} jobs waiting); retry later`, undefined, {
+      throw new ServiceError(429, "QUEUE_FULL", `the queue is full (${full}); retry later`, undefined, {
         headers: { "Retry-After": String(this.retryAfterS()) },
       });
     }
@@ -193,7 +209,8 @@ export class Scheduler {
         return { job: earlier, replayed: true };
       }
     }
-    this.admissible();
+    this.admissible(submission.witness.byteLength);
+    this.#options.keys.get(submission.keyId); // deleted while its witness was being computed: 404
     const job: Job = {
       id: randomUUID(),
       keyId: submission.keyId,
@@ -211,6 +228,7 @@ export class Scheduler {
     this.#jobs.set(job.id, job);
     if (job.idempotencyKey) this.#byIdempotencyKey.set(job.idempotencyKey, job);
     this.#queue.add(job);
+    this.#queuedBytes += submission.witness.byteLength;
     let perKey = this.#queueByKey.get(job.keyId);
     if (!perKey) this.#queueByKey.set(job.keyId, (perKey = new Set()));
     perKey.add(job);
@@ -267,7 +285,7 @@ export class Scheduler {
   }
 
   #dequeue(job: Job): void {
-    this.#queue.delete(job);
+    if (this.#queue.delete(job)) this.#queuedBytes -= job.witness?.byteLength ?? 0;
     const perKey = this.#queueByKey.get(job.keyId);
     perKey?.delete(job);
     if (perKey && perKey.size === 0) this.#queueByKey.delete(job.keyId);

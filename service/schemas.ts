@@ -12,8 +12,12 @@ import type { Validator } from "typebox/compile";
 import { ServiceError } from "./errors.ts";
 import type { FieldError } from "./errors.ts";
 
+const KEY_ID_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_.-]*$";
+const KEY_NAME_PATTERN = "^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$";
+const JOB_ID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
 /** A key id: what jobs and DELETE /v1/keys/:id name a registered key by. */
-export const KeyId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_][A-Za-z0-9_.-]*$" });
+export const KeyId = Type.String({ minLength: 1, maxLength: 128, pattern: KEY_ID_PATTERN });
 
 /**
  * A key name: a path relative to the keys directory, in segments of letters, digits, `_`, `-`, `.`
@@ -22,7 +26,7 @@ export const KeyId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Z
 export const KeyName = Type.String({
   minLength: 1,
   maxLength: 256,
-  pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$",
+  pattern: KEY_NAME_PATTERN,
 });
 
 export const RegisterKeyBody = Type.Object(
@@ -65,7 +69,7 @@ export const ListJobsQuery = Type.Object(
 );
 
 /** Job ids are UUIDs. */
-export const JobId = Type.String({ pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" });
+export const JobId = Type.String({ pattern: JOB_ID_PATTERN });
 
 /** Idempotency-Key header. */
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" });
@@ -84,9 +88,9 @@ export const validators = {
 
 /** Readable messages for the pattern checks (the raw regex is not much help to a client). */
 const PATTERN_HINTS = new Map<string, string>([
-  [KeyName.pattern as string, "must be a relative path of letters, digits, _ - . (segments may not start with a dot; no \"..\", no leading \"/\")"],
-  [KeyId.pattern as string, "must be letters, digits, _ - . (not starting with - or .)"],
-  [JobId.pattern as string, "must be a job id (a lowercase UUID)"],
+  [KEY_NAME_PATTERN, "must be a relative path of letters, digits, _ - . (segments may not start with a dot; no \"..\", no leading \"/\")"],
+  [KEY_ID_PATTERN, "must be letters, digits, _ - . (not starting with - or .)"],
+  [JOB_ID_PATTERN, "must be a job id (a lowercase UUID)"],
   ["^[0-9]{1,6}$", "must be a whole number"],
   ["^[0-9]{1,5}$", "must be a whole number"],
 ]);
