@@ -8,22 +8,30 @@
  *   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
  *   cuzk verify <verification_key.json> <public.json> <proof.json>
  *   cuzk info [circuit.zkey]
+ *   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N [--curve C] [--profile porep|uniform] [--public N] [--seed N]
+ *   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N]
  *
  * Options: --backend auto|cpu|cuda, --device N, --r1cs <circuit.r1cs> (check the witness
  * constraint by constraint), --self-check (verify before writing), --timings (phase table on stderr),
  * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
+ * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
+ * proving key for testing only (docs/benchmarks.md, "Synthetic circuits").
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
-import { Key, Library, Prover, timelineSvg, verify } from "./mod.ts";
+import { Key, Library, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
 import type { BackendName, Timings } from "./mod.ts";
 
 const USAGE = `usage:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
              [--r1cs circuit.r1cs] [--self-check] [--timings] [--json-timings file] [--timeline file.svg]
   cuzk verify <verification_key.json> <public.json> <proof.json>
-  cuzk info [circuit.zkey]`;
+  cuzk info [circuit.zkey]
+  cuzk synth <circuit.r1cs> <witness.wtns> --constraints N|2^K [--curve bn254|bls12_381] [--profile porep|uniform]
+             [--public N] [--seed N]
+  cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N]
+             (a proving key from fresh random toxic waste: FOR TESTING ONLY)`;
 
 /** A failure the user caused (bad arguments, unreadable file): one line, exit 2. */
 class UsageError extends Error {}
@@ -33,8 +41,11 @@ interface Parsed {
   flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(["--backend", "--device", "--r1cs", "--json-timings", "--timeline"]);
-const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help"]);
+const VALUE_FLAGS = new Set([
+  "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
+  "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
+]);
+const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help", "--insecure-dev"]);
 
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
@@ -165,6 +176,74 @@ async function info(p: Parsed): Promise<number> {
   return 0;
 }
 
+/** A count flag: a decimal integer or 2^K. */
+function countFlag(p: Parsed, flag: string, fallback?: number): number {
+  const text = p.flags.get(flag);
+  if (text === undefined) {
+    if (fallback === undefined) throw new UsageError(`${flag} is required`);
+    return fallback;
+  }
+  const power = typeof text === "string" ? /^2\^(\d+)$/.exec(text) : null;
+  const value = power ? 2 ** Number(power[1]) : Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new UsageError(`${flag} must be a count (e.g. 1024 or 2^20), not ${text}`);
+  return value;
+}
+
+async function synth(p: Parsed): Promise<number> {
+  if (p.positional.length !== 2) throw new UsageError("synth needs <circuit.r1cs> <witness.wtns>");
+  const [r1cs, wtns] = p.positional;
+  const curve = (p.flags.get("--curve") ?? "bn254") as string;
+  if (!["bn254", "bls12_381"].includes(curve)) throw new UsageError(`--curve must be bn254 or bls12_381, not ${curve}`);
+  const profile = (p.flags.get("--profile") ?? "porep") as string;
+  if (!["porep", "uniform"].includes(profile)) throw new UsageError(`--profile must be porep or uniform, not ${profile}`);
+  const seedText = p.flags.get("--seed");
+  let seed = 1n;
+  try {
+    if (typeof seedText === "string") seed = BigInt(seedText);
+  } catch {
+    throw new UsageError(`--seed must be an integer, not ${seedText}`);
+  }
+  const constraints = countFlag(p, "--constraints");
+  const started = performance.now();
+  await writeSynthCircuit(
+    { curve: curve as "bn254", profile: profile as "porep", constraints, publicInputs: countFlag(p, "--public", 4), seed },
+    { r1cs, wtns },
+  );
+  process.stderr.write(`cuzk: ${profile} circuit, ${constraints} constraints on ${curve}, written in ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
+  return 0;
+}
+
+const INSECURE_WARNING = `
+  ****************************************************************************
+  *  cuzk setup --insecure-dev: FOR TESTING AND BENCHMARKS ONLY.             *
+  *  The toxic waste (tau, alpha, beta, gamma, delta) was drawn by this one  *
+  *  process. Nothing proves it was destroyed: whoever could read this       *
+  *  process's memory can forge proofs that this key's verification key      *
+  *  accepts. Never use the key to protect anything of value; use a real     *
+  *  ceremony (snarkjs powersoftau + zkey contribute) for that.              *
+  ****************************************************************************
+`;
+
+async function setup(p: Parsed): Promise<number> {
+  if (!p.flags.has("--insecure-dev")) {
+    throw new UsageError("setup makes only insecure development keys: pass --insecure-dev to say you know (see docs/benchmarks.md)");
+  }
+  if (p.positional.length < 2 || p.positional.length > 3) {
+    throw new UsageError("setup needs <circuit.r1cs> <circuit.zkey> [verification_key.json]");
+  }
+  const [r1cs, zkey, vkPath] = p.positional;
+  process.stderr.write(INSECURE_WARNING);
+  const result = await setupInsecureDev(r1cs, zkey, { threads: countFlag(p, "--threads", 0) });
+  if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  process.stderr.write(
+    `cuzk: INSECURE key for ${result.nConstraints} constraints (domain 2^${Math.log2(result.domainSize)}, ${result.nVars} signals, ` +
+      `${result.nPublic} public) on ${result.curve} written to ${zkey} (${(result.zkeyBytes / 1e6).toFixed(1)} MB) in ${s(result.totalMs)} s ` +
+      `(scalars ${s(result.scalarsMs)}, tables ${s(result.tablesMs)}, points ${s(result.pointsMs)}; ${result.threads} threads)\n`,
+  );
+  return 0;
+}
+
 /** A message on one line (a load error lists what it tried on several). */
 function oneLine(message: string): string {
   return message.trim().split(/\s*\n\s*/).join("; ");
@@ -186,6 +265,10 @@ export async function main(argv: string[]): Promise<number> {
         return await verifyCommand(parsed);
       case "info":
         return await info(parsed);
+      case "synth":
+        return await synth(parsed);
+      case "setup":
+        return await setup(parsed);
       default:
         throw new UsageError(`unknown command ${command}`);
     }

@@ -38,6 +38,8 @@ export type { CircuitInput, WitnessCalculatorOptions } from "./src/witness_calcu
 export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
 export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";
 export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";
+export { setupInsecureDev, synthCircuit, writeSynthCircuit } from "./src/setup.ts";
+export type { DevSetupOptions, DevSetupResult, SynthOptions, SynthProfile, SyntheticCircuit } from "./src/setup.ts";
 export { timelineSvg } from "./src/timeline.ts";
 export type { TimelineOptions } from "./src/timeline.ts";
 export type { Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";

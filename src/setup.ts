@@ -1,0 +1,156 @@
+/**
+ * @module
+ * Synthetic circuits and the INSECURE development setup, for tests and benchmarks at sizes no real
+ * circuit or trusted setup exists for (docs/benchmarks.md, "Synthetic circuits"):
+ * - `synthCircuit` / `writeSynthCircuit`: an R1CS of any size with a witness that satisfies it,
+ *   as snarkjs .r1cs and .wtns bytes or files, in the `uniform` or the `porep` profile;
+ * - `setupInsecureDev`: a Groth16 proving key (.zkey, snarkjs format) and its verification key for
+ *   an .r1cs, from toxic waste the library draws from the OS CSPRNG inside the call.
+ *
+ * Keys from `setupInsecureDev` are for testing only: the process that made them knew the toxic
+ * waste, and whoever learnt it could forge proofs. Nothing here prints; callers warn their users
+ * (the CLI's `cuzk setup --insecure-dev` does, on stderr).
+ */
+import { check, errorBuffer } from "./errors.ts";
+import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.ts";
+import { ABI } from "./ffi/symbols.ts";
+import { curveOf } from "./formats/snarkjs.ts";
+import type { VerificationKeyJson } from "./formats/snarkjs.ts";
+import { Key } from "./key.ts";
+import type { CurveName, Library } from "./library.ts";
+import { nativeOf } from "./library.ts";
+
+/** Shapes of synthetic circuits (docs/benchmarks.md). */
+export type SynthProfile = "uniform" | "porep";
+
+/** What `synthCircuit` makes. */
+export interface SynthOptions {
+  curve: CurveName;
+  /** Rows of the R1CS, 1 .. 2^30. */
+  constraints: number;
+  /** Default "porep". */
+  profile?: SynthProfile;
+  /** Public inputs (w[1..n]); at most `constraints`. Default 4. */
+  publicInputs?: number;
+  /** The same seed gives the same circuit and witness. Default 1. */
+  seed?: number | bigint;
+  library?: Library;
+}
+
+/** A synthetic circuit as the bytes of its snarkjs files. */
+export interface SyntheticCircuit {
+  r1cs: Uint8Array;
+  wtns: Uint8Array;
+}
+
+/** Options of `setupInsecureDev`. */
+export interface DevSetupOptions {
+  /** Worker threads; 0 (default) = the library's shared pool (every core). */
+  threads?: number;
+  library?: Library;
+}
+
+/** What `setupInsecureDev` made and how long it took. */
+export interface DevSetupResult {
+  curve: CurveName;
+  nVars: number;
+  nPublic: number;
+  nConstraints: number;
+  domainSize: number;
+  threads: number;
+  g1WindowBits: number;
+  g2WindowBits: number;
+  zkeyBytes: number;
+  totalMs: number;
+  /** Lagrange basis at tau, per-signal sums, H scalars. */
+  scalarsMs: number;
+  /** Fixed-base tables of the two generators. */
+  tablesMs: number;
+  /** Scalar multiplications and writing the file. */
+  pointsMs: number;
+  /** verification_key.json (without vk_alphabeta_12, which snarkjs's verifier does not read). */
+  verificationKey: VerificationKeyJson;
+}
+
+const PROFILES: Record<SynthProfile, number> = { uniform: ABI.SYNTH_UNIFORM, porep: ABI.SYNTH_POREP };
+
+function synthArguments(options: SynthOptions): [number, number, number, number, bigint] {
+  const profile = options.profile ?? "porep";
+  if (!(profile in PROFILES)) throw new TypeError(`profile must be "uniform" or "porep", not ${JSON.stringify(profile)}`);
+  const count = (value: number, what: string) => {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new TypeError(`${what} must be a 32-bit count, not ${value}`);
+    return value;
+  };
+  return [
+    curveOf(options.curve).id,
+    PROFILES[profile],
+    count(options.constraints, "constraints"),
+    count(options.publicInputs ?? 4, "publicInputs"),
+    BigInt.asUintN(64, BigInt(options.seed ?? 1)),
+  ];
+}
+
+/** Makes a synthetic circuit and its witness in memory (off the JS thread). */
+export async function synthCircuit(options: SynthOptions): Promise<SyntheticCircuit> {
+  const native = nativeOf(options.library);
+  const args = synthArguments(options);
+  const r1csLength = new BigUint64Array(1), wtnsLength = new BigUint64Array(1);
+  let err = errorBuffer();
+  // Sizes first: with no buffers the call reports them (SHORT_BUFFER) without generating anything.
+  let status = (await native.callAsync("cuzk_synth_circuit", ...args, null, 0, r1csLength, null, 0, wtnsLength, err, err.length)) as number;
+  if (status !== 7 /* SHORT_BUFFER */) check(status, err, "cuzk_synth_circuit");
+  const r1cs = new Uint8Array(Number(r1csLength[0]));
+  const wtns = new Uint8Array(Number(wtnsLength[0]));
+  err = errorBuffer();
+  status = (await native.callAsync("cuzk_synth_circuit", ...args, r1cs, r1cs.length, r1csLength, wtns, wtns.length, wtnsLength, err, err.length)) as number;
+  check(status, err, "cuzk_synth_circuit");
+  return { r1cs, wtns };
+}
+
+/** Writes a synthetic circuit to `paths.r1cs` and its witness to `paths.wtns` (each whole or not at all). */
+export async function writeSynthCircuit(options: SynthOptions, paths: { r1cs: string; wtns: string }): Promise<void> {
+  const native = nativeOf(options.library);
+  const err = errorBuffer();
+  const status = (await native.callAsync("cuzk_synth_circuit_write", ...synthArguments(options), paths.r1cs, paths.wtns, err, err.length)) as number;
+  check(status, err, `cuzk_synth_circuit_write(${paths.r1cs}, ${paths.wtns})`);
+}
+
+/**
+ * INSECURE, FOR TESTS AND BENCHMARKS ONLY: makes a Groth16 proving key for the circuit at `r1csPath`
+ * and writes it to `zkeyPath` (snarkjs .zkey), from toxic waste drawn inside the call; then opens the
+ * key (checking every point) and returns its verification key in snarkjs's JSON shape.
+ */
+export async function setupInsecureDev(r1csPath: string, zkeyPath: string, options: DevSetupOptions = {}): Promise<DevSetupResult> {
+  const native = nativeOf(options.library);
+  const threads = options.threads ?? 0;
+  if (!Number.isInteger(threads) || threads < 0) throw new TypeError(`threads must be a non-negative integer, not ${threads}`);
+  const info = allocateStruct(SETUP_INFO_LAYOUT);
+  const err = errorBuffer();
+  const status = (await native.callAsync("cuzk_setup_insecure_dev", r1csPath, zkeyPath, threads, 0, info, err, err.length)) as number;
+  check(status, err, `cuzk_setup_insecure_dev(${r1csPath})`);
+  const raw = decodeStruct(SETUP_INFO_LAYOUT, info);
+  const key = await Key.open(zkeyPath, { library: options.library });
+  let verificationKey: VerificationKeyJson;
+  try {
+    verificationKey = key.exportVkJson();
+  } finally {
+    key.close();
+  }
+  const ms = (value: unknown) => Number(value as bigint) / 1e6;
+  return {
+    curve: curveOf(raw.curve as number).name,
+    nVars: raw.n_vars as number,
+    nPublic: raw.n_public as number,
+    nConstraints: raw.n_constraints as number,
+    domainSize: raw.domain_size as number,
+    threads: raw.threads as number,
+    g1WindowBits: raw.g1_window_bits as number,
+    g2WindowBits: raw.g2_window_bits as number,
+    zkeyBytes: Number(raw.zkey_bytes),
+    totalMs: ms(raw.total_ns),
+    scalarsMs: ms(raw.scalars_ns),
+    tablesMs: ms(raw.tables_ns),
+    pointsMs: ms(raw.points_ns),
+    verificationKey,
+  };
+}
