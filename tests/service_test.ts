@@ -537,3 +537,26 @@ test("a bad witness inside a batch fails only its own job (self-check); shutdown
   assert.deepEqual(report.cancelledJobs, []);
   assert.equal(report.finished, 3);
 });
+
+test("the queue is also bounded by the witness bytes it holds", async () => {
+  const small = new Uint8Array(readFileSync(join(FIXTURES, "bn254/mulchain_4/witness.wtns"))); // 16 values: 512 bytes queued
+  const large = new Uint8Array(readFileSync(join(FIXTURES, "bn254/mulchain_8/witness.wtns"))); // 256 values: 8192 bytes
+  const service = await Service.start(["--keys-dir", FIXTURES, "--preload", "bn254/mulchain_4,bn254/mulchain_8", "--queue-bytes", "1024", "--batch-size", "64", "--batch-wait-ms", "600000", "--drain-s", "0"]);
+  try {
+    const submit = (key: string, body: Uint8Array) => service.request("POST", `/v1/jobs?key=${key}`, { body, type: "application/octet-stream" });
+    const a = await submit("bn254.mulchain_4", small);
+    assert.equal(a.status, 202);
+    const refused = await submit("bn254.mulchain_8", large);
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.match(refused.body.error.message, /queue is full \(512 witness bytes waiting\)/);
+    assert.ok(refused.headers.has("retry-after"));
+    const b = await submit("bn254.mulchain_4", small);
+    assert.equal(b.status, 202, "512 + 512 bytes is within the 1024 limit");
+    assert.match((await service.request("GET", "/metrics")).body, /^cuzk_queue_bytes 1024$/m);
+    for (const id of [a.body.id, b.body.id]) assert.equal((await service.request("DELETE", `/v1/jobs/${id}`)).body.state, "cancelled");
+    // An empty queue takes one job larger than the limit (else such a key could never be proved).
+    assert.equal((await submit("bn254.mulchain_8", large)).status, 202);
+  } finally {
+    await service.stop("SIGKILL");
+  }
+});
