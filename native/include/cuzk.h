@@ -408,7 +408,8 @@ typedef struct cuzk_setup_info {
  *  flags: 0. info: NULL, or receives sizes and timings.
  * CUZK_ERR_IO (r1cs unreadable, zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
  * CUZK_ERR_CURVE_MISMATCH (another field), CUZK_ERR_UNSUPPORTED (domain too large for the field's
- * NTT: the H points need the 2*domain_size-th roots of unity).
+ * NTT: the H points need the 2*domain_size-th roots of unity), CUZK_ERR_OUT_OF_MEMORY (checked before
+ * any work: about 104 bytes per signal, 16 per R1CS term and 128 per domain point).
  * The library never prints: callers must warn their users (the CLI does, on stderr).
  */
 CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -255,6 +255,21 @@ void bad_arguments(const std::string& dir) {
   const std::string cut = dir + "/cut.r1cs";
   write_file(cut, std::vector<uint8_t>(bytes.begin(), bytes.begin() + bytes.size() / 2));
   CHECK(cuzk_setup_insecure_dev(cut.c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_FORMAT);
+  // A header that claims 2^32 - 16 wires (no label section to contradict it): refused for memory
+  // before anything is allocated, not killed half-way.
+  {
+    std::vector<uint8_t> huge(bytes.begin(), bytes.end());
+    uint32_t n_wires = 0;
+    std::memcpy(&n_wires, &huge[60], 4);
+    huge.resize(huge.size() - (12 + 8ull * n_wires));  // drop section 3 (wire labels)
+    huge[8] = 2;                                        // two sections
+    const uint32_t claimed = 0xfffffff0u;
+    std::memcpy(&huge[60], &claimed, 4);
+    const std::string path = dir + "/huge.r1cs";
+    write_file(path, huge);
+    CHECK(cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_OUT_OF_MEMORY);
+    CHECK(std::strstr(err, "MiB") != nullptr);
+  }
   // Every single-byte change of the header and the first constraint: a status, never a crash.
   size_t ok = 0, refused = 0;
   for (size_t i = 0; i < 200 && i < bytes.size(); i++) {
@@ -264,7 +279,8 @@ void bad_arguments(const std::string& dir) {
     write_file(path, mutated);
     cuzk_status st = cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 1, 0, nullptr, err, sizeof err);
     if (st == CUZK_OK) ok++;
-    else if (st == CUZK_ERR_FORMAT || st == CUZK_ERR_CURVE_MISMATCH || st == CUZK_ERR_UNSUPPORTED || st == CUZK_ERR_IO) refused++;
+    else if (st == CUZK_ERR_FORMAT || st == CUZK_ERR_CURVE_MISMATCH || st == CUZK_ERR_UNSUPPORTED || st == CUZK_ERR_IO ||
+             st == CUZK_ERR_OUT_OF_MEMORY) refused++;
   }
   CHECK(ok + refused == std::min<size_t>(200, bytes.size()));
   CHECK(refused > 0);

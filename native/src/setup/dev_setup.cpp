@@ -11,6 +11,8 @@
 // Every point is then a fixed-base product of a generator (fixed_base.hpp).
 #include "setup/dev_setup.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -75,6 +77,17 @@ class DevSetup {
                                std::to_string(Fr::Params::TWO_ADICITY));
     }
     n_ = (size_t)1 << log_n_;
+    // The scalars live in memory (u, v, k per signal, the terms by signal, two domain-sized
+    // vectors): refuse up front what cannot fit rather than be killed half-way.
+    const uint64_t nnz = r1cs_.n_terms[0] + r1cs_.n_terms[1] + r1cs_.n_terms[2];
+    const uint64_t need = 104ull * n_vars_ + 16 * nnz + 64ull * n_ + 64 * rows_;
+    const uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    if (have > 0 && need > have) {
+      return formats::fail(err, CUZK_ERR_OUT_OF_MEMORY,
+                           "the setup of " + std::to_string(n_vars_) + " signals and a domain of 2^" +
+                               std::to_string(log_n_) + " needs about " + std::to_string(need >> 20) +
+                               " MiB of memory; this machine has " + std::to_string(have >> 20) + " MiB");
+    }
 
     OutputFile out(path);  // before the work: an unwritable path fails at once
 
