@@ -22,7 +22,7 @@
  * ```
  */
 export { Library } from "./src/library.ts";
-export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions } from "./src/library.ts";
+export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions, StagingStats } from "./src/library.ts";
 export { CuzkError } from "./src/errors.ts";
 export type { CuzkErrorCode, NativeErrorCode } from "./src/errors.ts";
 export { Key } from "./src/key.ts";

@@ -51,6 +51,16 @@ export interface HostStats {
   totalPinMs: number;
 }
 
+/** Page-locked memory the library allocated for its own GPU staging (`cuzk_staging_stats`). */
+export interface StagingStats {
+  /** Held now. */
+  pinnedBytes: number;
+  /** Allocations since the library was loaded: a proving loop makes them in its first proof only. */
+  allocations: number;
+  /** Time those allocations took. */
+  allocMs: number;
+}
+
 const NATIVE = Symbol("cuzk.native");
 
 /** The native library, opened with the current runtime's FFI. */
@@ -172,6 +182,19 @@ export class Library {
       pinnedBytes: Number(cells[2]),
       totalPinMs: Number(cells[3]) / 1e6,
     };
+  }
+
+  /** Page-locked memory the library allocated for itself (GPU staging); zeros without CUDA. */
+  stagingStats(): StagingStats {
+    const cells = new BigUint64Array(3);
+    const status = this[NATIVE].call(
+      "cuzk_staging_stats",
+      cells.subarray(0, 1),
+      cells.subarray(1, 2),
+      cells.subarray(2, 3),
+    ) as number;
+    check(status, new Uint8Array(0), "cuzk_staging_stats");
+    return { pinnedBytes: Number(cells[0]), allocations: Number(cells[1]), allocMs: Number(cells[2]) / 1e6 };
   }
 }
 

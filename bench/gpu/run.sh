@@ -34,6 +34,22 @@ for s in $SECTIONS; do
   echo "== $s: exit $rc in ${secs}s"
   grep -E "^(FAIL|FATAL)" "$OUT/$s.log" | head -20
 done
+# GPU proofs through the real CLI (TypeScript on Deno, the CUDA backend), one per committed
+# fixture, written as $OUT/proofs/<curve>_<name>.{proof,public}.json for `snarkjs groth16 verify` on a machine
+# that has Node (bench/gpu/verify-proofs.mjs). Needs deno on PATH (../shared/tools/gpu-bundle).
+if command -v deno >/dev/null 2>&1 && [ -f "$BUILD/libcuzk.so" ]; then
+  start=$(date +%s)
+  n=0; bad=0
+  for dir in tests/fixtures/bn254/* tests/fixtures/bls12_381/*; do
+    [ -f "$dir/circuit.zkey" ] && [ -f "$dir/witness.wtns" ] || continue
+    o="$OUT/proofs/$(echo "${dir#tests/fixtures/}" | tr / _)"  # flat: $OUT keeps shallow folders only
+    mkdir -p "$OUT/proofs"
+    if CUZK_LIB="$BUILD/libcuzk.so" deno run -A cli.ts prove "$dir/circuit.zkey" "$dir/witness.wtns" \
+        "$o.proof.json" "$o.public.json" --backend cuda --self-check --json-timings "$o.timings.json" --timeline "$o.svg" \
+        >"$o.log" 2>&1; then n=$((n + 1)); else bad=$((bad + 1)); status=1; echo "FAIL cli prove $dir"; tail -3 "$o.log"; fi
+  done
+  echo "== cli: $n GPU proofs through the CLI, $bad failed, in $(( $(date +%s) - start ))s"
+fi
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >>"$OUT/gpu.txt" 2>&1 || true
 
 # The table: every RESULT line, with the sppark-on-H200 target where there is one.

@@ -347,6 +347,11 @@ CUZK_API cuzk_status cuzk_host_unregister(void* ptr, char* err, size_t err_cap);
 /* Live allocations made by cuzk_host_alloc, and pinned ones among them (for leak checks). */
 CUZK_API cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
                                      uint64_t* total_pin_ns);
+/* Page-locked memory the library allocated for itself (GPU upload staging, MSM download areas;
+ * not the caller's cuzk_host_alloc buffers): bytes held now, allocations made since load and the
+ * time they took. A proving loop allocates only in its first proof, so after it neither
+ * *allocations nor *alloc_ns grow. All zero without CUDA. Any argument may be NULL. */
+CUZK_API cuzk_status cuzk_staging_stats(uint64_t* pinned_bytes, uint64_t* allocations, uint64_t* alloc_ns);
 
 /* ---------------------------------------------------------------------------------------------
  * Synthetic circuits and an INSECURE development setup, for tests and benchmarks at sizes no

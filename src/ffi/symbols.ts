@@ -104,6 +104,8 @@ export const symbols = {
   // cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_bytes, uint64_t* pinned_bytes,
   //                             uint64_t* total_pin_ns);
   cuzk_host_stats: s(["buffer", "buffer", "buffer", "buffer"], "i32"),
+  // cuzk_status cuzk_staging_stats(uint64_t* pinned_bytes, uint64_t* allocations, uint64_t* alloc_ns);
+  cuzk_staging_stats: s(["buffer", "buffer", "buffer"], "i32"),
 
   // ---- synthetic circuits and the insecure development setup --------------------------------
   // cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,

@@ -134,4 +134,13 @@ CUZK_API cuzk_status cuzk_host_stats(uint64_t* live_buffers, uint64_t* live_byte
   return CUZK_OK;
 }
 
+CUZK_API cuzk_status cuzk_staging_stats(uint64_t* pinned_bytes, uint64_t* allocations, uint64_t* alloc_ns) {
+  uint64_t b = 0, a = 0, ns = 0;
+  cuzk::cuda::staging_stats(&b, &a, &ns);
+  if (pinned_bytes) *pinned_bytes = b;
+  if (allocations) *allocations = a;
+  if (alloc_ns) *alloc_ns = ns;
+  return CUZK_OK;
+}
+
 }  // extern "C"

@@ -47,6 +47,7 @@ cuzk_status host_alloc_pinned(size_t, int, void**, std::string& err) { return ab
 cuzk_status host_free_pinned(void*, std::string& err) { return absent(err); }
 cuzk_status host_register(void*, size_t, std::string& err) { return absent(err); }
 cuzk_status host_unregister(void*, std::string& err) { return absent(err); }
+void staging_stats(uint64_t* bytes, uint64_t* allocations, uint64_t* ns) { *bytes = *allocations = *ns = 0; }
 
 }  // namespace cuzk::cuda
 

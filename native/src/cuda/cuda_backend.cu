@@ -97,7 +97,7 @@ cuzk_status Staging::upload(void* dst, const void* src, size_t bytes, cudaStream
     return CUZK_OK;
   }
   for (int i = 0; i < 2; i++) {
-    if (!buf_[i]) CUZK_CU(cudaMallocHost(&buf_[i], kChunk));
+    if (!buf_[i]) CUZK_CU(pinned_alloc(&buf_[i], kChunk));
     if (!ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&ev_[i], cudaEventDisableTiming));
   }
   const uint8_t* in = static_cast<const uint8_t*>(src);
@@ -208,6 +208,12 @@ cuzk_status host_register(void* p, size_t bytes, std::string& err) {
 cuzk_status host_unregister(void* p, std::string& err) {
   CUZK_CU(cudaHostUnregister(p));
   return CUZK_OK;
+}
+void staging_stats(uint64_t* bytes, uint64_t* allocations, uint64_t* ns) {
+  const PinnedLedger& l = pinned_ledger();
+  *bytes = l.bytes.load();
+  *allocations = l.allocations.load();
+  *ns = l.ns.load();
 }
 
 }  // namespace cuzk::cuda

@@ -35,5 +35,7 @@ cuzk_status host_alloc_pinned(size_t bytes, int device, void** out, std::string&
 cuzk_status host_free_pinned(void* p, std::string& err);
 cuzk_status host_register(void* p, size_t bytes, std::string& err);
 cuzk_status host_unregister(void* p, std::string& err);
+// the library's own page-locked allocations (see cuzk_staging_stats)
+void staging_stats(uint64_t* bytes, uint64_t* allocations, uint64_t* ns);
 
 }  // namespace cuzk::cuda

@@ -33,7 +33,7 @@ class Staging {
   static constexpr size_t kChunk = 32u << 20;
   ~Staging() {
     for (int i = 0; i < 2; i++) {
-      if (buf_[i]) cudaFreeHost(buf_[i]);
+      pinned_free(buf_[i], kChunk);
       if (ev_[i]) cudaEventDestroy(ev_[i]);
     }
   }

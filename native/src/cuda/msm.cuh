@@ -307,7 +307,7 @@ struct MsmPlan {
   DeviceBuffer idx_ones, idx_rest, keys0, keys1, vals0, vals1, temp, counts;
   uint32_t* host_counts = nullptr;  // pinned, 2 words
   ~MsmPlan() {
-    if (host_counts) cudaFreeHost(host_counts);
+    pinned_free(host_counts, 2 * sizeof(uint32_t));
   }
 };
 
@@ -321,7 +321,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
   plan.n_ones = 0;
   plan.n_rest = n;
   plan.ones = nullptr;
-  if (!plan.host_counts) CUZK_CU(cudaMallocHost(&plan.host_counts, 2 * sizeof(uint32_t)));
+  if (!plan.host_counts) CUZK_CU(pinned_alloc(reinterpret_cast<void**>(&plan.host_counts), 2 * sizeof(uint32_t)));
   const uint32_t* rest_idx = nullptr;
   if (split && n > 0) {
     CUZK_TRY(plan.idx_ones.ensure((size_t)n * 4, err));
@@ -383,15 +383,13 @@ struct MsmScratch {
   DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
   void* host = nullptr;  // pinned download area
   size_t host_bytes = 0;
-  ~MsmScratch() {
-    if (host) cudaFreeHost(host);
-  }
+  ~MsmScratch() { pinned_free(host, host_bytes); }
   cuzk_status ensure_host(size_t bytes, std::string& err) {
     if (bytes <= host_bytes) return CUZK_OK;
-    if (host) cudaFreeHost(host);
+    pinned_free(host, host_bytes);
     host = nullptr;
     host_bytes = 0;
-    CUZK_CU(cudaMallocHost(&host, bytes));
+    CUZK_CU(pinned_alloc(&host, bytes));
     host_bytes = bytes;
     return CUZK_OK;
   }

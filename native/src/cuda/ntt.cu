@@ -32,6 +32,9 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
   }
   CUZK_TRY(tables_.ensure(host.size() * sizeof(HF), err));
   CUZK_CU(cudaMemcpy(tables_.as(), host.data(), host.size() * sizeof(HF), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands, and the transforms run on a
+  // non-blocking stream that does not wait for the legacy stream: wait here, once.
+  CUZK_CU(cudaDeviceSynchronize());
   const F* t = tables_.as<F>();
   for (int d = 0; d < 2; d++) {
     const F* lo = t + d * (2 * tn + sn);

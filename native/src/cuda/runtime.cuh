@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +29,33 @@ inline cuzk_status status_of(cudaError_t e) {
     case cudaErrorDevicesUnavailable: return CUZK_ERR_NO_DEVICE;
     default: return CUZK_ERR_DEVICE;
   }
+}
+
+// Page-locked memory the library allocates for itself (upload staging, MSM download areas), so
+// that "no pinning after the first proof" can be shown (cuzk_staging_stats): every such
+// allocation goes through pinned_alloc / pinned_free.
+struct PinnedLedger {
+  std::atomic<uint64_t> bytes{0}, allocations{0}, ns{0};
+};
+inline PinnedLedger& pinned_ledger() {
+  static PinnedLedger ledger;
+  return ledger;
+}
+inline cudaError_t pinned_alloc(void** p, size_t bytes) {
+  uint64_t t0 = now_ns();
+  cudaError_t e = cudaMallocHost(p, bytes);
+  if (e == cudaSuccess) {
+    PinnedLedger& l = pinned_ledger();
+    l.bytes += bytes;
+    l.allocations++;
+    l.ns += now_ns() - t0;
+  }
+  return e;
+}
+inline void pinned_free(void* p, size_t bytes) {
+  if (!p) return;
+  cudaFreeHost(p);
+  pinned_ledger().bytes -= bytes;
 }
 
 // Records the failure and clears the runtime's last error, so that a non-sticky failure (an
