@@ -16,18 +16,21 @@
  * Options (sizes are log2):
  *   --backend cpu|cuda|auto   (default cpu)          --curves bn254,bls12_381
  *   --msm-g1 10,12,14,16      --msm-g2 10,12,14      --ntt 12,14,16
- *   --prove 12,14             --profile porep|uniform --batch 4 (0: no batch benchmark)
+ *   --prove 12,14,16          --profiles uniform,porep  --batch 4 (0: no batch benchmark)
  *   --samples 7               (per benchmark, after one warm-up call)
  *   --only msm,ntt,prove,batch
  *   --json <file>             (results with date, library version, runtime and machine)
- *   --timeline <prefix>       (SVG waterfall of each configuration's median proof:
- *                              <prefix>-<backend>-<curve>-2^<log>.svg)
+ *   --timeline <prefix>       (SVG waterfall of each configuration's median call:
+ *                              <prefix>-<backend>-<curve>-2^<log>-<profile>[-batch<N>].svg)
  *   --cache <dir>             (synthetic circuits and keys; default .cache/bench)
  *   --quick                   (tiny sizes, bn254 only, 3 samples: for tests)
  *
- * Inputs: a synthetic circuit (porep profile by default: 0/1-heavy witness, so batch-add runs) and
- * a key from the INSECURE development setup per curve and size, made once (bench/lib/inputs.ts);
- * MSM points come from the H and B2 sections of such a key.
+ * Inputs: synthetic circuits (docs/benchmarks.md) in the uniform profile (every witness value full
+ * width, like a dense circom circuit) and the porep profile (82 % of the values 0 or 1, which the
+ * MSMs sum by batch addition instead of bucketing), with keys from the INSECURE development setup,
+ * made once per curve, profile and size (bench/lib/inputs.ts); MSM points come from the H and B2
+ * sections of such a key. The CPU engine does the scalar-1 sums inside each MSM phase; only the CUDA
+ * engine reports them as a phase of their own (batch_add).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -54,8 +57,8 @@ const options = {
   msmG1: logs(opt("--msm-g1", quick ? "8" : "10,12,14,16")),
   msmG2: logs(opt("--msm-g2", quick ? "8" : "10,12,14")),
   ntt: logs(opt("--ntt", quick ? "8" : "12,14,16")),
-  prove: logs(opt("--prove", quick ? "8" : "12,14")),
-  profile: opt("--profile", "porep") as SynthProfile,
+  prove: logs(opt("--prove", quick ? "8" : "12,14,16")),
+  profiles: opt("--profiles", quick ? "porep" : "uniform,porep").split(",") as SynthProfile[],
   batch: Number(opt("--batch", quick ? "2" : "4")),
   samples: Number(opt("--samples", quick ? "3" : "7")),
   only: new Set(opt("--only", "msm,ntt,prove,batch").split(",")),
@@ -66,6 +69,7 @@ const options = {
 if (!["cpu", "cuda", "auto"].includes(options.backend)) throw new Error("--backend must be cpu, cuda or auto");
 if (!Number.isInteger(options.samples) || options.samples < 1) throw new Error("--samples must be a positive integer");
 for (const curve of options.curves) if (curve !== "bn254" && curve !== "bls12_381") throw new Error(`unknown curve ${curve}`);
+for (const profile of options.profiles) if (profile !== "uniform" && profile !== "porep") throw new Error(`unknown profile ${profile}`);
 
 // --- mitata, manual timing ------------------------------------------------------------------------
 /** mitata's statistics of one benchmark, in ns (its unit). */
@@ -192,9 +196,9 @@ const PHASE_ORDER: PhaseName[] = [
   "download", "finalize", "self_check",
 ];
 
-async function proveBench(kind: "prove" | "batch", curve: CurveName, log: number, batch: number): Promise<ProveResult> {
-  const key = await syntheticKey(options.cache, curve, options.profile, log, library);
-  if (key.madeMs > 0) console.log(`  (made ${options.profile} circuit and dev key 2^${log} ${curve} in ${(key.madeMs / 1000).toFixed(1)} s)`);
+async function proveBench(kind: "prove" | "batch", curve: CurveName, profile: SynthProfile, log: number, batch: number): Promise<ProveResult> {
+  const key = await syntheticKey(options.cache, curve, profile, log, library);
+  if (key.madeMs > 0) console.log(`  (made ${profile} circuit and dev key 2^${log} ${curve} in ${(key.madeMs / 1000).toFixed(1)} s)`);
   const prover = await Prover.open({ zkey: key.zkey, backend: options.backend, library });
   const backend = prover.backend;
   const wtns = new Uint8Array(readFileSync(key.wtns));
@@ -231,7 +235,7 @@ async function proveBench(kind: "prove" | "batch", curve: CurveName, log: number
     curve,
     log,
     constraints: key.constraints,
-    profile: options.profile,
+    profile,
     batch,
     callMs: statsMs(stats),
     phasesMs,
@@ -249,10 +253,10 @@ async function proveBench(kind: "prove" | "batch", curve: CurveName, log: number
     verified,
   };
   if (options.timeline) {
-    const file = `${options.timeline}-${backend}-${curve}-2^${log}${kind === "batch" ? `-batch${batch}` : ""}.svg`;
+    const file = `${options.timeline}-${backend}-${curve}-2^${log}-${profile}${kind === "batch" ? `-batch${batch}` : ""}.svg`;
     const t = mergeBatchTimings(median.timings);
     writeFileSync(file, timelineSvg(t, {
-      title: `cuzk ${kind === "batch" ? `batch of ${batch}` : "proof"} on ${t.backend}: ${curve} 2^${log} ${options.profile}, ` +
+      title: `cuzk ${kind === "batch" ? `batch of ${batch}` : "proof"} on ${t.backend}: ${curve} 2^${log} ${profile}, ` +
         `${t.totalMs.toFixed(1)} ms (median of ${options.samples}); ${machine.cores} x ${machine.cpu.replace(/\s+/g, " ")}`,
     }));
     result.timelineFile = file;
@@ -292,7 +296,7 @@ try {
     if (options.only.has("msm") && (options.msmG1.length || options.msmG2.length)) {
       const maxLog = Math.max(...options.msmG1, ...options.msmG2);
       // One dev key supplies the points: its H section holds 2^log G1 points, B2 about as many G2.
-      const key = await syntheticKey(options.cache, curve, options.profile, Math.max(maxLog, 4), library);
+      const key = await syntheticKey(options.cache, curve, options.profiles[0], Math.max(maxLog, 4), library);
       const zkey = new Uint8Array(readFileSync(key.zkey));
       const fq = curve === "bn254" ? 32 : 48;
       const h = zkeySection(zkey, ZKEY_SECTION.H), b2 = zkeySection(zkey, ZKEY_SECTION.B2);
@@ -311,9 +315,11 @@ try {
         kernels.push(await kernel("ntt", curve, log, () => context.ntt(curve, values, { kind: "forward" })));
       }
     }
-    for (const log of options.prove) {
-      if (options.only.has("prove")) proves.push(await proveBench("prove", curve, log, 1));
-      if (options.only.has("batch") && options.batch > 0) proves.push(await proveBench("batch", curve, log, options.batch));
+    for (const profile of options.profiles) {
+      for (const log of options.prove) {
+        if (options.only.has("prove")) proves.push(await proveBench("prove", curve, profile, log, 1));
+        if (options.only.has("batch") && options.batch > 0) proves.push(await proveBench("batch", curve, profile, log, options.batch));
+      }
     }
     console.log();
   }
@@ -322,6 +328,25 @@ try {
 }
 machine.loadAverageEnd = loadavg().map((x) => Number(x.toFixed(2)));
 console.log(`load average at the end ${machine.loadAverageEnd.join(" ")}`);
+
+// Summary tables (Markdown), medians in ms: what docs/benchmarks.md shows.
+if (kernels.length) {
+  console.log("\n| kernel | curve | n | wall (ms) | p25-p75 | in library (ms) |\n|---|---|---|---|---|---|");
+  for (const k of kernels) {
+    console.log(`| ${k.kernel} | ${k.curve} | 2^${k.log} | ${fmt(k.wallMs.median)} | ${fmt(k.wallMs.p25)}-${fmt(k.wallMs.p75)} | ${fmt(k.libraryMs.median)} |`);
+  }
+}
+if (proves.length) {
+  const shown = PHASE_ORDER.filter((name) => proves.some((p) => p.phasesMs[name] !== undefined));
+  console.log(`\n| curve | circuit | proofs | ${shown.join(" | ")} | sum of phases | unaccounted in / outside library | end to end (ms) |`);
+  console.log(`|---|---|---|${shown.map(() => "---|").join("")}---|---|---|`);
+  for (const p of proves) {
+    const m = p.medianCall;
+    console.log(`| ${p.curve} | ${p.profile} 2^${p.log} | ${p.batch} | ${shown.map((name) => fmt(m.phases[name] ?? 0)).join(" | ")} | ` +
+      `${fmt(m.phaseSumMs)} | ${fmt(m.unaccountedInLibraryMs)} / ${fmt(m.outsideLibraryMs)} | **${fmt(m.endToEndMs)}** |`);
+  }
+  console.log("(each row: the median call by end-to-end time; its phases + unaccounted = end to end)");
+}
 
 if (options.json) {
   const report = {
