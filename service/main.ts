@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   r.add(new Gauge("cuzk_jobs", "Retained jobs by state", () => Object.entries(scheduler.countByState()).map(([state, n]) => [{ state }, n])));
   r.add(new Gauge("cuzk_keys_loaded", "Keys resident", () => [[{}, keys.list().length]]));
   r.add(new Gauge("cuzk_host_pinned_bytes", "Pinned host memory allocated through the library", () => [[{}, library.hostStats().pinnedBytes]]));
+  r.add(new Gauge("cuzk_staging_pinned_bytes", "Pinned memory the library holds for its own GPU staging", () => [[{}, library.stagingStats().pinnedBytes]]));
   r.add(new Gauge("cuzk_host_live_bytes", "Host memory allocated through the library (pinned or not)", () => [[{}, library.hostStats().liveBytes]]));
   r.add(
     new Gauge("cuzk_device_memory_bytes", "GPU memory of the service's device (CUDA backend only)", () => {

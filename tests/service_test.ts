@@ -295,6 +295,7 @@ test("200 jobs from 20 concurrent clients on two keys: every proof verified, non
   assert.match(metrics.body, /^cuzk_queue_depth 0$/m);
   assert.match(metrics.body, /^cuzk_phase_duration_seconds_count\{phase="msm_a"\} 200$/m);
   assert.match(metrics.body, /^cuzk_host_pinned_bytes \d+$/m);
+  assert.match(metrics.body, /^cuzk_staging_pinned_bytes \d+$/m);
 
   health.sort((a, b) => a - b);
   const p50 = percentile(health, 50), p99 = percentile(health, 99);
