@@ -9,6 +9,7 @@
 //                          random scalars < r; a 99 % 0/1 variant), each result checked against
 //                          (sum s_i (k0+i)) * G; medians
 //   gpu_bench ntt          NTT checks against cpu::ntt, then benchmarks (2^24, 2^27)
+//   gpu_bench device D     a proof on GPU D through the ABI; the process must hold a context on D only
 //   gpu_bench e2e          proofs of the committed fixtures on the CUDA backend, byte-identical to
 //                          the CPU backend's for the same r, s, and verified
 // Every section prints "RESULT <name> <value> <unit>" lines; run.sh gathers them into a table.
@@ -22,6 +23,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <unistd.h>
+#include <cctype>
 
 #include "cpu/cpu_engine.hpp"
 #include "cpu/msm.hpp"
@@ -378,11 +381,12 @@ void msm_check(const char* name) {
   }
 }
 
+static bool msm_selected(const char* name);
 void section_msm_check() {
-  msm_check<curve::Bn254, 1>("bn254 G1");
-  msm_check<curve::Bn254, 2>("bn254 G2");
-  msm_check<curve::Bls12381, 1>("bls12-381 G1");
-  msm_check<curve::Bls12381, 2>("bls12-381 G2");
+  if (msm_selected("bn254 G1")) msm_check<curve::Bn254, 1>("bn254 G1");
+  if (msm_selected("bn254 G2")) msm_check<curve::Bn254, 2>("bn254 G2");
+  if (msm_selected("bls12-381 G1")) msm_check<curve::Bls12381, 1>("bls12-381 G1");
+  if (msm_selected("bls12-381 G2")) msm_check<curve::Bls12381, 2>("bls12-381 G2");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -451,17 +455,23 @@ void msm_bench(const char* name, const std::vector<int>& logs, int reps_big, boo
   }
 }
 
+// MSM_ONLY="bls12-381 G2" (a substring of the group's name) runs only the matching groups.
+static bool msm_selected(const char* name) {
+  const char* only = std::getenv("MSM_ONLY");
+  return !only || std::strstr(name, only) != nullptr;
+}
+
 void section_msm(int max_log) {
   std::vector<int> logs;
   for (int l : {20, 22, 24, 26})
     if (l <= max_log) logs.push_back(l);
-  msm_bench<curve::Bls12381, 1>("bls12-381 G1", logs, 3, true);
-  msm_bench<curve::Bn254, 1>("bn254 G1", logs, 3, true);
+  if (msm_selected("bls12-381 G1")) msm_bench<curve::Bls12381, 1>("bls12-381 G1", logs, 3, true);
+  if (msm_selected("bn254 G1")) msm_bench<curve::Bn254, 1>("bn254 G1", logs, 3, true);
   std::vector<int> g2;
   for (int l : {20, 24})
     if (l <= max_log) g2.push_back(l);
-  msm_bench<curve::Bls12381, 2>("bls12-381 G2", g2, 3, true);
-  msm_bench<curve::Bn254, 2>("bn254 G2", {20}, 3);
+  if (msm_selected("bls12-381 G2")) msm_bench<curve::Bls12381, 2>("bls12-381 G2", g2, 3, true);
+  if (msm_selected("bn254 G2")) msm_bench<curve::Bn254, 2>("bn254 G2", {20}, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,7 +485,7 @@ void ntt_check_bench(const char* name, bool bench) {
   CHECK_OK(ctx.init(err));
   const cpu::NttKind kinds[] = {cpu::NttKind::Forward, cpu::NttKind::Inverse, cpu::NttKind::CosetForward,
                                 cpu::NttKind::CosetInverse};
-  for (uint32_t L : {1u, 2u, 5u, 10u, 11u, 16u, 19u, 21u}) {
+  for (uint32_t L : {1u, 2u, 3u, 5u, 9u, 10u, 11u, 12u, 16u, 18u, 19u, 20u, 21u}) {
     size_t n = (size_t)1 << L;
     std::vector<HF> v(n), ref, got(n);
     std::mt19937_64 rng(L);
@@ -495,6 +505,16 @@ void ntt_check_bench(const char* name, bool bench) {
       CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
       d.download(got.data());
       if (got != ref) { bad++; std::printf("  ntt %s 2^%u kind %u: wrong\n", name, L, kind); }
+      // standard form in and out (the ABI's path): the same transform
+      std::vector<HF> vs(n);
+      for (size_t i = 0; i < n; i++) vs[i] = v[i].from_mont();  // the standard limbs
+      d.upload(vs.data());
+      CHECK_OK(ctx.natural(reinterpret_cast<F*>(d.p), L, kind, true, g_dev->stream, err));
+      CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+      d.download(got.data());
+      size_t wrong = 0;
+      for (size_t i = 0; i < n; i++) wrong += !(got[i].to_mont() == ref[i]);
+      if (wrong) { bad++; std::printf("  ntt %s 2^%u kind %u std form: wrong\n", name, L, kind); }
     }
     // the proving path: inverse, then coset forward
     ref = v;
@@ -690,6 +710,9 @@ std::vector<uint8_t> read_file(const std::string& path) {
 
 void section_e2e() {
   char err[512];
+  const char* stream = std::getenv("CUZK_GPU_STREAM");
+  std::printf("e2e: key points %s\n", stream && std::strcmp(stream, "1") == 0 ? "streamed in per MSM (CUZK_GPU_STREAM=1)"
+                                                                           : "resident on the GPU");
   cuzk_context *cpu = nullptr, *gpu = nullptr;
   if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &cpu, err, sizeof err) != CUZK_OK ||
       cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
@@ -819,10 +842,67 @@ void section_e2e() {
   cuzk_context_destroy(gpu, nullptr, 0);
 }
 
+// device D: a whole proof through the ABI on GPU D only, then the driver's list of this process's
+// contexts must name that GPU and no other (issue 4: no work ever lands on another device). Run
+// in its own process per device (run.sh does), before anything else touches a GPU.
+int section_device(int d) {
+  char err[512];
+  int count = 0;
+  CHECK_CUDA(cudaGetDeviceCount(&count));
+  if (d >= count) {
+    std::printf("device %d: only %d GPU(s)\n", d, count);
+    return 1;
+  }
+  char bus[64] = {0};
+  CHECK_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, d));
+  cuzk_context* ctx = nullptr;
+  cuzk_key* key = nullptr;
+  cuzk_prover* pr = nullptr;
+  const std::string dir = "tests/fixtures/bls12_381/poseidon_10";
+  std::vector<uint8_t> wtns = read_file(dir + "/witness.wtns");
+  bool ok = cuzk_context_create(CUZK_BACKEND_CUDA, d, 0, 0, &ctx, err, sizeof err) == CUZK_OK &&
+            cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &key, err, sizeof err) == CUZK_OK &&
+            cuzk_prover_create(ctx, key, 0, &pr, err, sizeof err) == CUZK_OK;
+  std::vector<uint8_t> proof(1024);
+  ok = ok && cuzk_prove(pr, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, CUZK_PROVE_SELF_CHECK,
+                        proof.data(), proof.size(), nullptr, err, sizeof err) == CUZK_OK;
+  EXPECT(ok, "device %d: proof: %s", d, err);
+  // the contexts this process holds, by PCI bus id, while the prover is alive
+  char cmd[256];
+  std::snprintf(cmd, sizeof cmd, "nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv,noheader");
+  FILE* f = popen(cmd, "r");
+  int mine = 0, elsewhere = 0;
+  char line[256];
+  std::string me = std::to_string(getpid());
+  while (f && std::fgets(line, sizeof line, f)) {
+    std::string l(line);
+    if (l.rfind(me + ",", 0) != 0) continue;
+    // bus ids: nvidia-smi prints 00000000:XX:00.0, CUDA XXXX:XX:00.0 (case may differ)
+    std::string id = l.substr(l.find(',') + 1);
+    auto lower = [](std::string x) {
+      for (auto& c : x) c = (char)std::tolower(c);
+      return x;
+    };
+    std::string want = lower(std::string(bus)).substr(std::string(bus).find(':'));
+    if (lower(id).find(want) != std::string::npos) mine++;
+    else elsewhere++;
+  }
+  if (f) pclose(f);
+  EXPECT(mine == 1 && elsewhere == 0, "device %d (%s): contexts on it %d, on other GPUs %d", d, bus, mine, elsewhere);
+  std::printf("device %d (%s): self-checked proof, contexts of this process: %d on it, %d on other GPUs\n", d, bus,
+              mine, elsewhere);
+  cuzk_prover_destroy(pr, nullptr, 0);
+  cuzk_key_close(key, nullptr, 0);
+  cuzk_context_destroy(ctx, nullptr, 0);
+  std::printf("SECTION device %d: %s (%d failures)\n", d, g_failures ? "FAILED" : "passed", g_failures);
+  return g_failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string section = argc > 1 ? argv[1] : "field";
+  if (section == "device") return section_device(argc > 2 ? std::atoi(argv[2]) : 0);
   cudaDeviceProp p{};
   CHECK_CUDA(cudaGetDeviceProperties(&p, 0));
   std::printf("device: %s, %d SMs, %.0f GiB\n", p.name, p.multiProcessorCount, p.totalGlobalMem / 1073741824.0);

@@ -3,13 +3,13 @@
 # or builds it, runs every section of gpu_bench as its own process (a fault in one leaves the
 # others' results), writes the logs under $OUT (default ./gpu-out) and prints a short table last.
 #
-#   bench/gpu/run.sh [build-dir]          SECTIONS="field msm-check ntt e2e msm" by default
+#   bench/gpu/run.sh [build-dir]          SECTIONS="field msm-check ntt e2e e2e-stream engine msm" by default
 #   MSM_MAX_LOG=24 SECTIONS="msm" bench/gpu/run.sh
 #   GPU_BENCH_SWEEP=1: also time every window size at 2^22 and 2^24 (tuning)
 set -u
 BUILD=${1:-build-cuda}
 OUT=${OUT:-$PWD/gpu-out}
-SECTIONS=${SECTIONS:-"field msm-check ntt e2e engine msm"}
+SECTIONS=${SECTIONS:-"field msm-check ntt e2e e2e-stream engine msm"}
 mkdir -p "$OUT"
 BIN="$BUILD/gpu_bench"
 if [ ! -x "$BIN" ]; then
@@ -22,12 +22,22 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total,
 cat "$OUT/gpu.txt"
 
 status=0
+# one process per GPU first: each must leave its work on its own device only
+if [ "${DEVICES:-1}" = 1 ]; then
+  for d in $(seq 0 $(( $(nvidia-smi -L 2>/dev/null | wc -l) - 1 ))); do
+    timeout 120 "$BIN" device "$d" >"$OUT/device$d.log" 2>&1 || status=1
+    grep -E "^(device|FAIL)" "$OUT/device$d.log"
+  done
+fi
 for s in $SECTIONS; do
   args="$s"
   [ "$s" = msm ] && args="msm ${MSM_MAX_LOG:-26}"
   [ "$s" = engine ] && args="engine ${ENGINE_MAX_LOG:-22}"
   start=$(date +%s.%N)
-  timeout "${SECTION_TIMEOUT:-400}" "$BIN" $args >"$OUT/$s.log" 2>&1
+  envs=()
+  # e2e-stream: the e2e proofs with the key's points streamed in per MSM instead of resident
+  [ "$s" = e2e-stream ] && { args="e2e"; envs=(CUZK_GPU_STREAM=1); }
+  env ${envs[@]+"${envs[@]}"} timeout "${SECTION_TIMEOUT:-400}" "$BIN" $args >"$OUT/$s.log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - ${start%.*} ))
   [ $rc -ne 0 ] && status=1

@@ -55,7 +55,9 @@ class GpuEngine final : public prover::Engine<C> {
     const size_t work = 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
     size_t free_b = 0, total_b = 0;
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
-    resident_ = points + work < free_b;
+    // CUZK_GPU_STREAM=1 forces the streamed path (tests: it must give the same proofs).
+    const char* force_stream = std::getenv("CUZK_GPU_STREAM");
+    resident_ = points + work < free_b && !(force_stream && std::strcmp(force_stream, "1") == 0);
     if (resident_) {
       CUZK_TRY(put(pa_, z.points_a, nv * g1, 0, err));
       CUZK_TRY(put(pb1_, z.points_b1, nv * g1, 0, err));
