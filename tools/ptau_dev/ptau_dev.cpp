@@ -23,7 +23,7 @@
 #include "blake2b.hpp"
 #include "curve/curves.hpp"
 #include "curve/ops.hpp"
-#include "fixed_base.hpp"
+#include "setup/fixed_base.hpp"  // the same tables the development setup uses
 #include "snarkjs_compat.hpp"
 #include "util/thread_pool.hpp"
 
@@ -112,8 +112,8 @@ class Writer {
     // Every point of the file is a multiple of one of the two generators.
     const size_t n_g1 = (2 * m_ - 1) + 2 * m_ + (4 * m_ - 1) + 2 * (2 * m_ - 1);
     const size_t n_g2 = m_ + 1 + (2 * m_ - 1);
-    FixedBase<Fq> g1(C::g1_generator(), kScalarBits, n_g1, pool_);
-    FixedBase<Fq2> g2(C::g2_generator(), kScalarBits, n_g2, pool_);
+    cuzk::setup::FixedBaseTable<Fq> g1(C::g1_generator(), kScalarBits, n_g1, pool_);
+    cuzk::setup::FixedBaseTable<Fq2> g2(C::g2_generator(), kScalarBits, n_g2, pool_);
     g1_ = &g1;
     g2_ = &g2;
     t_tables_ = seconds_since(t0);
@@ -252,8 +252,8 @@ class Writer {
     return first_challenge_;
   }
 
-  G1 g1_mul(const Fr& k) { uint64_t l[Fr::N]; k.to_std_limbs(l); return g1_->mul(l, Fr::N).to_affine(); }
-  G2 g2_mul(const Fr& k) { uint64_t l[Fr::N]; k.to_std_limbs(l); return g2_->mul(l, Fr::N).to_affine(); }
+  G1 g1_mul(const Fr& k) { uint64_t l[Fr::N]; k.to_std_limbs(l); return g1_->mul(l, Fr::N); }
+  G2 g2_mul(const Fr& k) { uint64_t l[Fr::N]; k.to_std_limbs(l); return g2_->mul(l, Fr::N); }
 
   // One element of the contribution's public key (snarkjs keypair.js calculatePubKey): a random
   // G1 point s, s*x, and x times hashToG2(personalization, challenge, s, s*x), which proves
@@ -417,8 +417,8 @@ class Writer {
   cuzk::ThreadPool& pool_;
   Fr tau_, alpha_, beta_;
   std::vector<Fr> powers_;
-  const FixedBase<Fq>* g1_ = nullptr;
-  const FixedBase<Fq2>* g2_ = nullptr;
+  const cuzk::setup::FixedBaseTable<Fq>* g1_ = nullptr;
+  const cuzk::setup::FixedBaseTable<Fq2>* g2_ = nullptr;
   Blake2b response_;
   uint8_t first_challenge_[64];
   uint64_t section_offset_[7] = {};

@@ -7,7 +7,7 @@
 // coordinates over a chunk of scalars at a time: for each window, the chunk's additions share one
 // field inversion (Montgomery's batch trick), so an addition costs ~6 products instead of the ~10
 // of a projective mixed addition, and the results come out affine, ready to store, with no final
-// conversion. The same idea as tools/ptau_dev/fixed_base.hpp, which makes .ptau files.
+// conversion. tools/ptau_dev (the .ptau writer) uses these tables too.
 #pragma once
 
 #include <algorithm>
