@@ -3,6 +3,13 @@
 
 namespace cuzk::cuda {
 
+// mid[i] = w_{2^18}^i = W^(i * 2^10), W = w_{2^28}^(+-1), from the lo/hi tables (one product each).
+template <class F>
+__global__ void ntt_build_mid(F* mid, NttRoots<F> r) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < (1u << kNttMidLog)) store16(mid + i, ntt_root_pow(r, i << (kNttMaxLog - kNttMidLog)));
+}
+
 template <class HF, class F>
 cuzk_status NttContext<HF, F>::init(std::string& err) {
   if (ready_) return CUZK_OK;
@@ -30,7 +37,8 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
     sm[0] = HF::one();
     for (size_t i = 1; i < sn; i++) sm[i] = sm[i - 1] * w10;
   }
-  CUZK_TRY(tables_.ensure(host.size() * sizeof(HF), err));
+  const size_t mn = (size_t)1 << kNttMidLog;
+  CUZK_TRY(tables_.ensure((host.size() + 2 * mn) * sizeof(HF), err));
   CUZK_CU(cudaMemcpy(tables_.as(), host.data(), host.size() * sizeof(HF), cudaMemcpyHostToDevice));
   // A copy from pageable memory may return before its DMA lands, and the transforms run on a
   // non-blocking stream that does not wait for the legacy stream: wait here, once.
@@ -38,8 +46,12 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
   const F* t = tables_.as<F>();
   for (int d = 0; d < 2; d++) {
     const F* lo = t + d * (2 * tn + sn);
-    dir_[d] = NttRoots<F>{lo, lo + tn, lo + 2 * tn};
+    F* mid = const_cast<F*>(t) + 2 * (2 * tn + sn) + d * mn;
+    dir_[d] = NttRoots<F>{lo, lo + tn, lo + 2 * tn, mid};
+    ntt_build_mid<F><<<(uint32_t)(mn / 256), 256>>>(mid, dir_[d]);
+    CUZK_LAUNCHED("ntt_build_mid");
   }
+  CUZK_CU(cudaDeviceSynchronize());
   // Tiles of 2^11 elements plus a twiddle table: up to 80 KiB of shared memory per block.
   CUZK_CU(cudaFuncSetAttribute(ntt_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
   CUZK_CU(cudaFuncSetAttribute(ntt_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
@@ -49,13 +61,23 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
 
 template <class HF, class F>
 cuzk_status NttContext<HF, F>::dif(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, bool coset_inverse_roots,
-                                   cudaStream_t s, std::string& err) {
+                                   cudaStream_t s, std::string& err, uint32_t last_post, const HF& post_scale) {
+  const std::vector<uint32_t> ks = split(L);
+  // natural order out over several passes: out of place through scratch_ (first pass d -> scratch,
+  // last pass scratch -> d). One pass is one block, which reads everything before it writes.
+  F* tmp = d;
+  if ((last_post & kNttPostBitrev) && ks.size() > 1) {
+    CUZK_TRY(scratch_.ensure(((size_t)1 << L) * sizeof(F), err));
+    tmp = scratch_.as<F>();
+  }
   uint32_t s_hi = L;  // one above the next pass's top stage
-  bool first = true;
-  for (uint32_t k : split(L)) {
-    uint32_t s_lo = s_hi - k;
-    CUZK_TRY(launch<false>(d, L, s_lo, k, first ? first_ops : 0, HF::one(), inverse_roots, coset_inverse_roots, s, err));
-    first = false;
+  for (size_t i = 0; i < ks.size(); i++) {
+    const uint32_t k = ks[i], s_lo = s_hi - k;
+    const bool first = i == 0, last = i + 1 == ks.size();
+    F* out = last ? d : tmp;
+    const F* in = first ? d : tmp;
+    CUZK_TRY(launch<false>(out, L, s_lo, k, first ? first_ops : 0, HF::one(), inverse_roots, coset_inverse_roots, s,
+                           err, last ? last_post : 0, post_scale, in));
     s_hi = s_lo;
   }
   return CUZK_OK;
@@ -81,15 +103,10 @@ cuzk_status NttContext<HF, F>::natural(F* d, uint32_t L, uint32_t kind, bool std
   const bool coset = kind == CUZK_NTT_COSET_FORWARD || kind == CUZK_NTT_COSET_INVERSE;
   uint32_t pre = (std_form ? kNttPreToMont : 0) | (coset && !inverse ? kNttPreCoset : 0);
   if (L == 0) return CUZK_OK;  // one element: every kind is the identity (n^-1 = g^0 = 1)
-  CUZK_TRY(dif(d, L, inverse, pre, false, s, err));
-  uint32_t post =
-      (inverse ? kNttPostScale : 0) | (coset && inverse ? kNttPostCoset : 0) | (std_form ? kNttPostFromMont : 0);
-  F scale;
-  HF hs = inv_n(L);
-  std::memcpy(&scale, &hs, sizeof scale);
-  ntt_bitrev<F><<<ceil_div((size_t)1 << L, 256), 256, 0, s>>>(d, L, post, scale, dir_[1]);
-  CUZK_LAUNCHED("ntt_bitrev");
-  return CUZK_OK;
+  uint32_t post = kNttPostBitrev | (inverse ? kNttPostScale : 0) | (coset && inverse ? kNttPostCoset : 0) |
+                  (std_form ? kNttPostFromMont : 0);
+  // coset roots: forward for the input's g^x (forward coset), inverse for the output's g^-x
+  return dif(d, L, inverse, pre, inverse, s, err, post, inv_n(L));
 }
 
 template <class HF, class F>
@@ -102,15 +119,19 @@ template <class HF, class F>
 template <bool Dit>
 cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale,
                                       bool inverse_roots, bool coset_inverse_roots, cudaStream_t s,
-                                      std::string& err) {
+                                      std::string& err, uint32_t post, const HF& post_scale, const F* src) {
   NttPassArgs<F> a;
   a.data = d;
+  a.src = src ? src : d;
   a.L = L;
   a.s_lo = s_lo;
   a.k = k;
-  a.g = std::min(kNttTileLog - k, s_lo);
+  // bit-reversed output: 2^g groups 2^(L-k-g) apart per block (see the kernel)
+  a.g = (post & kNttPostBitrev) ? std::min(kNttTileLog - k, L - k) : std::min(kNttTileLog - k, s_lo);
   a.ops = ops;
+  a.post = post;
   std::memcpy(&a.scale, &scale, sizeof a.scale);
+  std::memcpy(&a.post_scale, &post_scale, sizeof a.post_scale);
   a.roots = dir_[inverse_roots ? 1 : 0];
   a.coset_roots = dir_[coset_inverse_roots ? 1 : 0];
   const uint32_t tile = 1u << (k + a.g);

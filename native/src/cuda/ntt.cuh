@@ -9,11 +9,12 @@
 // w_{2^(s_lo+k)}^(low * bitrev_k(m)), low = index mod 2^s_lo; a decimation-in-time pass (DIT,
 // bit-reversed in, natural out) twists its input the same way before a plain DIT. (Checked
 // against a direct DFT; the derivation is in docs/perf-log.md, ## CUDA.) The twist factors come
-// from two tables of 2^14 powers each (w^e = lo[e mod 2^14] * hi[e >> 14], one product).
+// from two tables of 2^14 powers each (w^e = lo[e mod 2^14] * hi[e >> 14], one product), or, for
+// passes whose unit is w_{2^18} or coarser, from one table of 2^18 powers (one load, no product).
 //
 // Proving needs no bit reversal at all: inverse by DIF (natural -> bit-reversed), then the coset
 // forward by DIT (bit-reversed -> natural) with the n^-1 and g^k scaling fused into its first
-// pass. The standalone natural-order API adds one permutation pass.
+// pass. The standalone natural-order API writes the last DIF pass's output bit-reversed (fused).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +30,7 @@ constexpr uint32_t kNttMaxLog = 28;       // tables are built for w_{2^28} (BN25
 constexpr uint32_t kNttTwistBits = 14;    // two tables of 2^14 powers
 constexpr uint32_t kNttMaxStages = 10;    // stages per pass
 constexpr uint32_t kNttTileLog = 11;      // elements per block: 2^11 (64 KiB of shared memory)
+constexpr uint32_t kNttMidLog = 18;       // a third table: w_{2^18}^i, i < 2^18 (8 MiB)
 
 // Device tables of one direction (forward roots or their inverses).
 template <class F>
@@ -36,6 +38,7 @@ struct NttRoots {
   const F* lo;     // W^i, i < 2^14, W = w_{2^28}^(+-1)
   const F* hi;     // W^(i * 2^14)
   const F* small;  // w_{2^10}^(+-j), j < 2^9: the in-group twiddles of every pass size
+  const F* mid;    // w_{2^18}^(+-i), i < 2^18: twist factors of the passes that end at stage 18 or below
 };
 
 template <class F>
@@ -43,6 +46,14 @@ __device__ __forceinline__ F ntt_root_pow(const NttRoots<F>& t, uint32_t e) {
   F a = load16(t.lo + (e & ((1u << kNttTwistBits) - 1)));
   uint32_t h = e >> kNttTwistBits;
   return h ? a * load16(t.hi + h) : a;
+}
+
+// The twist factor w_{2^S}^t (t < 2^S): one load from the mid table when S <= 18 (the middle pass
+// of a 2^27 transform), else the lo*hi product.
+template <class F>
+__device__ __forceinline__ F ntt_twist(const NttRoots<F>& r, uint32_t t, uint32_t S) {
+  if (S <= kNttMidLog) return load16(r.mid + (t << (kNttMidLog - S)));
+  return ntt_root_pow(r, t << (kNttMaxLog - S));
 }
 
 __host__ __device__ __forceinline__ uint32_t bitrev_bits(uint32_t x, uint32_t bits) {
@@ -62,12 +73,27 @@ enum NttOp : uint32_t {
   kNttPreCosetBitrev = 4,  // multiply input at position p by scale * g^bitrev_L(p) (proving path)
 };
 
+// The natural-order output step, fused into the last DIF pass (kNttPostBitrev): the bit-reversal
+// permutation, optional scale (n^-1), optional coset factor g^-x (inverse coset), optional from_mont.
+enum NttPostOp : uint32_t { kNttPostScale = 1, kNttPostCoset = 2, kNttPostFromMont = 4, kNttPostBitrev = 8 };
+
+template <class F>
+__device__ __forceinline__ F ntt_post(F v, uint32_t x, uint32_t L, uint32_t ops, const F& scale, const NttRoots<F>& cr) {
+  if (ops & kNttPostScale) v = v * scale;
+  if (ops & kNttPostCoset) v = v * ntt_root_pow(cr, x << (kNttMaxLog - L - 1));
+  if (ops & kNttPostFromMont) v = v.from_mont();
+  return v;
+}
+
 template <class F>
 struct NttPassArgs {
-  F* data;
+  F* data;        // output
+  const F* src;   // input: data itself, except around the bit-reversed last pass (see dif())
   uint32_t L, s_lo, k, g;  // 2^k-element groups 2^s_lo apart; 2^g adjacent groups per block
   uint32_t ops;
+  uint32_t post;            // NttPostOp: only on the last DIF pass (s_lo = 0)
   F scale;
+  F post_scale;
   NttRoots<F> roots;        // of this transform's direction
   NttRoots<F> coset_roots;  // for the g^x factors (forward or inverse)
 };
@@ -97,23 +123,33 @@ __global__ void __launch_bounds__(256) ntt_pass(NttPassArgs<F> a) {
   for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
     sm_put(tw, tw_n, i, load16(a.roots.small + (i << (kNttMaxStages - k))));
 
-  const uint32_t col_blocks = 1u << (a.s_lo - g);
-  const uint32_t hi = blockIdx.x / col_blocks, low0 = (blockIdx.x % col_blocks) << g;
-  const size_t base = ((size_t)hi << (a.s_lo + k)) | low0;
-  // Twist exponent unit: w_{2^(s_lo+k)} = w_{2^28}^(2^(28 - s_lo - k)).
-  const uint32_t twist_shift = kNttMaxLog - a.s_lo - k;
+  // Bit-reversed output (last DIF pass, s_lo = 0): the block's 2^g groups are 2^(L-k-g) groups
+  // apart, so that their outputs land side by side: group hi = blockIdx.x + c * 2^(L-k-g), output
+  // m goes to bitrev_L(hi * 2^k + m) = bitrev_k(m) * 2^(L-k) + bitrev_(L-k-g)(blockIdx.x) * 2^g +
+  // bitrev_g(c): runs of 2^g elements.
+  const bool brev = a.post & kNttPostBitrev;
+  uint32_t low0 = 0;
+  size_t base = 0;
+  if (!brev) {
+    const uint32_t col_blocks = 1u << (a.s_lo - g);
+    const uint32_t hi = blockIdx.x / col_blocks;
+    low0 = (blockIdx.x % col_blocks) << g;
+    base = ((size_t)hi << (a.s_lo + k)) | low0;
+  }
+  const uint32_t S = a.s_lo + k;  // twist unit: w_{2^S}
 
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t m = e >> g, c = e & (cols - 1);
-    const size_t x = base + ((size_t)m << a.s_lo) + c;
-    F v = load16(a.data + x);
+    const size_t x = brev ? (((size_t)blockIdx.x + ((size_t)c << (a.L - k - g))) << k) + m
+                          : base + ((size_t)m << a.s_lo) + c;
+    F v = load16(a.src + x);
     if (a.ops & kNttPreToMont) v = v.to_mont();
     if (a.ops & kNttPreCoset) v = v * ntt_root_pow(a.coset_roots, (uint32_t)x << (kNttMaxLog - a.L - 1));
     if (a.ops & kNttPreCosetBitrev)
       v = v * ntt_root_pow(a.coset_roots, bitrev_bits((uint32_t)x, a.L) << (kNttMaxLog - a.L - 1)) * a.scale;
     if (Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
-      if (t) v = v * ntt_root_pow(a.roots, t << twist_shift);
+      if (t) v = v * ntt_twist(a.roots, t, S);
     }
     sm_put(tile, tile_n, e, v);
   }
@@ -141,39 +177,26 @@ __global__ void __launch_bounds__(256) ntt_pass(NttPassArgs<F> a) {
   }
   __syncthreads();
 
+  if (brev) {
+    const size_t mid = (size_t)bitrev_bits(blockIdx.x, a.L - k - g) << g;
+    for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
+      const uint32_t m = e >> g, c = e & (cols - 1);
+      const size_t y = ((size_t)bitrev_bits(m, k) << (a.L - k)) | mid | bitrev_bits(c, g);
+      F v = sm_get<F>(tile, tile_n, e);
+      store16(a.data + y, ntt_post(v, (uint32_t)y, a.L, a.post, a.post_scale, a.coset_roots));
+    }
+    return;
+  }
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t m = e >> g, c = e & (cols - 1);
     const size_t x = base + ((size_t)m << a.s_lo) + c;
     F v = sm_get<F>(tile, tile_n, e);
     if (!Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
-      if (t) v = v * ntt_root_pow(a.roots, t << twist_shift);
+      if (t) v = v * ntt_twist(a.roots, t, S);
     }
     store16(a.data + x, v);
   }
-}
-
-// Bit-reversal permutation of 2^L elements in place, with the natural-order output step fused:
-// optional scale (n^-1), optional coset factor g^-x (inverse coset), optional from_mont.
-enum NttPostOp : uint32_t { kNttPostScale = 1, kNttPostCoset = 2, kNttPostFromMont = 4 };
-
-template <class F>
-__device__ __forceinline__ F ntt_post(F v, uint32_t x, uint32_t L, uint32_t ops, const F& scale, const NttRoots<F>& cr) {
-  if (ops & kNttPostScale) v = v * scale;
-  if (ops & kNttPostCoset) v = v * ntt_root_pow(cr, x << (kNttMaxLog - L - 1));
-  if (ops & kNttPostFromMont) v = v.from_mont();
-  return v;
-}
-
-template <class F>
-__global__ void ntt_bitrev(F* data, uint32_t L, uint32_t ops, F scale, NttRoots<F> coset_roots) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >> L) return;
-  uint32_t j = bitrev_bits((uint32_t)i, L);
-  if (i > j) return;
-  F a = data[i], b = data[j];
-  data[j] = ntt_post(a, j, L, ops, scale, coset_roots);
-  if (i != j) data[i] = ntt_post(b, (uint32_t)i, L, ops, scale, coset_roots);
 }
 
 template <class F>
@@ -213,9 +236,10 @@ class NttContext {
     return ks;
   }
 
-  // DIF passes (natural -> bit-reversed), `first_ops` applied to the input of the first pass.
+  // DIF passes (natural -> bit-reversed), `first_ops` applied to the input of the first pass;
+  // `last_post` (NttPostOp, with kNttPostBitrev: natural order out) fused into the last pass.
   cuzk_status dif(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, bool coset_inverse_roots, cudaStream_t s,
-                  std::string& err);
+                  std::string& err, uint32_t last_post = 0, const HF& post_scale = HF::one());
   // DIT passes (bit-reversed -> natural).
   cuzk_status dit(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, const HF& scale, bool coset_inverse_roots,
                   cudaStream_t s, std::string& err);
@@ -227,9 +251,14 @@ class NttContext {
  private:
   template <bool Dit>
   cuzk_status launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale, bool inverse_roots,
-                     bool coset_inverse_roots, cudaStream_t s, std::string& err);
+                     bool coset_inverse_roots, cudaStream_t s, std::string& err, uint32_t post = 0,
+                     const HF& post_scale = HF::one(), const F* src = nullptr);
 
   DeviceBuffer tables_;
+  // The bit-reversed last pass cannot run in place (its blocks write where others read): with
+  // natural order out, the first pass writes here and the last reads from here. Callers of
+  // natural() on one context serialize (the ABI holds the device mutex and synchronizes).
+  DeviceBuffer scratch_;
   NttRoots<F> dir_[2] = {};
   bool ready_ = false;
 };
