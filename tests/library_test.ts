@@ -41,6 +41,20 @@ test("devices() lists the usable GPUs, and device() of a missing one throws NO_D
   });
 });
 
+test("stagingStats() reports the library's own pinned staging: none without a GPU, consistent with one", async () => {
+  const lib = library();
+  const before = lib.stagingStats();
+  for (const v of Object.values(before)) assert.ok(Number.isFinite(v) && v >= 0);
+  if (lib.info().cudaDeviceCount === 0) {
+    assert.deepEqual(before, { pinnedBytes: 0, allocations: 0, allocMs: 0 });
+    return;
+  }
+  // with a GPU: held bytes imply allocations, and the counters never go backwards
+  if (before.pinnedBytes > 0) assert.ok(before.allocations > 0);
+  const after = lib.stagingStats();
+  assert.ok(after.allocations >= before.allocations && after.allocMs >= before.allocMs);
+});
+
 test("status names come from the library for every code", () => {
   const lib = library();
   for (let status = 0; status < STATUS_NAMES.length; status++) {
