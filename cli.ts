@@ -9,7 +9,7 @@
  *   cuzk verify <verification_key.json> <public.json> <proof.json>
  *   cuzk info [circuit.zkey]
  *   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N [--curve C] [--profile porep|uniform] [--public N] [--seed N]
- *   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N]
+ *   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
  *
  * Options: --backend auto|cpu|cuda, --device N, --r1cs <circuit.r1cs> (check the witness
  * constraint by constraint), --self-check (verify before writing), --timings (phase table on stderr),
@@ -30,7 +30,7 @@ const USAGE = `usage:
   cuzk info [circuit.zkey]
   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N|2^K [--curve bn254|bls12_381] [--profile porep|uniform]
              [--public N] [--seed N]
-  cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N]
+  cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
              (a proving key from fresh random toxic waste: FOR TESTING ONLY)`;
 
 /** A failure the user caused (bad arguments, unreadable file): one line, exit 2. */
@@ -45,7 +45,7 @@ const VALUE_FLAGS = new Set([
   "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
   "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
 ]);
-const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help", "--insecure-dev"]);
+const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
 
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
@@ -233,13 +233,13 @@ async function setup(p: Parsed): Promise<number> {
   }
   const [r1cs, zkey, vkPath] = p.positional;
   process.stderr.write(INSECURE_WARNING);
-  const result = await setupInsecureDev(r1cs, zkey, { threads: countFlag(p, "--threads", 0) });
+  const result = await setupInsecureDev(r1cs, zkey, { threads: countFlag(p, "--threads", 0), cpuOnly: p.flags.has("--cpu") });
   if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
   const s = (ms: number) => (ms / 1000).toFixed(2);
   process.stderr.write(
     `cuzk: INSECURE key for ${result.nConstraints} constraints (domain 2^${Math.log2(result.domainSize)}, ${result.nVars} signals, ` +
       `${result.nPublic} public) on ${result.curve} written to ${zkey} (${(result.zkeyBytes / 1e6).toFixed(1)} MB) in ${s(result.totalMs)} s ` +
-      `(scalars ${s(result.scalarsMs)}, tables ${s(result.tablesMs)}, points ${s(result.pointsMs)}; ${result.threads} threads)\n`,
+      `(scalars ${s(result.scalarsMs)}, tables ${s(result.tablesMs)}, points ${s(result.pointsMs)}; ${result.threads} threads; points on ${result.gpu ? "the GPU" : "the CPU"})\n`,
   );
   return 0;
 }

@@ -47,6 +47,8 @@ export interface SyntheticCircuit {
 export interface DevSetupOptions {
   /** Worker threads; 0 (default) = the library's shared pool (every core). */
   threads?: number;
+  /** Compute the key points on the CPU even when a GPU is present (CUZK_SETUP_CPU_ONLY). */
+  cpuOnly?: boolean;
   library?: Library;
 }
 
@@ -60,6 +62,8 @@ export interface DevSetupResult {
   threads: number;
   g1WindowBits: number;
   g2WindowBits: number;
+  /** Whether the key points were computed on GPU 0 (else on the CPU tables). */
+  gpu: boolean;
   zkeyBytes: number;
   totalMs: number;
   /** Lagrange basis at tau, per-signal sums, H scalars. */
@@ -126,7 +130,7 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   if (!Number.isInteger(threads) || threads < 0) throw new TypeError(`threads must be a non-negative integer, not ${threads}`);
   const info = allocateStruct(SETUP_INFO_LAYOUT);
   const err = errorBuffer();
-  const status = (await native.callAsync("cuzk_setup_insecure_dev", r1csPath, zkeyPath, threads, 0, info, err, err.length)) as number;
+  const status = (await native.callAsync("cuzk_setup_insecure_dev", r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info, err, err.length)) as number;
   check(status, err, `cuzk_setup_insecure_dev(${r1csPath})`);
   const raw = decodeStruct(SETUP_INFO_LAYOUT, info);
   const key = await Key.open(zkeyPath, { library: options.library });
@@ -146,6 +150,7 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
     threads: raw.threads as number,
     g1WindowBits: raw.g1_window_bits as number,
     g2WindowBits: raw.g2_window_bits as number,
+    gpu: (raw.gpu as number) === 1,
     zkeyBytes: Number(raw.zkey_bytes),
     totalMs: ms(raw.total_ns),
     scalarsMs: ms(raw.scalars_ns),

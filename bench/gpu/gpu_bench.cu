@@ -34,6 +34,7 @@
 #include "cuzk.h"
 #include "curve/ops.hpp"
 #include "formats/wtns.hpp"
+#include "setup/fixed_base.hpp"
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
@@ -898,6 +899,57 @@ int section_device(int d) {
   return g_failures ? 1 : 0;
 }
 
+// fixed-base: the GPU batch k_i * G (the dev setup's key points) against the CPU tables, byte for
+// byte in key encoding, on random scalars with 0, 1 and r-1 among them; then GPU time at 2^20.
+template <class HC, int G>
+void fixed_base_one(const char* name, size_t n_check) {
+  using Fr = typename HC::Fr;
+  using F = std::conditional_t<G == 1, typename HC::Fq, typename HC::Fq2>;
+  const size_t pb = 2 * F::BYTES;
+  const size_t n_time = (size_t)1 << 20;
+  const size_t n = std::max(n_check, n_time);
+  auto raw = random_scalars<Fr>(n, 29 + G, 0.0);
+  std::vector<Fr> sc(n);
+  par_for(n, [&](size_t i) { sc[i] = Fr::from_raw(reinterpret_cast<const uint64_t*>(&raw[i * 32])).to_mont(); });
+  sc[0] = Fr::zero();
+  sc[1] = Fr::one();
+  sc[2] = Fr::zero() - Fr::one();
+  sc[n_check - 1] = Fr::zero() - Fr::one();
+  ThreadPool& pool = default_thread_pool();
+  double t0 = now_ms();
+  const auto& gen = [] { if constexpr (G == 1) return HC::g1_generator(); else return HC::g2_generator(); }();
+  setup::FixedBaseTable<F> table(gen, Fr::Params::BITS, n_check, pool);
+  std::vector<uint8_t> cpu(n_check * pb), gpu(n * pb, 0xAA);
+  table.mul_many(sc.data(), n_check, cpu.data(), pool);
+  double t1 = now_ms();
+  std::string err;
+  CHECK_OK(fixed_base_mul(g_dev, HC::ID, G == 1 ? CUZK_G1 : CUZK_G2, reinterpret_cast<const uint8_t*>(sc.data()),
+                          n_check, gpu.data(), err));
+  size_t bad = 0;
+  for (size_t i = 0; i < n_check; i++) bad += std::memcmp(&cpu[i * pb], &gpu[i * pb], pb) != 0;
+  bool zero_ok = true;
+  for (size_t b = 0; b < pb; b++) zero_ok &= gpu[b] == 0;
+  EXPECT(bad == 0 && zero_ok, "fixed-base %s: %zu of %zu points differ from the CPU tables (zero %s)", name, bad,
+         n_check, zero_ok ? "ok" : "WRONG");
+  std::vector<double> ms;
+  for (int r = 0; r < 3; r++) {
+    double a = now_ms();
+    CHECK_OK(fixed_base_mul(g_dev, HC::ID, G == 1 ? CUZK_G1 : CUZK_G2, reinterpret_cast<const uint8_t*>(sc.data()),
+                            n_time, gpu.data(), err));
+    ms.push_back(now_ms() - a);
+  }
+  std::printf("fixed-base %s: %zu points equal the CPU tables' (%s; CPU %.0f ms for them); GPU 2^20 median %.1f ms "
+              "(host to host)\n", name, n_check, bad == 0 && zero_ok ? "ok" : "WRONG", t1 - t0, median(ms));
+  result(std::string("fixed-base ") + name + " 2^20", median(ms), "ms");
+}
+
+void section_fixed_base() {
+  fixed_base_one<curve::Bn254, 1>("bn254 g1", ((size_t)1 << 20) + 77);  // crosses a GPU chunk
+  fixed_base_one<curve::Bn254, 2>("bn254 g2", 40000);
+  fixed_base_one<curve::Bls12381, 1>("bls12_381 g1", 100000);
+  fixed_base_one<curve::Bls12381, 2>("bls12_381 g2", 40000);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -911,6 +963,7 @@ int main(int argc, char** argv) {
   else if (section == "msm-check") section_msm_check();
   else if (section == "msm") section_msm(argc > 2 ? std::atoi(argv[2]) : 24);
   else if (section == "ntt") section_ntt();
+  else if (section == "fixed-base") section_fixed_base();
   else if (section == "e2e") section_e2e();
   else if (section == "engine") section_engine(argc > 2 ? std::atoi(argv[2]) : 22);
   else { std::printf("unknown section %s\n", section.c_str()); return 2; }

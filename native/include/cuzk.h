@@ -390,11 +390,11 @@ typedef struct cuzk_setup_info {
   uint32_t threads;        /* threads that computed the points */
   uint32_t g1_window_bits; /* fixed-base window widths chosen for G1 and G2 */
   uint32_t g2_window_bits;
-  uint32_t reserved;
+  uint32_t gpu;            /* 1: the key points were computed on GPU 0; 0: on the CPU tables */
   uint64_t zkey_bytes;     /* size of the file written */
   uint64_t total_ns;       /* the whole call */
   uint64_t scalars_ns;     /* Lagrange basis at tau, per-signal sums, H scalars */
-  uint64_t tables_ns;      /* fixed-base tables of the two generators */
+  uint64_t tables_ns;      /* fixed-base tables of the two generators (CPU; small ones for the header on the GPU path) */
   uint64_t points_ns;      /* scalar multiplications and writing the file */
 } cuzk_setup_info;
 
@@ -409,14 +409,20 @@ typedef struct cuzk_setup_info {
  * contributions section records none and its circuit hash is zero: there is no ceremony transcript
  * to check (`snarkjs zkey verify` cannot check this key; prove, verify and `zkey export
  * verificationkey` work). The verification key is read back with cuzk_key_open + cuzk_key_export_vk.
- * Multi-threaded on the CPU: cpu_threads = 0 uses the library's shared pool, n > 0 a pool of its own.
- *  flags: 0. info: NULL, or receives sizes and timings.
+ * The scalars are computed multi-threaded on the CPU: cpu_threads = 0 uses the library's shared pool,
+ * n > 0 a pool of its own. The key points (k_i * G1 or G2) are computed on GPU 0 when the library
+ * was built with CUDA and a GPU is present, else (or with CUZK_SETUP_CPU_ONLY, or if the GPU fails:
+ * the call then falls back silently) with CPU fixed-base tables; info->gpu says which ran. Both
+ * paths give the same points for the same scalars; the toxic waste differs on every call anyway.
+ *  flags: 0 or CUZK_SETUP_CPU_ONLY. info: NULL, or receives sizes and timings.
  * CUZK_ERR_IO (r1cs unreadable, zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
  * CUZK_ERR_CURVE_MISMATCH (another field), CUZK_ERR_UNSUPPORTED (domain too large for the field's
  * NTT: the H points need the 2*domain_size-th roots of unity), CUZK_ERR_OUT_OF_MEMORY (checked before
  * any work: about 104 bytes per signal, 16 per R1CS term and 128 per domain point).
  * The library never prints: callers must warn their users (the CLI does, on stderr).
  */
+#define CUZK_SETUP_CPU_ONLY 1u /* cuzk_setup_insecure_dev: never use a GPU */
+
 CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
                                              uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap);
 

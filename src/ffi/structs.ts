@@ -107,7 +107,7 @@ export const SETUP_INFO_LAYOUT = {
     threads: { offset: 24, type: "u32" },
     g1_window_bits: { offset: 28, type: "u32" },
     g2_window_bits: { offset: 32, type: "u32" },
-    reserved: { offset: 36, type: "u32" },
+    gpu: { offset: 36, type: "u32" },
     zkey_bytes: { offset: 40, type: "u64" },
     total_ns: { offset: 48, type: "u64" },
     scalars_ns: { offset: 56, type: "u64" },

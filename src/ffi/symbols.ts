@@ -181,6 +181,7 @@ export const ABI = {
   NTT_COSET_INVERSE: 3,
   SYNTH_UNIFORM: 0,
   SYNTH_POREP: 1,
+  SETUP_CPU_ONLY: 1,
 } as const;
 
 /** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */

@@ -77,7 +77,7 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
                                              uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!r1cs_path || !zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~CUZK_SETUP_CPU_ONLY) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     cuzk::formats::MappedFile file;
     cuzk_status st = cuzk::formats::MappedFile::open(r1cs_path, file, msg, cuzk::formats::MappedFile::Advice::Sequential);
     if (st != CUZK_OK) return st;
@@ -88,7 +88,7 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
     if (cpu_threads > 0) own_pool = std::make_unique<cuzk::ThreadPool>(cpu_threads);
     cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
     cuzk_setup_info local{};
-    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, local, msg); });
+    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, local, msg); });
     if (st == CUZK_OK && info) *info = local;
     return st;
   });

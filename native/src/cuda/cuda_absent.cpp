@@ -43,6 +43,9 @@ cuzk_status msm(Device*, cuzk_curve, cuzk_group, const uint8_t*, const uint8_t*,
 cuzk_status ntt(Device*, cuzk_curve, uint8_t*, uint32_t, uint32_t, prover::PhaseTimes&, std::string& err) {
   return absent(err);
 }
+cuzk_status fixed_base_mul(Device*, cuzk_curve, cuzk_group, const uint8_t*, size_t, uint8_t*, std::string& err) {
+  return absent(err);
+}
 cuzk_status host_alloc_pinned(size_t, int, void**, std::string& err) { return absent(err); }
 cuzk_status host_free_pinned(void*, std::string& err) { return absent(err); }
 cuzk_status host_register(void*, size_t, std::string& err) { return absent(err); }

@@ -31,6 +31,12 @@ cuzk_status msm(Device* device, cuzk_curve curve, cuzk_group group, const uint8_
 cuzk_status ntt(Device* device, cuzk_curve curve, uint8_t* values_std_le, uint32_t log_n, uint32_t kind,
                 prover::PhaseTimes& times, std::string& err);
 
+// out[i] = scalars[i] * (the G1 or G2 generator) in key encoding (Montgomery LE affine, a zero
+// product as all-zero bytes), for n scalars of Fr in Montgomery form (32 bytes each): the key
+// points of the insecure development setup (fixed_base.cu).
+cuzk_status fixed_base_mul(Device* device, cuzk_curve curve, cuzk_group group, const uint8_t* scalars_mont, size_t n,
+                           uint8_t* out_key_encoding, std::string& err);
+
 cuzk_status host_alloc_pinned(size_t bytes, int device, void** out, std::string& err);
 cuzk_status host_free_pinned(void* p, std::string& err);
 cuzk_status host_register(void* p, size_t bytes, std::string& err);

@@ -8,15 +8,17 @@
 //   H_j = L^(2n)_(2j+1)(tau) / delta G1: the Lagrange basis of the 2n-th roots of unity at the odd
 //   indices, because the prover feeds the H MSM the values of a*b - c on the odd coset w_2n <w_n>
 //   with no division by Z (p(tau) = sum_j p(odd_j) L^(2n)_(2j+1)(tau): p vanishes on the even points).
-// Every point is then a fixed-base product of a generator (fixed_base.hpp).
+// Every point is then a fixed-base product of a generator (fixed_base.hpp; cuda/fixed_base.cu on a GPU).
 #include "setup/dev_setup.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "cuda/cuda_backend.hpp"
 #include "curve/curves.hpp"
 #include "curve/ops.hpp"
 #include "formats/byte_reader.hpp"
@@ -29,6 +31,24 @@ namespace cuzk::setup {
 namespace {
 
 constexpr size_t kBlock = 1 << 15;  // points per block written: bounds the buffers to a few MiB
+constexpr size_t kGpuBlock = 1 << 20;  // points per GPU call (at most 192 MiB of BLS12-381 G2 output)
+
+// GPU 0 for the key points, when the library has CUDA and the machine a GPU; else none.
+struct GpuHandle {
+  cuda::Device* device = nullptr;
+  GpuHandle() {
+    if (!cuda::compiled_in()) return;
+    std::string err;
+    int count = 0;
+    if (cuda::device_count(&count, err) != CUZK_OK || count == 0) return;
+    if (cuda::open_device(0, &device, err) != CUZK_OK) device = nullptr;
+  }
+  ~GpuHandle() { drop(); }
+  void drop() {
+    if (device) cuda::close_device(device);
+    device = nullptr;
+  }
+};
 
 template <class Fr>
 Fr root_of_unity(uint32_t log_n) {  // ffjavascript's Fr.w[log_n]
@@ -52,7 +72,7 @@ class DevSetup {
   static constexpr size_t kG1 = C::G1_BYTES, kG2 = C::G2_BYTES;
 
  public:
-  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool) : r1cs_(r1cs), pool_(pool) {}
+  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool, GpuHandle* gpu) : r1cs_(r1cs), pool_(pool), gpu_(gpu) {}
 
   formats::Status run(const std::string& path, cuzk_setup_info& info, std::string& err) {
     const uint64_t t0 = now_ns();
@@ -95,12 +115,13 @@ class DevSetup {
     compute_scalars();
     const uint64_t t1 = now_ns();
 
-    const size_t g1_muls = 6 + (n_public_ + 1) + 3 * (size_t)n_vars_ + n_;
-    FixedBaseTable<Fq> g1(C::g1_generator(), Fr::Params::BITS, g1_muls, pool_);
-    FixedBaseTable<Fq2> g2(C::g2_generator(), Fr::Params::BITS, 3 + (size_t)n_vars_, pool_);
+    // With a GPU the tables serve only the six header points: small ones (and full-size ones are
+    // built if the GPU fails half-way, in emit).
+    const bool gpu = gpu_ && gpu_->device;
+    build_tables(gpu);
     const uint64_t t2 = now_ns();
 
-    write_key(out, g1, g2);
+    write_key(out);
     out.commit();
     const uint64_t t3 = now_ns();
 
@@ -112,8 +133,9 @@ class DevSetup {
     info.n_constraints = n_constraints_;
     info.domain_size = (uint32_t)n_;
     info.threads = pool_.size();
-    info.g1_window_bits = (uint32_t)g1.window_bits();
-    info.g2_window_bits = (uint32_t)g2.window_bits();
+    info.g1_window_bits = (uint32_t)g1_->window_bits();
+    info.g2_window_bits = (uint32_t)g2_->window_bits();
+    info.gpu = gpu_ && gpu_->device ? 1 : 0;
     info.zkey_bytes = out.written();
     info.scalars_ns = t1 - t0;
     info.tables_ns = t2 - t1;
@@ -214,14 +236,34 @@ class DevSetup {
     occ_start_.pop_back();  // now occ_start_[i] .. occ_start_[i + 1] are wire i's terms
   }
 
-  // Streams n multiples of one generator to the file.
-  template <class Table>
-  void emit(OutputFile& out, uint32_t id, const Table& table, const Fr* scalars, size_t n, size_t point_bytes) {
+  void build_tables(bool header_only) {
+    const size_t g1_muls = header_only ? 3 : 6 + (n_public_ + 1) + 3 * (size_t)n_vars_ + n_;
+    const size_t g2_muls = header_only ? 3 : 3 + (size_t)n_vars_;
+    g1_ = std::make_unique<FixedBaseTable<Fq>>(C::g1_generator(), Fr::Params::BITS, g1_muls, pool_);
+    g2_ = std::make_unique<FixedBaseTable<Fq2>>(C::g2_generator(), Fr::Params::BITS, g2_muls, pool_);
+  }
+
+  // Streams n multiples of one generator to the file: on the GPU while it works, else on the CPU
+  // tables (a GPU failure drops the GPU for the rest of the call and rebuilds full-size tables).
+  void emit(OutputFile& out, uint32_t id, cuzk_group group, const Fr* scalars, size_t n, size_t point_bytes) {
     out.section(id, (uint64_t)n * point_bytes);
-    std::vector<uint8_t> buf(std::min(n, kBlock) * point_bytes);
-    for (size_t b = 0; b < n; b += kBlock) {
-      const size_t cnt = std::min(kBlock, n - b);
-      table.mul_many(scalars + b, cnt, buf.data(), pool_);
+    const bool gpu = gpu_ && gpu_->device;
+    const size_t block = gpu ? kGpuBlock : kBlock;
+    std::vector<uint8_t> buf(std::min(n, block) * point_bytes);
+    for (size_t b = 0; b < n; b += block) {
+      const size_t cnt = std::min(block, n - b);
+      if (gpu_ && gpu_->device) {
+        std::string err;
+        if (cuda::fixed_base_mul(gpu_->device, C::ID, group, reinterpret_cast<const uint8_t*>(scalars + b), cnt,
+                                 buf.data(), err) == CUZK_OK) {
+          out.write(buf.data(), cnt * point_bytes);
+          continue;
+        }
+        gpu_->drop();
+        build_tables(false);
+      }
+      if (group == CUZK_G1) g1_->mul_many(scalars + b, cnt, buf.data(), pool_);
+      else g2_->mul_many(scalars + b, cnt, buf.data(), pool_);
       out.write(buf.data(), cnt * point_bytes);
     }
   }
@@ -270,7 +312,9 @@ class DevSetup {
     out.write(buf.data(), buf.size());
   }
 
-  void write_key(OutputFile& out, const FixedBaseTable<Fq>& g1, const FixedBaseTable<Fq2>& g2) {
+  void write_key(OutputFile& out) {
+    const FixedBaseTable<Fq>& g1 = *g1_;
+    const FixedBaseTable<Fq2>& g2 = *g2_;
     out.write("zkey", 4);
     out.u32(1);   // version
     out.u32(10);  // sections
@@ -292,13 +336,13 @@ class DevSetup {
     put_point(out, g1, delta_);
     put_point(out, g2, delta_);
 
-    emit(out, 3, g1, k_.data(), (size_t)n_public_ + 1, kG1);
+    emit(out, 3, CUZK_G1, k_.data(), (size_t)n_public_ + 1, kG1);
     write_coefficients(out);
-    emit(out, 5, g1, u_.data(), n_vars_, kG1);
-    emit(out, 6, g1, v_.data(), n_vars_, kG1);
-    emit(out, 7, g2, v_.data(), n_vars_, kG2);
-    emit(out, 8, g1, k_.data() + n_public_ + 1, (size_t)n_vars_ - n_public_ - 1, kG1);
-    emit(out, 9, g1, h_.data(), n_, kG1);
+    emit(out, 5, CUZK_G1, u_.data(), n_vars_, kG1);
+    emit(out, 6, CUZK_G1, v_.data(), n_vars_, kG1);
+    emit(out, 7, CUZK_G2, v_.data(), n_vars_, kG2);
+    emit(out, 8, CUZK_G1, k_.data() + n_public_ + 1, (size_t)n_vars_ - n_public_ - 1, kG1);
+    emit(out, 9, CUZK_G1, h_.data(), n_, kG1);
 
     // Contributions: the circuit hash is zero (there is no ceremony transcript) and none is listed.
     out.section(10, 64 + 4);
@@ -309,6 +353,9 @@ class DevSetup {
 
   const formats::R1cs& r1cs_;
   ThreadPool& pool_;
+  GpuHandle* gpu_;
+  std::unique_ptr<FixedBaseTable<Fq>> g1_;
+  std::unique_ptr<FixedBaseTable<Fq2>> g2_;
   uint32_t n_vars_ = 0, n_public_ = 0, n_constraints_ = 0, log_n_ = 0;
   uint64_t rows_ = 0;
   size_t n_ = 0;
@@ -321,9 +368,12 @@ class DevSetup {
 }  // namespace
 
 formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool,
-                                   cuzk_setup_info& info, std::string& err) {
-  if (r1cs.curve == CUZK_CURVE_BN254) return DevSetup<curve::Bn254>(r1cs, pool).run(zkey_path, info, err);
-  if (r1cs.curve == CUZK_CURVE_BLS12_381) return DevSetup<curve::Bls12381>(r1cs, pool).run(zkey_path, info, err);
+                                   uint32_t flags, cuzk_setup_info& info, std::string& err) {
+  std::unique_ptr<GpuHandle> gpu;
+  if (!(flags & CUZK_SETUP_CPU_ONLY)) gpu = std::make_unique<GpuHandle>();
+  if (r1cs.curve == CUZK_CURVE_BN254) return DevSetup<curve::Bn254>(r1cs, pool, gpu.get()).run(zkey_path, info, err);
+  if (r1cs.curve == CUZK_CURVE_BLS12_381)
+    return DevSetup<curve::Bls12381>(r1cs, pool, gpu.get()).run(zkey_path, info, err);
   return formats::fail(err, CUZK_ERR_CURVE_MISMATCH, "r1cs: unsupported curve");
 }
 
