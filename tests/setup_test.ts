@@ -17,7 +17,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CuzkError, Prover, setupInsecureDev, synthCircuit, verify, writeSynthCircuit } from "../mod.ts";
 import type { Groth16Proof, SynthProfile } from "../mod.ts";
-import { needs } from "./support/native.ts";
+import { library, needs } from "./support/native.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "cli.ts");
@@ -55,7 +55,10 @@ for (const [curve, profile, constraints, publicInputs] of cases) {
     const base = join(work, `${curve}-${profile}`);
     const paths = { r1cs: `${base}.r1cs`, wtns: `${base}.wtns` };
     await writeSynthCircuit({ curve, profile, constraints, publicInputs, seed: 5 }, paths);
-    const setup = await setupInsecureDev(paths.r1cs, `${base}.zkey`);
+    // The key points go to the GPU when there is one, unless cpuOnly; alternate to cover both.
+    const cpuOnly = profile === "uniform";
+    const setup = await setupInsecureDev(paths.r1cs, `${base}.zkey`, { cpuOnly });
+    assert.equal(setup.gpu, !cpuOnly && library().info().cudaDeviceCount > 0, "where the points were made");
     assert.equal(setup.curve, curve);
     assert.equal(setup.nConstraints, constraints);
     assert.equal(setup.nPublic, publicInputs);
