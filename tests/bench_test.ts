@@ -14,6 +14,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { ProofAccount } from "../bench/lib/accounting.ts";
 import { Library } from "../mod.ts";
 import { needs } from "./support/native.ts";
 
@@ -26,18 +27,6 @@ const SAMPLES = 3;
 const BATCH = 2;
 
 const CORE_PHASES = ["abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h"];
-
-interface Account {
-  endToEndMs: number;
-  libraryMs: number;
-  phases: Record<string, number>;
-  phaseSumMs: number;
-  coveredMs: number;
-  overlapMs: number;
-  unaccountedInLibraryMs: number;
-  outsideLibraryMs: number;
-  unaccountedMs: number;
-}
 
 test(
   "bench/phases.ts --quick: phases add up, proofs verified, JSON complete",
@@ -78,9 +67,9 @@ test(
     assert.equal(p.calls.length, SAMPLES, `${what}: calls`);
     assert.equal(p.verified, SAMPLES * p.batch, `${what}: every proof verified`);
     for (const name of CORE_PHASES) assert.ok(p.phasesMs[name]?.median > 0, `${what}: phase ${name} missing`);
-    for (const c of p.calls as Account[]) {
+    for (const c of p.calls as ProofAccount[]) {
       // The figures add up: phases - overlap + unaccounted = end to end.
-      const sum = Object.values(c.phases).reduce((a, b) => a + b, 0);
+      const sum = (Object.values(c.phases) as number[]).reduce((a, b) => a + b, 0);
       assert.ok(Math.abs(sum - c.phaseSumMs) < 1e-6, `${what}: phase sum ${sum} vs ${c.phaseSumMs}`);
       assert.ok(Math.abs(c.phaseSumMs - c.overlapMs + c.unaccountedMs - c.endToEndMs) < 1e-6, `${what}: does not add up`);
       assert.ok(c.overlapMs >= -1e-6, `${what}: negative overlap`);
@@ -89,7 +78,7 @@ test(
       assert.ok(c.unaccountedInLibraryMs >= -1e-6, `${what}: phases outside the call`);
       assert.ok(c.unaccountedInLibraryMs <= 0.1 * c.libraryMs, `${what}: ${c.unaccountedInLibraryMs} of ${c.libraryMs} ms not in any phase`);
     }
-    assert.ok((p.calls as Account[]).some((c) => c.endToEndMs === p.medianCall.endToEndMs), `${what}: median call not among the calls`);
+    assert.ok((p.calls as ProofAccount[]).some((c) => c.endToEndMs === p.medianCall.endToEndMs), `${what}: median call not among the calls`);
     assert.ok(p.timelineFile && existsSync(p.timelineFile), `${what}: no waterfall`);
     const svg = readFileSync(p.timelineFile, "utf8");
     assert.ok(svg.startsWith("<svg") && svg.includes("msm_h"), `${what}: waterfall is not an SVG of the phases`);
