@@ -9,7 +9,6 @@
 // INSECURE BY CONSTRUCTION: one process knows tau, alpha and beta (it drops them on exit, but
 // nothing proves that). Anyone holding them can forge proofs for every key built on the file.
 
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +23,7 @@
 #include "curve/curves.hpp"
 #include "curve/ops.hpp"
 #include "setup/fixed_base.hpp"  // the same tables the development setup uses
+#include "setup/random.hpp"      // and the same OS-CSPRNG scalars
 #include "snarkjs_compat.hpp"
 #include "util/thread_pool.hpp"
 
@@ -35,29 +35,6 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // Points per block when streaming a section: bounds memory to a few MiB whatever the power.
 constexpr size_t kBlock = 1 << 15;
-
-void os_random(uint8_t* out, size_t n) {
-  while (n > 0) {
-    ssize_t got = getrandom(out, n, 0);
-    if (got < 0) throw std::runtime_error("getrandom failed");
-    out += got;
-    n -= (size_t)got;
-  }
-}
-
-// Uniform nonzero element of Fr from the OS CSPRNG (rejection sampling below r).
-template <class Fr>
-Fr random_scalar() {
-  for (;;) {
-    uint64_t v[Fr::N];
-    os_random(reinterpret_cast<uint8_t*>(v), sizeof v);
-    const int top_bits = Fr::Params::BITS - 64 * (Fr::N - 1);
-    if (top_bits < 64) v[Fr::N - 1] &= ((uint64_t)1 << top_bits) - 1;
-    Fr raw = Fr::from_raw(v);
-    if (!raw.is_canonical() || raw.is_zero()) continue;
-    return raw.to_mont();
-  }
-}
 
 template <class Fr>
 Fr root_of_unity(int log_n) {  // ffjavascript's Fr.w[log_n]
@@ -152,14 +129,14 @@ class Writer {
   void draw_toxic_waste() {
     const Fr one = Fr::one();
     for (;;) {
-      tau_ = random_scalar<Fr>();
+      tau_ = cuzk::setup::random_nonzero<Fr>();
       // tau must not be one of the roots of unity the Lagrange bases are evaluated at.
       Fr t = tau_;
       for (int i = 0; i <= power_; i++) t = t.sqr();  // tau^(2m)
       if (t != one) break;
     }
-    alpha_ = random_scalar<Fr>();
-    beta_ = random_scalar<Fr>();
+    alpha_ = cuzk::setup::random_nonzero<Fr>();
+    beta_ = cuzk::setup::random_nonzero<Fr>();
     powers_.resize(2 * m_ + 1);  // tau^0 .. tau^(2m)
     powers_[0] = one;
     for (size_t i = 1; i <= 2 * m_; i++) powers_[i] = powers_[i - 1] * tau_;
@@ -261,7 +238,7 @@ class Writer {
   struct KeyPart { G1 g1_s, g1_sx; G2 g2_spx; };
   KeyPart key_part(uint8_t personalization, const Fr& x) {
     KeyPart k;
-    Fr s = random_scalar<Fr>();
+    Fr s = cuzk::setup::random_nonzero<Fr>();
     k.g1_s = g1_mul(s);
     k.g1_sx = g1_mul(s * x);
     Blake2b h;
