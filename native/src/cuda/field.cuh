@@ -260,8 +260,6 @@ CUZK_UNROLL
   // Montgomery reduction of the low half, to which the high half is added: REDC(T) = T_hi +
   // (T_lo + M p) / R < p + p/2, so one final subtraction. ~3N^2 multiply-adds against 4N^2.
   CUZK_DHD DFp sqr() const {
-    constexpr auto m = split64(P::MODULUS);
-    constexpr uint32_t inv = (uint32_t)P::INV;
     uint32_t t[2 * N];
     CUZK_UNROLL
     for (int k = 0; k < 2 * N; k++) t[k] = 0;
@@ -309,38 +307,7 @@ CUZK_UNROLL
     }
     t[2 * N - 2] = ptx::madc_lo_cc(l[N - 1], l[N - 1], t[2 * N - 2]);
     t[2 * N - 1] = ptx::madc_hi(l[N - 1], l[N - 1], t[2 * N - 1]);
-    // (T_lo + M p) / R in N+1 limbs, one limb per round, as in the product.
-    uint32_t a[N + 1];
-    CUZK_UNROLL
-    for (int k = 0; k < N; k++) a[k] = t[k];
-    a[N] = 0;
-    CUZK_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint32_t mi = a[0] * inv;
-      a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
-      a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
-      CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
-        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-      }
-      a[N] = ptx::addc(a[N], 0);
-      a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
-      CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-        a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
-      }
-      a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
-      CUZK_UNROLL
-      for (int j = 0; j < N; j++) a[j] = a[j + 1];
-      a[N] = 0;
-    }
-    uint32_t r[N];
-    r[0] = ptx::add_cc(a[0], t[N]);
-    CUZK_UNROLL
-    for (int k = 1; k < N; k++) r[k] = ptx::addc_cc(a[k], t[N + k]);
-    return reduce_once(r);
+    return redc_wide(t);  // T = a^2 < p^2 < pR
   }
 
   // ---- Lazy-reduction Karatsuba product in Fp2 = Fp[u]/(u^2+1), for the G2 formulas ----
@@ -371,7 +338,8 @@ CUZK_UNROLL
       t[i + N] = ptx::madc_hi(a.l[N - 1], bi, t[i + N]);
     }
   }
-  // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p.
+  // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p. Shared by sqr() and the
+  // Fp2 Karatsuba product.
   static CUZK_DHD DFp redc_wide(const uint32_t (&t)[2 * N]) {
     constexpr auto m = split64(P::MODULUS);
     constexpr uint32_t inv = (uint32_t)P::INV;
