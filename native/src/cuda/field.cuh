@@ -204,9 +204,68 @@ CUZK_UNROLL
   static __device__ __noinline__ DFp mul_call(DFp a, DFp b) { return a.mul(b); }
 #endif
 
-  CUZK_DHD DFp mul(const DFp& b) const {
+  // One CIOS reduction row: t += m_i * p (m_i = t_0 * -p^-1 mod 2^32) makes t_0 zero; then
+  // t >>= 32. t has N+1 limbs. Two carry chains, as in the product rows of mul().
+  static CUZK_DHD void reduce_row(uint32_t (&t)[N + 1]) {
     constexpr auto m = split64(P::MODULUS);
     constexpr uint32_t inv = (uint32_t)P::INV;  // -p^-1 mod 2^32 is the low half of -p^-1 mod 2^64
+    const uint32_t mi = t[0] * inv;
+    t[0] = ptx::mad_lo_cc(m.v[0], mi, t[0]);
+    t[1] = ptx::madc_hi_cc(m.v[0], mi, t[1]);
+CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
+      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+    }
+    t[N] = ptx::addc(t[N], 0);
+    t[1] = ptx::mad_lo_cc(m.v[1], mi, t[1]);
+CUZK_UNROLL
+    for (int j = 1; j < N - 1; j += 2) {
+      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+      t[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, t[j + 2]);
+    }
+    t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
+CUZK_UNROLL
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
+  // Moduli with p = 1 (mod 2^32) and a second limb of 0xffffffff (BLS12-381's r, two-adicity 32)
+  // save four of a row's seventeen multiplies: m_i = -t_0 (as -p^-1 = -1 mod 2^32), m_i * p_0 =
+  // m_i (no high half), and the low half of m_i * (2^32 - 1) is -m_i = t_0. The NTT is bound by
+  // the multiply-add pipe (docs/perf-log.md, CUDA #13).
+  static constexpr bool kMontFriendly = split64(P::MODULUS).v[0] == 1 &&
+                                        split64(P::MODULUS).v[1] == 0xffffffffu && (uint32_t)P::INV == 0xffffffffu;
+
+  static CUZK_DHD void reduce_row_friendly(uint32_t (&t)[N + 1]) {
+    constexpr auto m = split64(P::MODULUS);
+    const uint32_t t0 = t[0];
+    const uint32_t mi = 0u - t0;
+    // First chain: limb 0 (t_0 + m_i = 0 mod 2^32, carry = t_0 != 0), limb 1 (the low half of
+    // m_i * p_1, which is t_0), then the even limbs' products as in reduce_row().
+    (void)ptx::add_cc(t0, mi);
+    t[1] = ptx::addc_cc(t[1], t0);
+CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
+      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+    }
+    t[N] = ptx::addc(t[N], 0);
+    // Second chain: the odd limbs' products, less the low half of p_1's (in the first chain).
+    t[2] = ptx::mad_hi_cc(m.v[1], mi, t[2]);
+CUZK_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
+      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+    }
+    t[N - 1] = ptx::madc_lo_cc(m.v[N - 1], mi, t[N - 1]);
+    t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
+CUZK_UNROLL
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
+  CUZK_DHD DFp mul(const DFp& b) const {
     uint32_t t[N + 1];
 CUZK_UNROLL
     for (int i = 0; i <= N; i++) t[i] = 0;
@@ -230,26 +289,10 @@ CUZK_UNROLL
         t[j + 2] = ptx::madc_lo_cc(l[j + 2], bi, t[j + 2]);
       }
       t[N] = ptx::madc_hi(l[N - 1], bi, t[N]);
-      // t += m*p makes t[0] zero; then t >>= 32
-      const uint32_t mi = t[0] * inv;
-      t[0] = ptx::mad_lo_cc(m.v[0], mi, t[0]);
-      t[1] = ptx::madc_hi_cc(m.v[0], mi, t[1]);
-CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
-        t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
-      }
-      t[N] = ptx::addc(t[N], 0);
-      t[1] = ptx::mad_lo_cc(m.v[1], mi, t[1]);
-CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
-        t[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, t[j + 2]);
-      }
-      t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
-CUZK_UNROLL
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
+      if constexpr (kMontFriendly)
+        reduce_row_friendly(t);
+      else
+        reduce_row(t);
     }
     uint32_t r[N];
 CUZK_UNROLL

@@ -114,6 +114,84 @@ __device__ __forceinline__ void sm_put(uint32_t* s, uint32_t stride, uint32_t e,
   for (int w = 0; w < F::N; w++) s[w * stride + e] = v.l[w];
 }
 
+// A block's tile in shared memory and the twiddles of its 2^k-point groups (see ntt_pass).
+template <class F>
+struct NttTile {
+  uint32_t* s;   // 2^(k+g) elements, limb-major: element e of group c at position (e << g) | c
+  uint32_t* tw;  // w_{2^k}^j, j < 2^(k-1)
+  uint32_t n, tw_n, k, g;
+};
+
+// One radix-2 stage (pairs 2^sp apart) on every group of the tile, after a barrier.
+template <class F, bool Dit>
+__device__ __forceinline__ void ntt_radix2(const NttTile<F>& t, uint32_t sp) {
+  __syncthreads();
+  const uint32_t cols = 1u << t.g;
+  for (uint32_t b = threadIdx.x; b < t.n / 2; b += blockDim.x) {
+    const uint32_t c = b & (cols - 1), j = b >> t.g;
+    const uint32_t lowj = j & ((1u << sp) - 1);
+    const uint32_t m0 = ((j >> sp) << (sp + 1)) | lowj;
+    const uint32_t e0 = (m0 << t.g) | c, e1 = ((m0 | (1u << sp)) << t.g) | c;
+    F u = sm_get<F>(t.s, t.n, e0), v = sm_get<F>(t.s, t.n, e1);
+    if (Dit) {
+      if (sp) v = v * sm_get<F>(t.tw, t.tw_n, lowj << (t.k - 1 - sp));
+      sm_put(t.s, t.n, e0, u + v);
+      sm_put(t.s, t.n, e1, u - v);
+    } else {
+      F d = u - v;
+      sm_put(t.s, t.n, e0, u + v);
+      sm_put(t.s, t.n, e1, sp ? d * sm_get<F>(t.tw, t.tw_n, lowj << (t.k - 1 - sp)) : d);
+    }
+  }
+}
+
+// Stages s0 and s0 + 1 on quads m0 + {0, H, 2H, 3H} (H = 2^s0, low = m0 mod H), after a barrier.
+// Bottom (s0 = 0): low is 0, so stage 0 has no twiddles and stage 1's first is 1: one product
+// per quad instead of four (or three).
+template <class F, bool Dit, bool Bottom>
+__device__ __forceinline__ void ntt_radix4(const NttTile<F>& t, uint32_t s0) {
+  __syncthreads();
+  if (Bottom) s0 = 0;
+  const uint32_t cols = 1u << t.g, s1 = s0 + 1, H = 1u << s0;
+  for (uint32_t q = threadIdx.x; q < t.n / 4; q += blockDim.x) {
+    const uint32_t c = q & (cols - 1), j = q >> t.g;
+    const uint32_t low = Bottom ? 0 : j & (H - 1);
+    const uint32_t m0 = ((j >> s0) << (s0 + 2)) | low;
+    const uint32_t e0 = (m0 << t.g) | c, e1 = ((m0 + H) << t.g) | c, e2 = ((m0 + 2 * H) << t.g) | c,
+                   e3 = ((m0 + 3 * H) << t.g) | c;
+    F x0 = sm_get<F>(t.s, t.n, e0), x1 = sm_get<F>(t.s, t.n, e1), x2 = sm_get<F>(t.s, t.n, e2),
+      x3 = sm_get<F>(t.s, t.n, e3);
+    if (Dit) {
+      if (!Bottom) {
+        const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
+        x1 = x1 * w0;
+        x3 = x3 * w0;
+      }
+      F y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, y3 = x2 - x3;
+      if (!Bottom) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
+      y3 = y3 * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
+      sm_put(t.s, t.n, e0, y0 + y2);
+      sm_put(t.s, t.n, e2, y0 - y2);
+      sm_put(t.s, t.n, e1, y1 + y3);
+      sm_put(t.s, t.n, e3, y1 - y3);
+    } else {
+      F y0 = x0 + x2, y2 = x0 - x2;
+      if (!Bottom) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
+      F y1 = x1 + x3, y3 = (x1 - x3) * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
+      F z1 = y0 - y1, z3 = y2 - y3;
+      if (!Bottom) {
+        const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
+        z1 = z1 * w0;
+        z3 = z3 * w0;
+      }
+      sm_put(t.s, t.n, e0, y0 + y1);
+      sm_put(t.s, t.n, e1, z1);
+      sm_put(t.s, t.n, e2, y2 + y3);
+      sm_put(t.s, t.n, e3, z3);
+    }
+  }
+}
+
 // Three blocks per SM: 3 x 72 KiB of shared memory fits at k = 9, so registers are capped at 80
 // (the radix-4 stages below would take 128 and leave two blocks; 80 spills a few words).
 template <class F, bool Dit>
@@ -157,70 +235,17 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
   }
 
   // Stages two at a time (radix 4 in registers: half the shared-memory round trips and barriers),
-  // one radix-2 stage first when k is odd (DIF: the top stage; DIT: stage 0).
-  const uint32_t half_n = tile_n >> 1, quarter_n = tile_n >> 2;
-  for (uint32_t done = 0; done < k;) {
-    __syncthreads();
-    if ((k - done) & 1) {
-      const uint32_t sp = Dit ? done : k - 1 - done;  // stage within the group: pairs 2^sp apart
-      for (uint32_t b = threadIdx.x; b < half_n; b += blockDim.x) {
-        const uint32_t c = b & (cols - 1), j = b >> g;
-        const uint32_t lowj = j & ((1u << sp) - 1);
-        const uint32_t m0 = ((j >> sp) << (sp + 1)) | lowj;
-        const uint32_t e0 = (m0 << g) | c, e1 = ((m0 | (1u << sp)) << g) | c;
-        F u = sm_get<F>(tile, tile_n, e0), v = sm_get<F>(tile, tile_n, e1);
-        if (Dit) {
-          if (sp) v = v * sm_get<F>(tw, tw_n, lowj << (k - 1 - sp));
-          sm_put(tile, tile_n, e0, u + v);
-          sm_put(tile, tile_n, e1, u - v);
-        } else {
-          F d = u - v;
-          sm_put(tile, tile_n, e0, u + v);
-          sm_put(tile, tile_n, e1, sp ? d * sm_get<F>(tw, tw_n, lowj << (k - 1 - sp)) : d);
-        }
-      }
-      done += 1;
-      continue;
-    }
-    // stages s0 and s1 = s0 + 1 on quads m0 + {0, H, 2H, 3H}, H = 2^s0, low = m0 mod H
-    const uint32_t s0 = Dit ? done : k - 2 - done, s1 = s0 + 1, H = 1u << s0;
-    for (uint32_t q = threadIdx.x; q < quarter_n; q += blockDim.x) {
-      const uint32_t c = q & (cols - 1), j = q >> g;
-      const uint32_t low = j & (H - 1);
-      const uint32_t m0 = ((j >> s0) << (s0 + 2)) | low;
-      const uint32_t e0 = (m0 << g) | c, e1 = ((m0 + H) << g) | c, e2 = ((m0 + 2 * H) << g) | c,
-                     e3 = ((m0 + 3 * H) << g) | c;
-      F x0 = sm_get<F>(tile, tile_n, e0), x1 = sm_get<F>(tile, tile_n, e1), x2 = sm_get<F>(tile, tile_n, e2),
-        x3 = sm_get<F>(tile, tile_n, e3);
-      if (Dit) {
-        if (s0) {
-          const F w0 = sm_get<F>(tw, tw_n, low << (k - 1 - s0));
-          x1 = x1 * w0;
-          x3 = x3 * w0;
-        }
-        F y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, y3 = x2 - x3;
-        y2 = y2 * sm_get<F>(tw, tw_n, low << (k - 1 - s1));
-        y3 = y3 * sm_get<F>(tw, tw_n, (low + H) << (k - 1 - s1));
-        sm_put(tile, tile_n, e0, y0 + y2);
-        sm_put(tile, tile_n, e2, y0 - y2);
-        sm_put(tile, tile_n, e1, y1 + y3);
-        sm_put(tile, tile_n, e3, y1 - y3);
-      } else {
-        F y0 = x0 + x2, y2 = (x0 - x2) * sm_get<F>(tw, tw_n, low << (k - 1 - s1));
-        F y1 = x1 + x3, y3 = (x1 - x3) * sm_get<F>(tw, tw_n, (low + H) << (k - 1 - s1));
-        F z1 = y0 - y1, z3 = y2 - y3;
-        if (s0) {
-          const F w0 = sm_get<F>(tw, tw_n, low << (k - 1 - s0));
-          z1 = z1 * w0;
-          z3 = z3 * w0;
-        }
-        sm_put(tile, tile_n, e0, y0 + y1);
-        sm_put(tile, tile_n, e1, z1);
-        sm_put(tile, tile_n, e2, y2 + y3);
-        sm_put(tile, tile_n, e3, z3);
-      }
-    }
-    done += 2;
+  // and when k is odd one radix-2 stage, the top one (DIF: first; DIT: last). Stages 0 and 1 then
+  // always share a step, whose own code leaves out the twiddles that are 1 there.
+  const NttTile<F> tl{tile, tw, tile_n, tw_n, k, g};
+  if (Dit) {
+    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
+    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
+    if (k & 1) ntt_radix2<F, true>(tl, k - 1);
+  } else {
+    if (k & 1) ntt_radix2<F, false>(tl, k - 1);
+    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
+    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
   }
   __syncthreads();
 
