@@ -9,6 +9,8 @@
 //                          random scalars < r; a 99 % 0/1 variant), each result checked against
 //                          (sum s_i (k0+i)) * G; medians
 //   gpu_bench ntt          NTT checks against cpu::ntt, then benchmarks (2^24, 2^27)
+//   gpu_bench ntt-bench [reps]  BLS12-381 NTT benchmarks only (A/B runs); ntt-one [L]: one of each
+//                          transform, for a profiler; ntt-check [L]: 2^L against the CPU
 //   gpu_bench device D     a proof on GPU D through the ABI; the process must hold a context on D only
 //   gpu_bench e2e          proofs of the committed fixtures on the CUDA backend, byte-identical to
 //                          the CPU backend's for the same r, s, and verified
@@ -479,7 +481,7 @@ void section_msm(int max_log) {
 // ntt
 // ---------------------------------------------------------------------------------------------
 template <class HC>
-void ntt_check_bench(const char* name, bool bench) {
+void ntt_check(const char* name) {
   using HF = typename HC::Fr;
   using F = typename DeviceCurve<HC>::Fr;
   auto& ctx = g_dev->ntt<HC>();
@@ -529,14 +531,23 @@ void ntt_check_bench(const char* name, bool bench) {
     EXPECT(bad == 0, "ntt %s 2^%u: %d wrong", name, L, bad);
     std::printf("ntt-check %s 2^%u: %s\n", name, L, bad ? "WRONG" : "ok");
   }
-  if (!bench) return;
-  for (uint32_t L : {24u, 27u}) {
+}
+
+// Medians of `reps` timed runs (after one warm-up) of the natural-order forward transform, the
+// bit-reversed-out DIF alone and the proving path (inverse, then coset forward), per size.
+template <class HC>
+void ntt_bench(const char* name, std::vector<uint32_t> logs, int reps) {
+  using HF = typename HC::Fr;
+  using F = typename DeviceCurve<HC>::Fr;
+  auto& ctx = g_dev->ntt<HC>();
+  CHECK_OK(ctx.init(err));
+  for (uint32_t L : logs) {
     size_t n = (size_t)1 << L;
     DevArray<HF> d(n);
     CHECK_CUDA(cudaMemset(d.p, 0x11, n * sizeof(HF)));  // any values < r will do for timing
     auto time = [&](auto&& fn) {
       std::vector<double> ms;
-      for (int r = 0; r < 6; r++) {
+      for (int r = 0; r <= reps; r++) {
         CHECK_CUDA(cudaDeviceSynchronize());
         double a = now_ms();
         fn();
@@ -554,9 +565,70 @@ void ntt_check_bench(const char* name, bool bench) {
   }
 }
 
+
 void section_ntt() {
-  ntt_check_bench<curve::Bls12381>("bls12-381", true);
-  ntt_check_bench<curve::Bn254>("bn254", true);
+  ntt_check<curve::Bls12381>("bls12-381");
+  ntt_check<curve::Bn254>("bn254");
+  ntt_bench<curve::Bls12381>("bls12-381", {24, 27}, 5);
+  ntt_bench<curve::Bn254>("bn254", {24, 27}, 5);
+}
+
+// One large size against the CPU (fwd natural order, and the proving path), random input: the
+// checks above stop at 2^21, where the CPU reference is quick.
+template <class HC>
+void ntt_check_large(const char* name, uint32_t L) {
+  using HF = typename HC::Fr;
+  using F = typename DeviceCurve<HC>::Fr;
+  auto& ctx = g_dev->ntt<HC>();
+  CHECK_OK(ctx.init(err));
+  const size_t n = (size_t)1 << L;
+  std::vector<HF> v(n), ref, got(n);
+  std::mt19937_64 rng(1000 + L);
+  for (auto& x : v) {
+    uint64_t w[4];
+    for (auto& y : w) y = rng();
+    w[3] >>= 4;
+    x = HF::from_raw(w).to_mont();
+  }
+  DevArray<HF> d(n);
+  int bad = 0;
+  ref = v;
+  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Forward);
+  d.upload(v.data());
+  CHECK_OK(ctx.natural(reinterpret_cast<F*>(d.p), L, CUZK_NTT_FORWARD, false, g_dev->stream, err));
+  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  d.download(got.data());
+  if (got != ref) { bad++; std::printf("  ntt %s 2^%u forward: wrong\n", name, L); }
+  ref = v;
+  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Inverse);
+  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::CosetForward);
+  d.upload(v.data());
+  CHECK_OK(ctx.to_coset(reinterpret_cast<F*>(d.p), L, g_dev->stream, err));
+  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  d.download(got.data());
+  if (got != ref) { bad++; std::printf("  ntt %s 2^%u to_coset: wrong\n", name, L); }
+  EXPECT(bad == 0, "ntt %s 2^%u: %d wrong", name, L, bad);
+  std::printf("ntt-check %s 2^%u: %s\n", name, L, bad ? "WRONG" : "ok");
+}
+
+// Benchmarks only, more repetitions (A/B runs of NTT changes): BLS12-381 2^24 and 2^27.
+void section_ntt_bench(int reps) { ntt_bench<curve::Bls12381>("bls12-381", {24, 27}, reps); }
+
+// One natural-order forward transform and one proving-path pair of 2^L on BLS12-381, after a
+// warm-up of each: a short process for a profiler (ncu -k regex:ntt_pass).
+void section_ntt_one(uint32_t L) {
+  using HC = curve::Bls12381;
+  using F = DeviceCurve<HC>::Fr;
+  auto& ctx = g_dev->ntt<HC>();
+  CHECK_OK(ctx.init(err));
+  DevArray<HC::Fr> d((size_t)1 << L);
+  CHECK_CUDA(cudaMemset(d.p, 0x11, ((size_t)1 << L) * sizeof(HC::Fr)));
+  for (int r = 0; r < 2; r++) {
+    CHECK_OK(ctx.natural(reinterpret_cast<F*>(d.p), L, CUZK_NTT_FORWARD, false, g_dev->stream, err));
+    CHECK_OK(ctx.to_coset(reinterpret_cast<F*>(d.p), L, g_dev->stream, err));
+  }
+  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  std::printf("ntt-one bls12-381 2^%u: done\n", L);
 }
 
 
@@ -963,6 +1035,12 @@ int main(int argc, char** argv) {
   else if (section == "msm-check") section_msm_check();
   else if (section == "msm") section_msm(argc > 2 ? std::atoi(argv[2]) : 24);
   else if (section == "ntt") section_ntt();
+  else if (section == "ntt-bench") section_ntt_bench(argc > 2 ? std::atoi(argv[2]) : 11);
+  else if (section == "ntt-check") {
+    const uint32_t L = argc > 2 ? (uint32_t)std::atoi(argv[2]) : 24;
+    ntt_check_large<curve::Bls12381>("bls12-381", L);
+    ntt_check_large<curve::Bn254>("bn254", L);
+  } else if (section == "ntt-one") section_ntt_one(argc > 2 ? (uint32_t)std::atoi(argv[2]) : 27);
   else if (section == "fixed-base") section_fixed_base();
   else if (section == "e2e") section_e2e();
   else if (section == "engine") section_engine(argc > 2 ? std::atoi(argv[2]) : 22);
