@@ -115,17 +115,11 @@ __device__ __forceinline__ void sm_put(uint32_t* s, uint32_t stride, uint32_t e,
 }
 
 // A block's tile in shared memory and the twiddles of its 2^k-point groups (see ntt_pass).
-// Element e sits at column swz(e) = e ^ (bits 6-8 of e, moved to bits 2-4): a permutation that
-// keeps runs of 32 in place and spreads over the banks the quads of the remapped stage-2 step
-// below, whose lanes differ in bits 6-8 only (besides c).
 template <class F>
 struct NttTile {
   uint32_t* s;   // 2^(k+g) elements, limb-major: element e of group c at position (e << g) | c
   uint32_t* tw;  // w_{2^k}^j, j < 2^(k-1)
   uint32_t n, tw_n, k, g;
-  static __device__ __forceinline__ uint32_t swz(uint32_t e) { return e ^ (((e >> 6) & 7) << 2); }
-  __device__ __forceinline__ F get(uint32_t e) const { return sm_get<F>(s, n, swz(e)); }
-  __device__ __forceinline__ void put(uint32_t e, const F& v) const { sm_put(s, n, swz(e), v); }
 };
 
 // One radix-2 stage (pairs 2^sp apart) on every group of the tile, after a barrier.
@@ -138,84 +132,63 @@ __device__ __forceinline__ void ntt_radix2(const NttTile<F>& t, uint32_t sp) {
     const uint32_t lowj = j & ((1u << sp) - 1);
     const uint32_t m0 = ((j >> sp) << (sp + 1)) | lowj;
     const uint32_t e0 = (m0 << t.g) | c, e1 = ((m0 | (1u << sp)) << t.g) | c;
-    F u = t.get(e0), v = t.get(e1);
+    F u = sm_get<F>(t.s, t.n, e0), v = sm_get<F>(t.s, t.n, e1);
     if (Dit) {
       if (sp) v = v * sm_get<F>(t.tw, t.tw_n, lowj << (t.k - 1 - sp));
-      t.put(e0, u + v);
-      t.put(e1, u - v);
+      sm_put(t.s, t.n, e0, u + v);
+      sm_put(t.s, t.n, e1, u - v);
     } else {
       F d = u - v;
-      t.put(e0, u + v);
-      t.put(e1, sp ? d * sm_get<F>(t.tw, t.tw_n, lowj << (t.k - 1 - sp)) : d);
+      sm_put(t.s, t.n, e0, u + v);
+      sm_put(t.s, t.n, e1, sp ? d * sm_get<F>(t.tw, t.tw_n, lowj << (t.k - 1 - sp)) : d);
     }
   }
 }
 
-// One radix-4 butterfly on stages s0 and s0 + 1: the quad m0 + {0, H, 2H, 3H} of one group
-// (H = 2^s0, low = m0 mod H) at tile positions e0..e3. Unit: low = 0, where all the twiddles
-// are 1 but one (w_4): one product instead of four.
-template <class F, bool Dit, bool Unit>
-__device__ __forceinline__ void ntt_quad(const NttTile<F>& t, uint32_t e0, uint32_t e1, uint32_t e2, uint32_t e3,
-                                         uint32_t low, uint32_t s0) {
-  const uint32_t s1 = s0 + 1, H = 1u << s0;
-  F x0 = t.get(e0), x1 = t.get(e1), x2 = t.get(e2), x3 = t.get(e3);
-  if (Dit) {
-    if (!Unit) {
-      const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
-      x1 = x1 * w0;
-      x3 = x3 * w0;
-    }
-    F y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, y3 = x2 - x3;
-    if (!Unit) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
-    y3 = y3 * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
-    t.put(e0, y0 + y2);
-    t.put(e2, y0 - y2);
-    t.put(e1, y1 + y3);
-    t.put(e3, y1 - y3);
-  } else {
-    F y0 = x0 + x2, y2 = x0 - x2;
-    if (!Unit) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
-    F y1 = x1 + x3, y3 = (x1 - x3) * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
-    F z1 = y0 - y1, z3 = y2 - y3;
-    if (!Unit) {
-      const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
-      z1 = z1 * w0;
-      z3 = z3 * w0;
-    }
-    t.put(e0, y0 + y1);
-    t.put(e1, z1);
-    t.put(e2, y2 + y3);
-    t.put(e3, z3);
-  }
-}
-
-// Which quads a step runs: every stage pair but the bottom one (General), the bottom one (s0 = 0:
-// all quads have low = 0), or s0 = 2 with the slots remapped so that a warp's lanes share low
-// (from bits 5-6 of slot q) and a quarter of the warps run the Unit butterfly.
-enum NttStep { kNttGeneral, kNttBottom, kNttStage2 };
-
-// Stages s0 and s0 + 1 on every group of the tile, after a barrier.
-template <class F, bool Dit, NttStep Step>
+// Stages s0 and s0 + 1 on quads m0 + {0, H, 2H, 3H} (H = 2^s0, low = m0 mod H), after a barrier.
+// Bottom (s0 = 0): low is 0, so stage 0 has no twiddles and stage 1's first is 1: one product
+// per quad instead of four (or three).
+template <class F, bool Dit, bool Bottom>
 __device__ __forceinline__ void ntt_radix4(const NttTile<F>& t, uint32_t s0) {
   __syncthreads();
-  if (Step == kNttBottom) s0 = 0;
-  if (Step == kNttStage2) s0 = 2;
-  const uint32_t cols = 1u << t.g, H = 1u << s0;
+  if (Bottom) s0 = 0;
+  const uint32_t cols = 1u << t.g, s1 = s0 + 1, H = 1u << s0;
   for (uint32_t q = threadIdx.x; q < t.n / 4; q += blockDim.x) {
-    uint32_t c = q & (cols - 1), j = q >> t.g;
-    if (Step == kNttStage2) {
-      const uint32_t rest = (q & 31) | ((q >> 7) << 5);  // q without bits 5-6
-      c = rest & (cols - 1);
-      j = ((rest >> t.g) << 2) | ((q >> 5) & 3);
-    }
-    const uint32_t low = Step == kNttBottom ? 0 : j & (H - 1);
+    const uint32_t c = q & (cols - 1), j = q >> t.g;
+    const uint32_t low = Bottom ? 0 : j & (H - 1);
     const uint32_t m0 = ((j >> s0) << (s0 + 2)) | low;
     const uint32_t e0 = (m0 << t.g) | c, e1 = ((m0 + H) << t.g) | c, e2 = ((m0 + 2 * H) << t.g) | c,
                    e3 = ((m0 + 3 * H) << t.g) | c;
-    if (Step == kNttBottom || (Step == kNttStage2 && low == 0))
-      ntt_quad<F, Dit, true>(t, e0, e1, e2, e3, 0, s0);
-    else
-      ntt_quad<F, Dit, false>(t, e0, e1, e2, e3, low, s0);
+    F x0 = sm_get<F>(t.s, t.n, e0), x1 = sm_get<F>(t.s, t.n, e1), x2 = sm_get<F>(t.s, t.n, e2),
+      x3 = sm_get<F>(t.s, t.n, e3);
+    if (Dit) {
+      if (!Bottom) {
+        const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
+        x1 = x1 * w0;
+        x3 = x3 * w0;
+      }
+      F y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, y3 = x2 - x3;
+      if (!Bottom) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
+      y3 = y3 * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
+      sm_put(t.s, t.n, e0, y0 + y2);
+      sm_put(t.s, t.n, e2, y0 - y2);
+      sm_put(t.s, t.n, e1, y1 + y3);
+      sm_put(t.s, t.n, e3, y1 - y3);
+    } else {
+      F y0 = x0 + x2, y2 = x0 - x2;
+      if (!Bottom) y2 = y2 * sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s1));
+      F y1 = x1 + x3, y3 = (x1 - x3) * sm_get<F>(t.tw, t.tw_n, (low + H) << (t.k - 1 - s1));
+      F z1 = y0 - y1, z3 = y2 - y3;
+      if (!Bottom) {
+        const F w0 = sm_get<F>(t.tw, t.tw_n, low << (t.k - 1 - s0));
+        z1 = z1 * w0;
+        z3 = z3 * w0;
+      }
+      sm_put(t.s, t.n, e0, y0 + y1);
+      sm_put(t.s, t.n, e1, z1);
+      sm_put(t.s, t.n, e2, y2 + y3);
+      sm_put(t.s, t.n, e3, z3);
+    }
   }
 }
 
@@ -244,7 +217,6 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     base = ((size_t)hi << (a.s_lo + k)) | low0;
   }
   const uint32_t S = a.s_lo + k;  // twist unit: w_{2^S}
-  const NttTile<F> tl{tile, tw, tile_n, tw_n, k, g};
 
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t m = e >> g, c = e & (cols - 1);
@@ -259,25 +231,21 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
       if (t) v = v * ntt_twist(a.roots, t, S);
     }
-    tl.put(e, v);
+    sm_put(tile, tile_n, e, v);
   }
 
   // Stages two at a time (radix 4 in registers: half the shared-memory round trips and barriers),
   // and when k is odd one radix-2 stage, the top one (DIF: first; DIT: last). Stages 0 and 1 then
   // always share a step, whose own code leaves out the twiddles that are 1 there.
-  // (The Stage2 slot remap needs 128 quads; smaller tiles take the general step there.)
-  const bool stage2 = k >= 4 && tile_n >= 512;
+  const NttTile<F> tl{tile, tw, tile_n, tw_n, k, g};
   if (Dit) {
-    if (k >= 2) ntt_radix4<F, true, kNttBottom>(tl, 0);
-    if (stage2) ntt_radix4<F, true, kNttStage2>(tl, 2);
-    for (uint32_t s0 = stage2 ? 4 : 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, kNttGeneral>(tl, s0);
+    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
+    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
     if (k & 1) ntt_radix2<F, true>(tl, k - 1);
   } else {
     if (k & 1) ntt_radix2<F, false>(tl, k - 1);
-    const uint32_t s_end = stage2 ? 4 : 2;
-    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= s_end && s0 < k; s0 -= 2) ntt_radix4<F, false, kNttGeneral>(tl, s0);
-    if (stage2) ntt_radix4<F, false, kNttStage2>(tl, 2);
-    if (k >= 2) ntt_radix4<F, false, kNttBottom>(tl, 0);
+    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
+    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
   }
   __syncthreads();
 
@@ -286,7 +254,7 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
       const uint32_t m = e >> g, c = e & (cols - 1);
       const size_t y = ((size_t)bitrev_bits(m, k) << (a.L - k)) | mid | bitrev_bits(c, g);
-      F v = tl.get(e);
+      F v = sm_get<F>(tile, tile_n, e);
       store16(a.data + y, ntt_post(v, (uint32_t)y, a.L, a.post, a.post_scale, a.coset_roots));
     }
     return;
@@ -294,7 +262,7 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t m = e >> g, c = e & (cols - 1);
     const size_t x = base + ((size_t)m << a.s_lo) + c;
-    F v = tl.get(e);
+    F v = sm_get<F>(tile, tile_n, e);
     if (!Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
       if (t) v = v * ntt_twist(a.roots, t, S);
