@@ -75,6 +75,8 @@ CUZK_PTX3(madc_lo_cc, "madc.lo.cc.u32", CUZK_MAD(0, true, true))
 CUZK_PTX3(mad_hi_cc, "mad.hi.cc.u32", CUZK_MAD(32, false, true))
 CUZK_PTX3(madc_hi_cc, "madc.hi.cc.u32", CUZK_MAD(32, true, true))
 CUZK_PTX3(madc_hi, "madc.hi.u32", CUZK_MAD(32, true, false))
+CUZK_PTX2(mul_lo, "mul.lo.u32", return (uint32_t)((uint64_t)a * b);)
+CUZK_PTX2(mul_hi, "mul.hi.u32", return (uint32_t)(((uint64_t)a * b) >> 32);)
 #define CUZK_ADD(cin, cout)                                                            \
   uint64_t s = (uint64_t)a + b + (cin ? g_cc : 0);                                     \
   if (cout) g_cc = (uint32_t)(s >> 32);                                                \
@@ -191,9 +193,16 @@ CUZK_UNROLL
   CUZK_DHD DFp& operator-=(const DFp& o) { return *this = *this - o; }
   CUZK_DHD DFp& operator*=(const DFp& o) { return *this = *this * o; }
 
-  // Montgomery product, CIOS. Each row adds a*b_i and m*p with four carry chains: the products
-  // of even limbs land on disjoint limb pairs (lo at j, hi at j+1), and so do those of odd limbs,
-  // so each half is one unbroken mad.lo/madc.hi chain. t never exceeds N+1 limbs since p < R/2.
+  // Montgomery product, CIOS (one row per limb of b: t = (t + a*b_i + m_i*p) / 2^32) over two
+  // accumulators, so that every multiply-add pair (lo at limb j, hi at j+1) lands on an aligned
+  // register pair: ptxas fuses such a pair into one 64-bit IMAD.WIDE, and an accumulator that
+  // shifted by one limb per row would need a move per product to re-pair (they were a quarter of
+  // the NTT's instructions; docs/perf-log.md, CUDA #14). In a row, X holds limbs at positions
+  // 0..N-1 (even products a_j*b_i, j even, and p_j*m_i) and Y at positions 1..N (odd ones). The
+  // division by 2^32 is free: Y becomes the next row's X (positions down by one), and X the next
+  // row's Y, read two limbs higher as the odd products are added into it (X's limb 1, the one left
+  // over, is added to the new X's limb 0). p < R/2 keeps t < 2p after every row, so no chain
+  // carries out of position N.
   CUZK_DHD DFp operator*(const DFp& b) const {
 #ifdef __CUDA_ARCH__
     if constexpr (Outline) return mul_call(*this, b);
@@ -203,102 +212,119 @@ CUZK_UNROLL
 #ifdef __CUDACC__
   static __device__ __noinline__ DFp mul_call(DFp a, DFp b) { return a.mul(b); }
 #endif
+  CUZK_DHD DFp mul(const DFp& b) const {
+    uint32_t e[N], o[N];
+    mul_row<true>(e, o, b.l[0]);
+CUZK_UNROLL
+    for (int i = 1; i < N; i++) {
+      if (i & 1)
+        mul_row<false>(o, e, b.l[i]);
+      else
+        mul_row<false>(e, o, b.l[i]);
+    }
+    // N is even: the last row's X is o and Y is e; t = Y + (X >> 32)
+    uint32_t r[N];
+    r[0] = ptx::add_cc(e[0], o[1]);
+CUZK_UNROLL
+    for (int k = 1; k < N - 1; k++) r[k] = ptx::addc_cc(e[k], o[k + 1]);
+    r[N - 1] = ptx::addc(e[N - 1], 0);
+    return reduce_once(r);
+  }
 
-  // One CIOS reduction row: t += m_i * p (m_i = t_0 * -p^-1 mod 2^32) makes t_0 zero; then
-  // t >>= 32. t has N+1 limbs. Two carry chains, as in the product rows of mul().
-  static CUZK_DHD void reduce_row(uint32_t (&t)[N + 1]) {
+  // Row i of mul(): X (positions 0..N-1) and Y (positions 1..N) on return; on entry (i > 0) X is
+  // the previous row's Y, one position down, and Y the previous row's X, at positions -1..N-2.
+  template <bool First>
+  CUZK_DHD void mul_row(uint32_t (&x)[N], uint32_t (&y)[N], uint32_t bi) const {
+    if (First) {
+CUZK_UNROLL
+      for (int j = 0; j < N; j += 2) {
+        y[j] = ptx::mul_lo(l[j + 1], bi);
+        y[j + 1] = ptx::mul_hi(l[j + 1], bi);
+        x[j] = ptx::mul_lo(l[j], bi);
+        x[j + 1] = ptx::mul_hi(l[j], bi);
+      }
+    } else {
+      // Y's limb at position 0 joins X; the odd products go into Y two limbs up, so Y's pairs stay
+      // aligned; the carry of the first add (into position 1) rides the same chain.
+      x[0] = ptx::add_cc(x[0], y[1]);
+CUZK_UNROLL
+      for (int j = 0; j < N - 2; j += 2) {
+        y[j] = ptx::madc_lo_cc(l[j + 1], bi, y[j + 2]);
+        y[j + 1] = ptx::madc_hi_cc(l[j + 1], bi, y[j + 3]);
+      }
+      y[N - 2] = ptx::madc_lo_cc(l[N - 1], bi, 0);
+      y[N - 1] = ptx::madc_hi(l[N - 1], bi, 0);
+      // the even products into X; its carry out of position N-1 into Y's top limb (position N)
+      x[0] = ptx::mad_lo_cc(l[0], bi, x[0]);
+      x[1] = ptx::madc_hi_cc(l[0], bi, x[1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        x[j] = ptx::madc_lo_cc(l[j], bi, x[j]);
+        x[j + 1] = ptx::madc_hi_cc(l[j], bi, x[j + 1]);
+      }
+      y[N - 1] = ptx::addc(y[N - 1], 0);
+    }
+    if constexpr (kMontFriendly)
+      reduce_row_friendly(x, y);
+    else
+      reduce_row(x, y);
+  }
+
+  // t += m_i * p with m_i = t_0 * -p^-1 mod 2^32, making X's limb 0 zero (it is not read again).
+  static CUZK_DHD void reduce_row(uint32_t (&x)[N], uint32_t (&y)[N]) {
     constexpr auto m = split64(P::MODULUS);
     constexpr uint32_t inv = (uint32_t)P::INV;  // -p^-1 mod 2^32 is the low half of -p^-1 mod 2^64
-    const uint32_t mi = t[0] * inv;
-    t[0] = ptx::mad_lo_cc(m.v[0], mi, t[0]);
-    t[1] = ptx::madc_hi_cc(m.v[0], mi, t[1]);
+    const uint32_t mi = x[0] * inv;
+    y[0] = ptx::mad_lo_cc(m.v[1], mi, y[0]);
+    y[1] = ptx::madc_hi_cc(m.v[1], mi, y[1]);
+CUZK_UNROLL
+    for (int j = 2; j < N - 2; j += 2) {
+      y[j] = ptx::madc_lo_cc(m.v[j + 1], mi, y[j]);
+      y[j + 1] = ptx::madc_hi_cc(m.v[j + 1], mi, y[j + 1]);
+    }
+    y[N - 2] = ptx::madc_lo_cc(m.v[N - 1], mi, y[N - 2]);
+    y[N - 1] = ptx::madc_hi(m.v[N - 1], mi, y[N - 1]);
+    x[0] = ptx::mad_lo_cc(m.v[0], mi, x[0]);
+    x[1] = ptx::madc_hi_cc(m.v[0], mi, x[1]);
 CUZK_UNROLL
     for (int j = 2; j < N; j += 2) {
-      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
-      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+      x[j] = ptx::madc_lo_cc(m.v[j], mi, x[j]);
+      x[j + 1] = ptx::madc_hi_cc(m.v[j], mi, x[j + 1]);
     }
-    t[N] = ptx::addc(t[N], 0);
-    t[1] = ptx::mad_lo_cc(m.v[1], mi, t[1]);
-CUZK_UNROLL
-    for (int j = 1; j < N - 1; j += 2) {
-      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
-      t[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, t[j + 2]);
-    }
-    t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
-CUZK_UNROLL
-    for (int j = 0; j < N; j++) t[j] = t[j + 1];
-    t[N] = 0;
+    y[N - 1] = ptx::addc(y[N - 1], 0);
   }
 
   // Moduli with p = 1 (mod 2^32) and a second limb of 0xffffffff (BLS12-381's r, two-adicity 32)
-  // save four of a row's seventeen multiplies: m_i = -t_0 (as -p^-1 = -1 mod 2^32), m_i * p_0 =
-  // m_i (no high half), and the low half of m_i * (2^32 - 1) is -m_i = t_0. The NTT is bound by
-  // the multiply-add pipe (docs/perf-log.md, CUDA #13).
+  // save four multiplies per row: m_i = -t_0 (as -p^-1 = -1 mod 2^32), m_i * p_0 = m_i (no high
+  // half), and the low half of m_i * (2^32 - 1) is -m_i = t_0 (docs/perf-log.md, CUDA #13).
   static constexpr bool kMontFriendly = split64(P::MODULUS).v[0] == 1 &&
                                         split64(P::MODULUS).v[1] == 0xffffffffu && (uint32_t)P::INV == 0xffffffffu;
 
-  static CUZK_DHD void reduce_row_friendly(uint32_t (&t)[N + 1]) {
+  static CUZK_DHD void reduce_row_friendly(uint32_t (&x)[N], uint32_t (&y)[N]) {
     constexpr auto m = split64(P::MODULUS);
-    const uint32_t t0 = t[0];
+    const uint32_t t0 = x[0];
     const uint32_t mi = 0u - t0;
-    // First chain: limb 0 (t_0 + m_i = 0 mod 2^32, carry = t_0 != 0), limb 1 (the low half of
-    // m_i * p_1, which is t_0), then the even limbs' products as in reduce_row().
+    // Y: the high half of m_i * p_1 (position 2), then the odd limbs' products
+    y[1] = ptx::mad_hi_cc(m.v[1], mi, y[1]);
+CUZK_UNROLL
+    for (int j = 2; j < N - 2; j += 2) {
+      y[j] = ptx::madc_lo_cc(m.v[j + 1], mi, y[j]);
+      y[j + 1] = ptx::madc_hi_cc(m.v[j + 1], mi, y[j + 1]);
+    }
+    y[N - 2] = ptx::madc_lo_cc(m.v[N - 1], mi, y[N - 2]);
+    y[N - 1] = ptx::madc_hi(m.v[N - 1], mi, y[N - 1]);
+    // X: position 0 (t_0 + m_i = 0 mod 2^32, carry = t_0 != 0), position 1 (the low half of
+    // m_i * p_1, which is t_0), then the even limbs' products
     (void)ptx::add_cc(t0, mi);
-    t[1] = ptx::addc_cc(t[1], t0);
+    x[1] = ptx::addc_cc(x[1], t0);
 CUZK_UNROLL
     for (int j = 2; j < N; j += 2) {
-      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
-      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
+      x[j] = ptx::madc_lo_cc(m.v[j], mi, x[j]);
+      x[j + 1] = ptx::madc_hi_cc(m.v[j], mi, x[j + 1]);
     }
-    t[N] = ptx::addc(t[N], 0);
-    // Second chain: the odd limbs' products, less the low half of p_1's (in the first chain).
-    t[2] = ptx::mad_hi_cc(m.v[1], mi, t[2]);
-CUZK_UNROLL
-    for (int j = 3; j < N - 1; j += 2) {
-      t[j] = ptx::madc_lo_cc(m.v[j], mi, t[j]);
-      t[j + 1] = ptx::madc_hi_cc(m.v[j], mi, t[j + 1]);
-    }
-    t[N - 1] = ptx::madc_lo_cc(m.v[N - 1], mi, t[N - 1]);
-    t[N] = ptx::madc_hi(m.v[N - 1], mi, t[N]);
-CUZK_UNROLL
-    for (int j = 0; j < N; j++) t[j] = t[j + 1];
-    t[N] = 0;
+    y[N - 1] = ptx::addc(y[N - 1], 0);
   }
 
-  CUZK_DHD DFp mul(const DFp& b) const {
-    uint32_t t[N + 1];
-CUZK_UNROLL
-    for (int i = 0; i <= N; i++) t[i] = 0;
-CUZK_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.l[i];
-      // t += a_even * bi
-      t[0] = ptx::mad_lo_cc(l[0], bi, t[0]);
-      t[1] = ptx::madc_hi_cc(l[0], bi, t[1]);
-CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = ptx::madc_lo_cc(l[j], bi, t[j]);
-        t[j + 1] = ptx::madc_hi_cc(l[j], bi, t[j + 1]);
-      }
-      t[N] = ptx::addc(t[N], 0);
-      // t += a_odd * bi (positions 1..N)
-      t[1] = ptx::mad_lo_cc(l[1], bi, t[1]);
-CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        t[j + 1] = ptx::madc_hi_cc(l[j], bi, t[j + 1]);
-        t[j + 2] = ptx::madc_lo_cc(l[j + 2], bi, t[j + 2]);
-      }
-      t[N] = ptx::madc_hi(l[N - 1], bi, t[N]);
-      if constexpr (kMontFriendly)
-        reduce_row_friendly(t);
-      else
-        reduce_row(t);
-    }
-    uint32_t r[N];
-CUZK_UNROLL
-    for (int i = 0; i < N; i++) r[i] = t[i];
-    return reduce_once(r);
-  }
   // Square: each cross product a_i*a_j (i < j) once, doubled, plus the diagonal; then the
   // Montgomery reduction of the low half, to which the high half is added: REDC(T) = T_hi +
   // (T_lo + M p) / R < p + p/2, so one final subtraction. ~3N^2 multiply-adds against 4N^2.
