@@ -98,26 +98,36 @@ struct NttPassArgs {
   NttRoots<F> coset_roots;  // for the g^x factors (forward or inverse)
 };
 
-// Shared-memory tiles are limb-major (word w of element e at s[w * stride + e]): a warp that
-// touches 32 consecutive elements then hits 32 different banks, where element-major 32-byte rows
-// would put every 4th element on the same 8 banks (8-way conflicts on every access).
+// Shared-memory tiles are planes of 16 bytes: words 4h..4h+3 of element e at 16-byte slot
+// h * stride + e. An element is N/4 128-bit accesses (8 32-bit ones before: docs/perf-log.md,
+// CUDA #15), and a quarter-warp on 8 consecutive elements covers the 32 banks once; an
+// element-major tile (32-byte rows) would put every 4th element on the same banks.
 template <class F>
 __device__ __forceinline__ F sm_get(const uint32_t* s, uint32_t stride, uint32_t e) {
+  static_assert(F::N % 4 == 0, "16-byte planes");
+  const uint4* q = reinterpret_cast<const uint4*>(s);
   F v;
 #pragma unroll
-  for (int w = 0; w < F::N; w++) v.l[w] = s[w * stride + e];
+  for (int h = 0; h < F::N / 4; h++) {
+    const uint4 t = q[h * stride + e];
+    v.l[4 * h] = t.x;
+    v.l[4 * h + 1] = t.y;
+    v.l[4 * h + 2] = t.z;
+    v.l[4 * h + 3] = t.w;
+  }
   return v;
 }
 template <class F>
 __device__ __forceinline__ void sm_put(uint32_t* s, uint32_t stride, uint32_t e, const F& v) {
+  uint4* q = reinterpret_cast<uint4*>(s);
 #pragma unroll
-  for (int w = 0; w < F::N; w++) s[w * stride + e] = v.l[w];
+  for (int h = 0; h < F::N / 4; h++) q[h * stride + e] = make_uint4(v.l[4 * h], v.l[4 * h + 1], v.l[4 * h + 2], v.l[4 * h + 3]);
 }
 
 // A block's tile in shared memory and the twiddles of its 2^k-point groups (see ntt_pass).
 template <class F>
 struct NttTile {
-  uint32_t* s;   // 2^(k+g) elements, limb-major: element e of group c at position (e << g) | c
+  uint32_t* s;   // 2^(k+g) elements, in 16-byte planes (sm_get): element m of group c at (m << g) | c
   uint32_t* tw;  // w_{2^k}^j, j < 2^(k-1)
   uint32_t n, tw_n, k, g;
 };
