@@ -544,7 +544,23 @@ void ntt_bench(const char* name, std::vector<uint32_t> logs, int reps) {
   for (uint32_t L : logs) {
     size_t n = (size_t)1 << L;
     DevArray<HF> d(n);
-    CHECK_CUDA(cudaMemset(d.p, 0x11, n * sizeof(HF)));  // any values < r will do for timing
+    {
+      // random elements below r (the top limb cut to 60 bits), a fresh seed per run: the kernels
+      // have no data-dependent branches, but the timed inputs should not be a special pattern
+      std::vector<HF> v(n);
+      uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)std::chrono::steady_clock::now().time_since_epoch().count();
+      for (auto& e : v) {
+        uint64_t w[4];
+        for (auto& y : w) {  // xorshift64*: 2^27 elements in about a second
+          x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+          y = x * 0x2545f4914f6cdd1dull;
+        }
+        w[3] >>= 4;
+        e = HF::from_raw(w);
+      }
+      d.upload(v.data());
+      CHECK_CUDA(cudaDeviceSynchronize());
+    }
     auto time = [&](auto&& fn) {
       std::vector<double> ms;
       for (int r = 0; r <= reps; r++) {
