@@ -1,6 +1,8 @@
 // cuda_backend.hpp in the CUDA build: devices, pinned host memory, and the standalone kernels
 // (cuzk_msm, cuzk_ntt). The prover engine is in engine.cu.
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device.cuh"
@@ -8,9 +10,22 @@
 
 namespace cuzk::cuda {
 
+namespace {
+// CUDA loads kernels lazily by default (CUDA_MODULE_LOADING=LAZY): the first launch of each one
+// loads it, which put 40-50 ms of a one-shot CLI proof into its first MSM on the H200 (msm_a 41-53
+// ms, 1.3-2.9 ms with EAGER; the whole process took as long either way: docs/perf-log.md). Ask for
+// eager loading before the driver starts, unless the caller chose: the cost then lands when the
+// device is first used, outside every proof, and a long-lived prover pays it once.
+void prefer_eager_module_loading() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0); });
+}
+}  // namespace
+
 bool compiled_in() { return true; }
 
 cuzk_status device_count(int* out, std::string& err) {
+  prefer_eager_module_loading();
   *out = 0;
   cudaError_t e = cudaGetDeviceCount(out);
   if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {  // no driver or no GPU: zero devices
@@ -51,10 +66,12 @@ cuzk_status device_info(int index, cuzk_device_info* out, std::string& err) {
 }
 
 int runtime_version() {
+  prefer_eager_module_loading();
   int v = 0;
   return cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0;
 }
 int driver_version() {
+  prefer_eager_module_loading();
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -188,6 +205,7 @@ cuzk_status ntt(Device* d, cuzk_curve curve, uint8_t* values, uint32_t log_n, ui
 }
 
 cuzk_status host_alloc_pinned(size_t bytes, int device, void** out, std::string& err) {
+  prefer_eager_module_loading();
   int prev = 0;
   CUZK_CU(cudaGetDevice(&prev));
   CUZK_CU(cudaSetDevice(device));
@@ -202,6 +220,7 @@ cuzk_status host_free_pinned(void* p, std::string& err) {
   return CUZK_OK;
 }
 cuzk_status host_register(void* p, size_t bytes, std::string& err) {
+  prefer_eager_module_loading();
   CUZK_CU(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
   return CUZK_OK;
 }
