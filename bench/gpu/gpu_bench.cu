@@ -480,6 +480,34 @@ void section_msm(int max_log) {
 // ---------------------------------------------------------------------------------------------
 // ntt
 // ---------------------------------------------------------------------------------------------
+// 2^L random elements below r, Montgomery form, from an mt19937_64 seeded with `seed`.
+template <class HF>
+std::vector<HF> random_fr(uint32_t L, uint64_t seed) {
+  std::vector<HF> v((size_t)1 << L);
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    uint64_t w[4];
+    for (auto& y : w) y = rng();
+    w[3] >>= 4;
+    x = HF::from_raw(w).to_mont();
+  }
+  return v;
+}
+
+// The proving path on the GPU (inverse, then coset forward, in place in d) against cpu::ntt's on v.
+template <class HC>
+bool to_coset_matches(DevArray<typename HC::Fr>& d, const std::vector<typename HC::Fr>& v, uint32_t L) {
+  using F = typename DeviceCurve<HC>::Fr;
+  std::vector<typename HC::Fr> ref = v, got(v.size());
+  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Inverse);
+  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::CosetForward);
+  d.upload(v.data());
+  CHECK_OK(g_dev->ntt<HC>().to_coset(reinterpret_cast<F*>(d.p), L, g_dev->stream, err));
+  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  d.download(got.data());
+  return got == ref;
+}
+
 template <class HC>
 void ntt_check(const char* name) {
   using HF = typename HC::Fr;
@@ -490,14 +518,8 @@ void ntt_check(const char* name) {
                                 cpu::NttKind::CosetInverse};
   for (uint32_t L : {1u, 2u, 3u, 5u, 9u, 10u, 11u, 12u, 16u, 18u, 19u, 20u, 21u}) {
     size_t n = (size_t)1 << L;
-    std::vector<HF> v(n), ref, got(n);
-    std::mt19937_64 rng(L);
-    for (auto& x : v) {
-      uint64_t w[4];
-      for (auto& y : w) y = rng();
-      w[3] >>= 4;
-      x = HF::from_raw(w).to_mont();
-    }
+    const std::vector<HF> v = random_fr<HF>(L, L);
+    std::vector<HF> ref, got(n);
     DevArray<HF> d(n);
     int bad = 0;
     for (uint32_t kind = 0; kind < 4; kind++) {
@@ -519,15 +541,7 @@ void ntt_check(const char* name) {
       for (size_t i = 0; i < n; i++) wrong += !(got[i].to_mont() == ref[i]);
       if (wrong) { bad++; std::printf("  ntt %s 2^%u kind %u std form: wrong\n", name, L, kind); }
     }
-    // the proving path: inverse, then coset forward
-    ref = v;
-    cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Inverse);
-    cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::CosetForward);
-    d.upload(v.data());
-    CHECK_OK(ctx.to_coset(reinterpret_cast<F*>(d.p), L, g_dev->stream, err));
-    CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
-    d.download(got.data());
-    if (got != ref) { bad++; std::printf("  ntt %s 2^%u to_coset: wrong\n", name, L); }
+    if (!to_coset_matches<HC>(d, v, L)) { bad++; std::printf("  ntt %s 2^%u to_coset: wrong\n", name, L); }
     EXPECT(bad == 0, "ntt %s 2^%u: %d wrong", name, L, bad);
     std::printf("ntt-check %s 2^%u: %s\n", name, L, bad ? "WRONG" : "ok");
   }
@@ -598,31 +612,17 @@ void ntt_check_large(const char* name, uint32_t L) {
   auto& ctx = g_dev->ntt<HC>();
   CHECK_OK(ctx.init(err));
   const size_t n = (size_t)1 << L;
-  std::vector<HF> v(n), ref, got(n);
-  std::mt19937_64 rng(1000 + L);
-  for (auto& x : v) {
-    uint64_t w[4];
-    for (auto& y : w) y = rng();
-    w[3] >>= 4;
-    x = HF::from_raw(w).to_mont();
-  }
+  const std::vector<HF> v = random_fr<HF>(L, 1000 + L);
+  std::vector<HF> ref = v, got(n);
   DevArray<HF> d(n);
   int bad = 0;
-  ref = v;
   cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Forward);
   d.upload(v.data());
   CHECK_OK(ctx.natural(reinterpret_cast<F*>(d.p), L, CUZK_NTT_FORWARD, false, g_dev->stream, err));
   CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
   d.download(got.data());
   if (got != ref) { bad++; std::printf("  ntt %s 2^%u forward: wrong\n", name, L); }
-  ref = v;
-  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::Inverse);
-  cpu::ntt(default_thread_pool(), ref.data(), L, cpu::NttKind::CosetForward);
-  d.upload(v.data());
-  CHECK_OK(ctx.to_coset(reinterpret_cast<F*>(d.p), L, g_dev->stream, err));
-  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
-  d.download(got.data());
-  if (got != ref) { bad++; std::printf("  ntt %s 2^%u to_coset: wrong\n", name, L); }
+  if (!to_coset_matches<HC>(d, v, L)) { bad++; std::printf("  ntt %s 2^%u to_coset: wrong\n", name, L); }
   EXPECT(bad == 0, "ntt %s 2^%u: %d wrong", name, L, bad);
   std::printf("ntt-check %s 2^%u: %s\n", name, L, bad ? "WRONG" : "ok");
 }

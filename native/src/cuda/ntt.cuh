@@ -100,7 +100,7 @@ struct NttPassArgs {
 
 // Shared-memory tiles are planes of 16 bytes: words 4h..4h+3 of element e at 16-byte slot
 // h * stride + e. An element is N/4 128-bit accesses (8 32-bit ones before: docs/perf-log.md,
-// CUDA #15), and a quarter-warp on 8 consecutive elements covers the 32 banks once; an
+// CUDA #16), and a quarter-warp on 8 consecutive elements covers the 32 banks once; an
 // element-major tile (32-byte rows) would put every 4th element on the same banks.
 template <class F>
 __device__ __forceinline__ F sm_get(const uint32_t* s, uint32_t stride, uint32_t e) {
