@@ -197,7 +197,7 @@ CUZK_UNROLL
   // accumulators, so that every multiply-add pair (lo at limb j, hi at j+1) lands on an aligned
   // register pair: ptxas fuses such a pair into one 64-bit IMAD.WIDE, and an accumulator that
   // shifted by one limb per row would need a move per product to re-pair (they were a quarter of
-  // the NTT's instructions; docs/perf-log.md, CUDA #14). In a row, X holds limbs at positions
+  // the NTT's instructions; docs/perf-log.md, CUDA #15). In a row, X holds limbs at positions
   // 0..N-1 (even products a_j*b_i, j even, and p_j*m_i) and Y at positions 1..N (odd ones). The
   // division by 2^32 is free: Y becomes the next row's X (positions down by one), and X the next
   // row's Y, read two limbs higher as the odd products are added into it (X's limb 1, the one left
