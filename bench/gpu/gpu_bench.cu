@@ -183,14 +183,6 @@ struct Gen<HC, 2> {
   using HostField = typename HC::Fq2;
 };
 
-template <class P, bool O>
-__device__ __forceinline__ DFp<P, O> dev_inverse(const DFp<P, O>& x) { return x.inverse(); }
-template <class P, bool O>
-__device__ __forceinline__ field::Fp2<DFp<P, O>> dev_inverse(const field::Fp2<DFp<P, O>>& x) {
-  DFp<P, O> inv = (x.c0.sqr() + x.c1.sqr()).inverse();
-  return {x.c0 * inv, -(x.c1 * inv)};
-}
-
 // out[i] = (k0 + i) * g: a chain of additions per thread, one inversion per point.
 template <class A, class X>
 __global__ void gen_points(A* out, size_t n, uint64_t k0, A g) {
@@ -203,7 +195,7 @@ __global__ void gen_points(A* out, size_t n, uint64_t k0, A g) {
     if ((k >> b) & 1) q = q.add_affine(g);
   }
   for (size_t j = 0; j < 64 && first + j < n; j++) {
-    auto zzz_inv = dev_inverse(q.ZZZ);
+    auto zzz_inv = q.ZZZ.inverse();
     auto z_inv = q.ZZ * zzz_inv;
     out[first + j] = A{q.X * z_inv.sqr(), q.Y * zzz_inv};
     q = q.add_affine(g);

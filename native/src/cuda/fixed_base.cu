@@ -20,15 +20,6 @@ constexpr int kWindowBits = 8;
 constexpr int kDigits = (1 << kWindowBits) - 1;  // entries per row
 constexpr size_t kChunk = size_t(1) << 20;       // scalars per round trip
 
-template <class P, bool O>
-__device__ __forceinline__ DFp<P, O> fb_inverse(const DFp<P, O>& x) { return x.inverse(); }
-template <class P, bool O>
-__device__ __forceinline__ field::Fp2<DFp<P, O>> fb_inverse(const field::Fp2<DFp<P, O>>& x) {
-  // both curves' Fq2 = Fq[u] / (u^2 + 1): 1/(a + bu) = (a - bu) / (a^2 + b^2)
-  DFp<P, O> inv = (x.c0.sqr() + x.c1.sqr()).inverse();
-  return {x.c0 * inv, -(x.c1 * inv)};
-}
-
 template <class DFr, class A, class X>
 __global__ void __launch_bounds__(128) fixed_base_kernel(const DFr* __restrict__ scalars, const A* __restrict__ table,
                                                          int windows, A* __restrict__ out, size_t n) {
@@ -44,7 +35,7 @@ __global__ void __launch_bounds__(128) fixed_base_kernel(const DFr* __restrict__
     out[i] = A::infinity();
     return;
   }
-  const auto zzz_inv = fb_inverse(acc.ZZZ);  // 1/Z^3
+  const auto zzz_inv = acc.ZZZ.inverse();  // 1/Z^3
   const auto z_inv = acc.ZZ * zzz_inv;       // 1/Z
   out[i] = A{acc.X * z_inv.sqr(), acc.Y * zzz_inv};
 }

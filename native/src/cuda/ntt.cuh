@@ -161,7 +161,6 @@ __device__ __forceinline__ void ntt_radix2(const NttTile<F>& t, uint32_t sp) {
 template <class F, bool Dit, bool Bottom>
 __device__ __forceinline__ void ntt_radix4(const NttTile<F>& t, uint32_t s0) {
   __syncthreads();
-  if (Bottom) s0 = 0;
   const uint32_t cols = 1u << t.g, s1 = s0 + 1, H = 1u << s0;
   for (uint32_t q = threadIdx.x; q < t.n / 4; q += blockDim.x) {
     const uint32_t c = q & (cols - 1), j = q >> t.g;

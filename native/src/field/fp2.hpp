@@ -39,7 +39,8 @@ struct Fp2 {
   }
   CUZK_HD Fp2 mul_base(const F& k) const { return {c0 * k, c1 * k}; }
   CUZK_HD Fp2 conjugate() const { return {c0, -c1}; }
-  Fp2 inverse() const {
+  // 1/(a + bu) = (a - bu) / (a^2 + b^2)
+  CUZK_HD Fp2 inverse() const {
     F norm = c0.sqr() + c1.sqr();
     F inv = norm.inverse();
     return {c0 * inv, -(c1 * inv)};
