@@ -59,10 +59,11 @@ inline void pack64(const uint64_t* in, int n52, uint64_t* out, int n64) {
 // Bits of room above p that R52 leaves: 6 (R52 >= 64p) for the curve base fields, whose point
 // formulas feed sums of several terms (< 8p) into products; 2 (R52 >= 4p) for the scalar fields,
 // whose NTT butterflies only multiply values < 2p by canonical twiddles, which keeps BLS12-381's
-// 255-bit Fr at 5 limbs.
-template <class P> constexpr int kHeadroom = 6;
-template <> constexpr int kHeadroom<field::Bn254FrParams> = 2;
-template <> constexpr int kHeadroom<field::Bls12381FrParams> = 2;
+// 255-bit Fr at 5 limbs. `inline`: an explicit specialization is an ordinary variable, which clang
+// gives external linkage, so without it every TU that includes this header defines it (ODR).
+template <class P> inline constexpr int kHeadroom = 6;
+template <> inline constexpr int kHeadroom<field::Bn254FrParams> = 2;
+template <> inline constexpr int kHeadroom<field::Bls12381FrParams> = 2;
 
 // Constants of one field P (computed once, with the scalar field code).
 template <class P>
