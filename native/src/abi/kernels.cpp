@@ -7,11 +7,11 @@
 #include "cpu/ntt.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "curve/ops.hpp"
-#include "prover/timings.hpp"
+#include "engine/timings.hpp"
 
 using cuzk::abi::guarded;
-using cuzk::prover::PhaseScope;
-using cuzk::prover::PhaseTimes;
+using cuzk::engine::PhaseScope;
+using cuzk::engine::PhaseTimes;
 
 namespace {
 

@@ -11,20 +11,20 @@ namespace cuzk::cpu {
 
 namespace {
 
-using prover::PhaseScope;
+using engine::PhaseScope;
 
 template <class C>
-class CpuEngine final : public prover::Engine<C> {
+class CpuEngine final : public engine::Engine<C> {
   using Fr = typename C::Fr;
   using Fq = typename C::Fq;
   using Fq2 = typename C::Fq2;
 
  public:
-  CpuEngine(const prover::KeyView<C>& key, ThreadPool& pool) : key_(key), pool_(pool) {}
+  CpuEngine(const engine::KeyView<C>& key, ThreadPool& pool) : key_(key), pool_(pool) {}
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CPU; }
 
-  cuzk_status compute(const prover::WitnessBatch& batch, prover::PhaseTimes& times, prover::ProofSums<C>* sums,
+  cuzk_status compute(const engine::WitnessBatch& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     const size_t n = key_.domain_size;
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
@@ -61,7 +61,7 @@ class CpuEngine final : public prover::Engine<C> {
           for (size_t i = lo; i < hi; i++) (a[i] * b[i] - c[i]).to_bytes_std(&h[i * 32]);
         }, 1024);
       }
-      prover::ProofSums<C>& s = sums[p];
+      engine::ProofSums<C>& s = sums[p];
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_A);
         s.a = msm<C, Fq>(pool_, z.points_a, w, key_.n_vars);
@@ -91,7 +91,7 @@ class CpuEngine final : public prover::Engine<C> {
  private:
   // out[row] = sum coef * w[signal]: a Montgomery product of the key's v*R^2 with the standard-form
   // witness value gives v*w in Montgomery form. Rows past the matrix (padding) are zero.
-  void evaluate_rows(const prover::SparseRows<Fr>& m, const uint8_t* w, Fr* out) {
+  void evaluate_rows(const engine::SparseRows<Fr>& m, const uint8_t* w, Fr* out) {
     const size_t rows = m.rows(), n = key_.domain_size;
     pool_.parallel_range(n, [&](size_t lo, size_t hi) {
       for (size_t r = lo; r < hi; r++) {
@@ -110,7 +110,7 @@ class CpuEngine final : public prover::Engine<C> {
     }, 1024);
   }
 
-  const prover::KeyView<C>& key_;
+  const engine::KeyView<C>& key_;
   ThreadPool& pool_;
   // Workspace kept between calls (huge pages: first-touch faults dominated one-shot proofs).
   ScratchArray<Fr> a_, b_, c_;
@@ -120,12 +120,12 @@ class CpuEngine final : public prover::Engine<C> {
 }  // namespace
 
 template <class C>
-std::unique_ptr<prover::Engine<C>> make_engine(const prover::KeyView<C>& key, ThreadPool& pool) {
+std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool) {
   return std::make_unique<CpuEngine<C>>(key, pool);
 }
 
-template std::unique_ptr<prover::Engine<curve::Bn254>> make_engine(const prover::KeyView<curve::Bn254>&, ThreadPool&);
-template std::unique_ptr<prover::Engine<curve::Bls12381>> make_engine(const prover::KeyView<curve::Bls12381>&,
+template std::unique_ptr<engine::Engine<curve::Bn254>> make_engine(const engine::KeyView<curve::Bn254>&, ThreadPool&);
+template std::unique_ptr<engine::Engine<curve::Bls12381>> make_engine(const engine::KeyView<curve::Bls12381>&,
                                                                        ThreadPool&);
 
 }  // namespace cuzk::cpu

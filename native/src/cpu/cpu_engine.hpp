@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "prover/engine.hpp"
+#include "engine/engine.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cpu {
 
 template <class C>
-std::unique_ptr<prover::Engine<C>> make_engine(const prover::KeyView<C>& key, ThreadPool& pool);
+std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool);
 
 }  // namespace cuzk::cpu

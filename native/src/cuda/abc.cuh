@@ -1,5 +1,5 @@
 // a = A.w, b = B.w, c = a*b per constraint row, from the key's coefficients in compressed rows
-// (prover/key_view.hpp). A coefficient is stored as v*R^2, so its Montgomery product with the
+// (engine/key_view.hpp). A coefficient is stored as v*R^2, so its Montgomery product with the
 // standard-form witness value is v*w in Montgomery form: the NTTs take the result as it is.
 #pragma once
 

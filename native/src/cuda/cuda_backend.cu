@@ -134,7 +134,7 @@ namespace {
 
 template <class HC, int G>
 cuzk_status msm_on(Device* d, const uint8_t* points, const uint8_t* scalars, size_t n, uint8_t* out,
-                   prover::PhaseTimes& times, std::string& err) {
+                   engine::PhaseTimes& times, std::string& err) {
   using A = typename Group<HC, G>::Affine;
   using HX = typename Group<HC, G>::HostXyzz;
   if (n >= (1ull << 31)) { err = "MSM of 2^31 points or more"; return CUZK_ERR_INVALID_ARGUMENT; }
@@ -157,7 +157,7 @@ cuzk_status msm_on(Device* d, const uint8_t* points, const uint8_t* scalars, siz
 }
 
 template <class HC>
-cuzk_status ntt_on(Device* d, uint8_t* values, uint32_t log_n, uint32_t kind, prover::PhaseTimes& times,
+cuzk_status ntt_on(Device* d, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
                    std::string& err) {
   using F = typename DeviceCurve<HC>::Fr;
   auto& ctx = d->ntt<HC>();
@@ -181,7 +181,7 @@ cuzk_status ntt_on(Device* d, uint8_t* values, uint32_t log_n, uint32_t kind, pr
 }  // namespace
 
 cuzk_status msm(Device* d, cuzk_curve curve, cuzk_group group, const uint8_t* points, const uint8_t* scalars, size_t n,
-                uint8_t* out, prover::PhaseTimes& times, std::string& err) {
+                uint8_t* out, engine::PhaseTimes& times, std::string& err) {
   std::lock_guard<std::mutex> lock(d->mutex);
   CUZK_TRY(d->make_current(err));
   if (curve == CUZK_CURVE_BN254)
@@ -191,7 +191,7 @@ cuzk_status msm(Device* d, cuzk_curve curve, cuzk_group group, const uint8_t* po
                           : msm_on<curve::Bls12381, 2>(d, points, scalars, n, out, times, err);
 }
 
-cuzk_status ntt(Device* d, cuzk_curve curve, uint8_t* values, uint32_t log_n, uint32_t kind, prover::PhaseTimes& times,
+cuzk_status ntt(Device* d, cuzk_curve curve, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
                 std::string& err) {
   std::lock_guard<std::mutex> lock(d->mutex);
   CUZK_TRY(d->make_current(err));

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuzk.h"
-#include "prover/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace cuzk::cuda {
 
@@ -22,14 +22,14 @@ cuzk_status open_device(int index, Device** out, std::string& err);
 void close_device(Device* device);
 
 template <class C>
-cuzk_status make_engine(Device* device, const prover::KeyView<C>& key, std::unique_ptr<prover::Engine<C>>* out,
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, std::unique_ptr<engine::Engine<C>>* out,
                         std::string& err);
 
 cuzk_status msm(Device* device, cuzk_curve curve, cuzk_group group, const uint8_t* points_key_encoding,
-                const uint8_t* scalars_std_le, size_t n, uint8_t* out_point_output_encoding, prover::PhaseTimes& times,
+                const uint8_t* scalars_std_le, size_t n, uint8_t* out_point_output_encoding, engine::PhaseTimes& times,
                 std::string& err);
 cuzk_status ntt(Device* device, cuzk_curve curve, uint8_t* values_std_le, uint32_t log_n, uint32_t kind,
-                prover::PhaseTimes& times, std::string& err);
+                engine::PhaseTimes& times, std::string& err);
 
 // out[i] = scalars[i] * (the G1 or G2 generator) in key encoding (Montgomery LE affine, a zero
 // product as all-zero bytes), for n scalars of Fr in Montgomery form (32 bytes each): the key

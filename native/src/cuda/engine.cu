@@ -24,14 +24,14 @@ struct RowBuffers {
 };
 
 template <class C>
-class GpuEngine final : public prover::Engine<C> {
+class GpuEngine final : public engine::Engine<C> {
   using D = DeviceCurve<C>;
   using F = typename D::Fr;
   using A1 = typename D::G1;
   using A2 = typename D::G2;
 
  public:
-  GpuEngine(Device* dev, const prover::KeyView<C>& key) : dev_(dev), key_(key) {}
+  GpuEngine(Device* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
 
@@ -72,7 +72,7 @@ class GpuEngine final : public prover::Engine<C> {
     return CUZK_OK;
   }
 
-  cuzk_status compute(const prover::WitnessBatch& batch, prover::PhaseTimes& times, prover::ProofSums<C>* sums,
+  cuzk_status compute(const engine::WitnessBatch& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
@@ -90,8 +90,8 @@ class GpuEngine final : public prover::Engine<C> {
   }
 
  private:
-  cuzk_status prove_one(const prover::WitnessBatch& batch, size_t p, prover::PhaseTimes& times,
-                        prover::ProofSums<C>& out, std::string& err) {
+  cuzk_status prove_one(const engine::WitnessBatch& batch, size_t p, engine::PhaseTimes& times,
+                        engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const auto& z = *key_.zkey;
@@ -116,7 +116,7 @@ class GpuEngine final : public prover::Engine<C> {
     std::thread cpu_b2;
     if (cpu_b2_) {
       cpu_b2 = std::thread([&] {
-        prover::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
+        engine::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
         out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, batch.w[p], nv);
       });
     }
@@ -126,7 +126,7 @@ class GpuEngine final : public prover::Engine<C> {
     return st;
   }
 
-  cuzk_status gpu_part(bool have_abc, size_t p, prover::ProofSums<C>& out, std::string& err) {
+  cuzk_status gpu_part(bool have_abc, size_t p, engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint32_t nv = key_.n_vars, nd = key_.domain_size, L = key_.log_domain;
@@ -204,7 +204,7 @@ class GpuEngine final : public prover::Engine<C> {
     return dev_->staging.upload(dst.as<uint8_t>() + lead, src, bytes, dev_->stream, err);
   }
 
-  cuzk_status upload_rows(const prover::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
+  cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
                           std::string& err) {
     const size_t nnz = m.signal.size();
     CUZK_TRY(b.start.ensure(m.row_start.size() * 8 + 8, err));
@@ -218,7 +218,7 @@ class GpuEngine final : public prover::Engine<C> {
   }
 
   Device* dev_;
-  const prover::KeyView<C>& key_;
+  const engine::KeyView<C>& key_;
   bool cpu_b2_ = false, resident_ = false;
   RowBuffers bufs_a_, bufs_b_;
   DeviceRows<F> rows_a_{}, rows_b_{};
@@ -229,7 +229,7 @@ class GpuEngine final : public prover::Engine<C> {
 }  // namespace
 
 template <class C>
-cuzk_status make_engine(Device* device, const prover::KeyView<C>& key, std::unique_ptr<prover::Engine<C>>* out,
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, std::unique_ptr<engine::Engine<C>>* out,
                         std::string& err) {
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
@@ -239,9 +239,9 @@ cuzk_status make_engine(Device* device, const prover::KeyView<C>& key, std::uniq
   return CUZK_OK;
 }
 
-template cuzk_status make_engine<curve::Bn254>(Device*, const prover::KeyView<curve::Bn254>&,
-                                               std::unique_ptr<prover::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const prover::KeyView<curve::Bls12381>&,
-                                                  std::unique_ptr<prover::Engine<curve::Bls12381>>*, std::string&);
+template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+                                               std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
+template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+                                                  std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 
 }  // namespace cuzk::cuda

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "cuzk.h"
-#include "prover/timings.hpp"
+#include "engine/timings.hpp"
 #include "util/clock.hpp"
 
 namespace cuzk::cuda {
@@ -147,7 +147,7 @@ class GpuTimeline {
     if (from >= 0 && to >= 0 && n_spans_ < kMax) spans_[n_spans_++] = {from, to, phase, proof};
   }
   // After the stream has been synchronised: writes every span into `times`.
-  void flush(prover::PhaseTimes& times) {
+  void flush(engine::PhaseTimes& times) {
     for (int i = 0; i < n_spans_; i++) {
       float a = 0, b = 0;
       if (cudaEventElapsedTime(&a, ev_[kMax], ev_[spans_[i].from]) != cudaSuccess ||
@@ -156,7 +156,7 @@ class GpuTimeline {
         continue;
       }
       uint64_t s = base_ns_ + (uint64_t)(a * 1e6), e = base_ns_ + (uint64_t)(b * 1e6);
-      if (spans_[i].proof == prover::PhaseScope::kAll) times.record_all(spans_[i].phase, s, e);
+      if (spans_[i].proof == engine::PhaseScope::kAll) times.record_all(spans_[i].phase, s, e);
       else times.record(spans_[i].proof, spans_[i].phase, s, e);
     }
     n_spans_ = 0;

@@ -12,14 +12,21 @@
 #include "curve/ops.hpp"
 #include "formats/wtns.hpp"
 #include "pairing/verify.hpp"
-#include "prover/engine.hpp"
-#include "prover/key_view.hpp"
+#include "engine/engine.hpp"
+#include "engine/key_view.hpp"
 #include "prover/r1cs_check.hpp"
 #include "prover/vk.hpp"
 
 namespace cuzk::prover {
 
 namespace {
+
+using engine::Engine;
+using engine::KeyView;
+using engine::PhaseScope;
+using engine::PhaseTimes;
+using engine::ProofSums;
+using engine::WitnessBatch;
 
 template <class Fr>
 void scalar_limbs(const uint8_t* bytes, uint64_t out[4]) {

@@ -8,7 +8,7 @@
 #include "cuzk.h"
 #include "util/clock.hpp"
 
-namespace cuzk::prover {
+namespace cuzk::engine {
 
 class PhaseTimes {
  public:
@@ -71,4 +71,4 @@ class PhaseScope {
   uint64_t start_;
 };
 
-}  // namespace cuzk::prover
+}  // namespace cuzk::engine

@@ -1,8 +1,8 @@
-#include "prover/key_view.hpp"
+#include "engine/key_view.hpp"
 
 #include "curve/curves.hpp"
 
-namespace cuzk::prover {
+namespace cuzk::engine {
 
 namespace {
 
@@ -55,4 +55,4 @@ cuzk_status KeyView<C>::build(const formats::ZkeyGroth16& z, ThreadPool& pool, s
 template struct KeyView<curve::Bn254>;
 template struct KeyView<curve::Bls12381>;
 
-}  // namespace cuzk::prover
+}  // namespace cuzk::engine

@@ -1,7 +1,7 @@
 // The seam between the shared prover orchestration and a backend. An engine computes, for every
 // witness of a batch, the five multi-scalar sums of a Groth16 proof; everything around them
 // (witness checks, randomness, blinding, encoding, self-check) is the same for every backend and
-// lives in prover/groth16.hpp.
+// lives in prover/groth16.hpp. This folder sits below both engines (cpu/, cuda/) and the prover.
 #pragma once
 
 #include <memory>
@@ -10,10 +10,10 @@
 
 #include "cuzk.h"
 #include "curve/curves.hpp"
-#include "prover/key_view.hpp"
-#include "prover/timings.hpp"
+#include "engine/key_view.hpp"
+#include "engine/timings.hpp"
 
-namespace cuzk::prover {
+namespace cuzk::engine {
 
 struct WitnessBatch {
   size_t n = 0;
@@ -43,4 +43,4 @@ class Engine {
                               std::string& err) = 0;
 };
 
-}  // namespace cuzk::prover
+}  // namespace cuzk::engine

@@ -11,7 +11,7 @@
 #include "formats/zkey.hpp"
 #include "util/thread_pool.hpp"
 
-namespace cuzk::prover {
+namespace cuzk::engine {
 
 // One sparse matrix (A or B) in compressed-row form. Coefficients stay in the key's encoding
 // (v * R^2 mod r), so a Montgomery product with a standard-form witness value gives v*w in
@@ -36,4 +36,4 @@ struct KeyView {
   cuzk_status build(const formats::ZkeyGroth16& z, ThreadPool& pool, std::string& err);
 };
 
-}  // namespace cuzk::prover
+}  // namespace cuzk::engine
