@@ -20,8 +20,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
-import { Key, Library, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
-import type { BackendName, Timings } from "./mod.ts";
+import { Key, Library, phaseTable, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
+import type { BackendName } from "./mod.ts";
 
 const USAGE = `usage:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
@@ -95,20 +95,6 @@ function writeJson(path: string, value: unknown): void {
   writeText(path, JSON.stringify(value, null, 1));
 }
 
-/** The phase table printed by --timings: one line per phase, in start order. */
-export function formatTimings(t: Timings): string {
-  const rows = Object.entries(t.phases)
-    .filter(([, span]) => span !== undefined)
-    .sort((a, b) => a[1]!.start - b[1]!.start);
-  const lines = [`phase              start ms     end ms   took ms   (${t.backend}, total ${t.totalMs.toFixed(1)} ms)`];
-  for (const [name, span] of rows) {
-    lines.push(
-      `${name.padEnd(16)} ${span!.start.toFixed(2).padStart(9)} ${span!.end.toFixed(2).padStart(10)} ${(span!.end - span!.start).toFixed(2).padStart(9)}`,
-    );
-  }
-  return lines.join("\n");
-}
-
 async function prove(p: Parsed): Promise<number> {
   if (p.positional.length !== 4) throw new UsageError("prove needs <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const [zkeyPath, wtnsPath, proofPath, publicPath] = p.positional;
@@ -130,7 +116,7 @@ async function prove(p: Parsed): Promise<number> {
     const { proof, publicSignals, timings } = await prover.prove(wtns);
     writeJson(proofPath, proof);
     writeJson(publicPath, publicSignals);
-    if (p.flags.has("--timings")) process.stderr.write(formatTimings(timings) + "\n");
+    if (p.flags.has("--timings")) process.stderr.write(phaseTable(timings) + "\n");
     const jsonTimings = p.flags.get("--json-timings");
     if (typeof jsonTimings === "string") writeJson(jsonTimings, timings);
     const timeline = p.flags.get("--timeline");

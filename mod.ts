@@ -44,3 +44,4 @@ export { timelineSvg } from "./src/timeline.ts";
 export type { TimelineOptions } from "./src/timeline.ts";
 export type { Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";
 export type { Pointer } from "./src/ffi/types.ts";
+export { phaseTable } from "./src/timeline.ts";

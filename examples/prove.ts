@@ -15,8 +15,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { groth16, Library, Prover } from "../mod.ts";
-import type { BackendName, CircuitInput, FullProveTimings, VerificationKeyJson } from "../mod.ts";
+import { groth16, Library, phaseTable, Prover } from "../mod.ts";
+import type { BackendName, CircuitInput, VerificationKeyJson } from "../mod.ts";
 
 const args = process.argv.slice(2);
 const backendAt = args.indexOf("--backend");
@@ -37,19 +37,7 @@ const { proof, publicSignals, timings } = await groth16.fullProve(input, join(di
 const valid = await groth16.verify(vkey, publicSignals, proof);
 console.log(`public signals: ${JSON.stringify(publicSignals)}`);
 console.log(`proof verifies: ${valid}`);
+console.log(`${"witness (circuit.wasm)".padEnd(22)} ${timings.witnessMs.toFixed(2).padStart(9)} ms`);
 console.log(phaseTable(timings));
 process.exitCode = valid ? 0 : 1;
 
-/** The phases in the order they started, with their share of the call. */
-function phaseTable(t: FullProveTimings): string {
-  const lines = [
-    `${"witness (circuit.wasm)".padEnd(22)} ${t.witnessMs.toFixed(2).padStart(9)} ms`,
-    `${`prove (${t.backend})`.padEnd(22)} ${t.totalMs.toFixed(2).padStart(9)} ms`,
-  ];
-  const phases = Object.entries(t.phases).sort((a, b) => a[1]!.start - b[1]!.start);
-  for (const [name, span] of phases) {
-    const took = span!.end - span!.start;
-    lines.push(`  ${name.padEnd(20)} ${took.toFixed(2).padStart(9)} ms  ${((100 * took) / t.totalMs).toFixed(1).padStart(5)} %`);
-  }
-  return lines.join("\n");
-}

@@ -9,8 +9,7 @@
  * constraints) fails only its own job.
  */
 import { randomUUID } from "node:crypto";
-import type { Groth16Proof } from "../src/formats/snarkjs.ts";
-import type { ProofResult } from "../mod.ts";
+import type { Groth16Proof, ProofResult } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";

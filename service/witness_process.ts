@@ -8,7 +8,7 @@
  * Messages arrive over Bun's IPC channel; generators are compiled once per path and kept.
  */
 import process from "node:process";
-import { WitnessCalculator } from "../src/witness_calculator.ts";
+import { WitnessCalculator } from "../mod.ts";
 
 const calculators = new Map<string, Promise<WitnessCalculator>>();
 

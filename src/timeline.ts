@@ -3,6 +3,7 @@
  * A proof's phase timeline as a self-contained SVG waterfall: one row per phase that ran, a bar
  * from its start to its end on a shared millisecond axis, so that overlapping phases (the G2 MSM
  * on the CPU while the GPU works) are visible at a glance. Used by `cuzk prove --timeline`.
+ * Beside it, the same phases as a text table (`cuzk prove --timings`, examples/prove.ts).
  */
 import type { PhaseName, Timings } from "./timings.ts";
 
@@ -69,4 +70,19 @@ export function timelineSvg(timings: Timings, options: TimelineOptions = {}): st
   });
   out.push("</svg>");
   return out.join("\n") + "\n";
+}
+
+/**
+ * The phases of one proof as a text table, one line per phase in start order (start, end and
+ * duration in ms), under a heading with the backend and the call's total.
+ */
+export function phaseTable(timings: Timings): string {
+  const rows = (Object.entries(timings.phases) as Array<[PhaseName, { start: number; end: number } | undefined]>)
+    .filter((row): row is [PhaseName, { start: number; end: number }] => row[1] !== undefined)
+    .sort((a, b) => a[1].start - b[1].start);
+  const lines = [`phase              start ms     end ms   took ms   (${timings.backend}, total ${timings.totalMs.toFixed(1)} ms)`];
+  for (const [name, span] of rows) {
+    lines.push(`${name.padEnd(16)} ${span.start.toFixed(2).padStart(9)} ${span.end.toFixed(2).padStart(10)} ${(span.end - span.start).toFixed(2).padStart(9)}`);
+  }
+  return lines.join("\n");
 }

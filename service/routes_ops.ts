@@ -1,0 +1,38 @@
+/**
+ * @module
+ * The operator's routes: liveness (`/healthz`, from the event loop and nothing else), readiness
+ * (`/readyz`: backend up, preloaded keys registered, not shutting down) and Prometheus `/metrics`.
+ */
+import type { Routes } from "./http.ts";
+import type { KeyRegistry } from "./keys.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+/** What the operator's routes read. */
+export interface OpsRoutesDeps {
+  keys: KeyRegistry;
+  scheduler: Scheduler;
+  metrics: ServiceMetrics;
+  /** Whether the backend is up and the preloaded keys are registered. */
+  ready(): boolean;
+  /** Backend and library facts for /readyz. */
+  describe(): Record<string, unknown>;
+}
+
+/** Paths that never need the bearer token (probes of the platform running the service). */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+/** The routes of health, readiness and metrics. */
+export function opsRoutes(deps: OpsRoutesDeps): Routes {
+  const { keys, scheduler, metrics } = deps;
+  return {
+    "/healthz": { GET: () => Response.json({ status: "ok" }) },
+    "/readyz": {
+      GET: () => {
+        const ready = deps.ready() && !scheduler.closing;
+        return Response.json({ ready, shuttingDown: scheduler.closing, keys: keys.list().map((k) => k.id), queueDepth: scheduler.queueDepth, ...deps.describe() }, { status: ready ? 200 : 503 });
+      },
+    },
+    "/metrics": { GET: () => new Response(metrics.registry.render(), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } }) },
+  };
+}
