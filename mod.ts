@@ -26,7 +26,7 @@ export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOp
 export { CuzkError } from "./src/errors.ts";
 export type { CuzkErrorCode, NativeErrorCode } from "./src/errors.ts";
 export { Key } from "./src/key.ts";
-export type { KeyInfo, KeyOpenOptions } from "./src/key.ts";
+export type { KeyInfo, KeyOpenOptions, WitnessCheck } from "./src/key.ts";
 export { Context } from "./src/context.ts";
 export type { ContextOptions, KernelMemory, NttKind } from "./src/context.ts";
 export { Prover, verify } from "./src/prover.ts";
@@ -42,6 +42,10 @@ export { setupInsecureDev, synthCircuit, writeSynthCircuit } from "./src/setup.t
 export type { DevSetupOptions, DevSetupResult, SynthOptions, SynthProfile, SyntheticCircuit } from "./src/setup.ts";
 export { timelineSvg } from "./src/timeline.ts";
 export type { TimelineOptions } from "./src/timeline.ts";
-export type { Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";
+export { curveOf } from "./src/formats/snarkjs.ts";
+export type { CurveParameters, Groth16Proof, VerificationKeyJson } from "./src/formats/snarkjs.ts";
 export type { Pointer } from "./src/ffi/types.ts";
 export { phaseTable } from "./src/timeline.ts";
+export { isWtns } from "./src/formats/witness.ts";
+export { LIMITS, MAX_DEVICE } from "./src/bounds.ts";
+export { readRegularFile, requireRegularFile } from "./src/files.ts";

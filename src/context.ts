@@ -4,17 +4,18 @@
  * pools). Provers are built on a context; the kernels (NTT, MSM) can also be run on it directly,
  * off the JS thread.
  */
-import { check, CuzkError, errorBuffer } from "./errors.ts";
+import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
 import { asPointer } from "./ffi/types.ts";
 import { curveOf } from "./formats/snarkjs.ts";
-import { ADD_USER, REMOVE_USER } from "./internal.ts";
+import { NativeHandle } from "./handle.ts";
 import type { BackendName, CurveName, Library } from "./library.ts";
 import { nativeOf } from "./library.ts";
 import type { NativeBuffer } from "./memory/buffer.ts";
+import { invoke, invokeAsync } from "./native_call.ts";
 import { decodeTimings } from "./timings.ts";
 import type { Timings } from "./timings.ts";
 
@@ -61,18 +62,14 @@ export async function withBuffers<T>(memories: ReadonlyArray<KernelMemory | unde
 }
 
 /** One backend on one device. */
-export class Context {
-  readonly #native: Native;
-  #handle: Pointer;
-  readonly #users = new Set<object>();
+export class Context extends NativeHandle {
   /** The backend in use ("auto" resolved). */
   readonly backend: BackendName;
   /** The GPU index asked for (meaningless for the CPU backend). */
   readonly device: number;
 
   private constructor(native: Native, handle: Pointer, device: number) {
-    this.#native = native;
-    this.#handle = handle;
+    super(native, handle, "cuzk_context_destroy");
     this.device = device;
     this.backend = (native.call("cuzk_context_backend", handle) as number) === ABI.BACKEND_CUDA ? "cuda" : "cpu";
   }
@@ -85,29 +82,10 @@ export class Context {
     if (!(backend in BACKEND_IDS)) throw new CuzkError("INVALID_ARGUMENT", `unknown backend ${JSON.stringify(backend)}`);
     const device = options.device ?? 0;
     const out = new BigUint64Array(1);
-    const err = errorBuffer();
-    const status = native.call(
-      "cuzk_context_create",
-      BACKEND_IDS[backend],
-      device,
-      options.cpuThreads ?? 0,
-      0,
-      out,
-      err,
-      err.length,
-    ) as number;
-    check(status, err, `cuzk_context_create(${backend}, device ${device})`);
+    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, options.cpuThreads ?? 0, 0, out], {
+      detail: `${backend}, device ${device}`,
+    });
     return new Context(native, asPointer(out[0]), device);
-  }
-
-  /** The native handle: an escape hatch for callers with their own FFI. */
-  get unsafeHandle(): Pointer {
-    return this.#live();
-  }
-
-  /** True after close(). */
-  get closed(): boolean {
-    return this.#handle === 0n;
   }
 
   /**
@@ -115,20 +93,20 @@ export class Context {
    * off the JS thread. logN defaults to the size of `values`.
    */
   async ntt(curve: CurveName, values: KernelMemory, options: { kind?: NttKind; logN?: number } = {}): Promise<Timings> {
-    const handle = this.#live();
+    const handle = this.live();
     const count = values.byteLength / ABI.FR_BYTES;
     const logN = options.logN ?? Math.log2(count);
     if (!Number.isInteger(logN) || (1 << logN) * ABI.FR_BYTES > values.byteLength) {
       throw new CuzkError("INVALID_ARGUMENT", `NTT needs 2^logN values of 32 bytes; got ${values.byteLength} bytes`);
     }
     const timings = allocateStruct(TIMINGS_LAYOUT);
-    const err = errorBuffer();
-    const status = await this.#busy(() =>
+    await this.#busy(() =>
       withBuffers([values], ([v]) =>
-        this.#native.callAsync("cuzk_ntt", handle, curveOf(curve).id, v, logN, NTT_KINDS[options.kind ?? "forward"], timings, err, err.length)
+        invokeAsync(this.native, "cuzk_ntt", [handle, curveOf(curve).id, v, logN, NTT_KINDS[options.kind ?? "forward"], timings], {
+          detail: `2^${logN}`,
+        })
       )
-    ) as number;
-    check(status, err, `cuzk_ntt(2^${logN})`);
+    );
     return decodeTimings(timings);
   }
 
@@ -143,72 +121,34 @@ export class Context {
     scalars: KernelMemory,
     n: number,
   ): Promise<{ point: Uint8Array; timings: Timings }> {
-    const handle = this.#live();
+    const handle = this.live();
     const params = curveOf(curve);
     const out = new Uint8Array((group === "g1" ? 2 : 4) * params.fqBytes);
     const timings = allocateStruct(TIMINGS_LAYOUT);
-    const err = errorBuffer();
-    const status = await this.#busy(() =>
+    await this.#busy(() =>
       withBuffers([points, scalars], ([p, s]) =>
-        this.#native.callAsync(
-          "cuzk_msm",
-          handle,
-          params.id,
-          group === "g1" ? ABI.G1 : ABI.G2,
-          p,
-          s,
-          n,
-          out,
-          out.length,
-          timings,
-          err,
-          err.length,
-        )
+        invokeAsync(this.native, "cuzk_msm", [handle, params.id, group === "g1" ? ABI.G1 : ABI.G2, p, s, n, out, out.length, timings], {
+          detail: `${group}, n = ${n}`,
+        })
       )
-    ) as number;
-    check(status, err, `cuzk_msm(${group}, n = ${n})`);
+    );
     return { point: out, timings: decodeTimings(timings) };
   }
 
-  /** Releases the context. Idempotent. Throws BUSY while a Prover or a kernel call uses it. */
-  close(): void {
-    if (this.#handle === 0n) return;
-    if (this.#users.size > 0) {
-      throw new CuzkError("BUSY", `cannot close a ${this.backend} context: ${this.#users.size} user(s) (provers or running calls)`);
-    }
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_context_destroy", this.#handle, err, err.length) as number, err, "cuzk_context_destroy");
-    this.#handle = 0n as Pointer;
-  }
-
-  /** Same as close(). */
-  [Symbol.dispose](): void {
-    this.close();
-  }
-
-  /** @internal */
-  [ADD_USER](user: object): void {
-    this.#live();
-    this.#users.add(user);
-  }
-
-  /** @internal */
-  [REMOVE_USER](user: object): void {
-    this.#users.delete(user);
-  }
-
   async #busy<T>(work: () => Promise<T>): Promise<T> {
-    const token = {};
-    this.#users.add(token);
+    const release = this.hold();
     try {
       return await work();
     } finally {
-      this.#users.delete(token);
+      release();
     }
   }
 
-  #live(): Pointer {
-    if (this.#handle === 0n) throw new CuzkError("CLOSED", "context was closed");
-    return this.#handle;
+  protected describe(): string {
+    return "context";
+  }
+
+  protected busyReason(users: number): string {
+    return `cannot close a ${this.backend} context: ${users} user(s) (provers or running calls)`;
   }
 }

@@ -1,18 +1,21 @@
 /**
  * @module
- * A proving key (.zkey) opened in place by the library: memory-mapped and checked, never copied.
- * Several provers (e.g. one per GPU) can share one Key; it refuses to close while one exists.
+ * A proving key (.zkey) opened by the library (a file is memory-mapped and checked, never
+ * copied). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
+ * exists. `checkWitness` is the library's one witness check, the same that every proof makes first.
  */
-import { check, CuzkError, errorBuffer } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
-import type { Pointer } from "./ffi/types.ts";
 import { asPointer } from "./ffi/types.ts";
+import type { Pointer } from "./ffi/types.ts";
 import { curveOf, verificationKeyToJson } from "./formats/snarkjs.ts";
-import { ADD_USER, REMOVE_USER } from "./internal.ts";
+import { isWtns, publicSignalsAt } from "./formats/witness.ts";
+import { NativeHandle } from "./handle.ts";
 import type { CurveName, Library } from "./library.ts";
 import { nativeOf } from "./library.ts";
+import { NativeBuffer } from "./memory/buffer.ts";
+import { invoke, invokeAsync } from "./native_call.ts";
 
 /** What `cuzk_key_get_info` reports about a key. */
 export interface KeyInfo {
@@ -41,21 +44,27 @@ export interface KeyOpenOptions {
   skipPointChecks?: boolean;
 }
 
+/** What `Key.checkWitness` found in a witness that passed. */
+export interface WitnessCheck {
+  /** "wtns" when the bytes start with the .wtns magic, else "raw" (nVars × 32 bytes). */
+  format: "wtns" | "raw";
+  /** Byte offset of w[0]: the nVars values are the nVars × 32 bytes from here (0 for raw). */
+  valuesOffset: number;
+  /** w[1..nPublic] as decimal strings: snarkjs's public.json. */
+  publicSignals: string[];
+}
+
 const openFlags = (options: KeyOpenOptions) => (options.skipPointChecks ? ABI.KEY_SKIP_POINT_CHECKS : 0);
 
 /** A Groth16 proving key (.zkey). */
-export class Key {
-  readonly #native: Native;
-  #handle: Pointer;
-  readonly #users = new Set<object>();
-  /** Bytes a key opened from memory borrows (kept alive with the key). */
-  readonly #borrowed: Uint8Array | undefined;
+export class Key extends NativeHandle {
   /** Where the key came from (path, or "<memory>"). */
   readonly source: string;
+  /** Bytes a key opened from memory borrows (kept alive with the key). */
+  readonly #borrowed: Uint8Array | undefined;
 
   private constructor(native: Native, handle: Pointer, source: string, borrowed?: Uint8Array) {
-    this.#native = native;
-    this.#handle = handle;
+    super(native, handle, "cuzk_key_close");
     this.source = source;
     this.#borrowed = borrowed;
   }
@@ -65,9 +74,7 @@ export class Key {
     const native = nativeOf(options.library);
     native.require("cuzk_key_open");
     const out = new BigUint64Array(1);
-    const err = errorBuffer();
-    const status = (await native.callAsync("cuzk_key_open", path, openFlags(options), out, err, err.length)) as number;
-    check(status, err, `cuzk_key_open(${path})`);
+    await invokeAsync(native, "cuzk_key_open", [path, openFlags(options), out], { detail: path });
     return new Key(native, asPointer(out[0]), path);
   }
 
@@ -75,63 +82,69 @@ export class Key {
   static fromBytes(bytes: Uint8Array, options: KeyOpenOptions = {}): Key {
     const native = nativeOf(options.library);
     const out = new BigUint64Array(1);
-    const err = errorBuffer();
-    const status = native.call("cuzk_key_open_memory", bytes, bytes.byteLength, openFlags(options), out, err, err.length) as number;
-    check(status, err, "cuzk_key_open_memory");
+    invoke(native, "cuzk_key_open_memory", [bytes, bytes.byteLength, openFlags(options), out]);
     return new Key(native, asPointer(out[0]), "<memory>", bytes);
-  }
-
-  /** The native handle: an escape hatch for callers with their own FFI. */
-  get unsafeHandle(): Pointer {
-    return this.#live();
-  }
-
-  /** True after close(). */
-  get closed(): boolean {
-    return this.#handle === 0n;
   }
 
   /** Sizes and counts of the key. */
   info(): KeyInfo {
     const out = allocateStruct(KEY_INFO_LAYOUT);
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_key_get_info", this.#live(), out, err, err.length) as number, err, "cuzk_key_get_info");
+    invoke(this.native, "cuzk_key_get_info", [this.live(), out]);
     const raw = decodeStruct(KEY_INFO_LAYOUT, out);
     return {
-      curve: curveOf(raw.curve as number).name,
-      nVars: raw.n_vars as number,
-      nPublic: raw.n_public as number,
-      nConstraints: raw.n_constraints as number,
-      domainSize: raw.domain_size as number,
-      logDomain: raw.log_domain as number,
-      nCoefs: raw.n_coefs as number,
-      fqBytes: raw.fq_bytes as number,
-      proofBytes: raw.proof_bytes as number,
-      vkBytes: raw.vk_bytes as number,
-      hasR1cs: (raw.has_r1cs as number) !== 0,
+      curve: curveOf(raw.curve).name,
+      nVars: raw.n_vars,
+      nPublic: raw.n_public,
+      nConstraints: raw.n_constraints,
+      domainSize: raw.domain_size,
+      logDomain: raw.log_domain,
+      nCoefs: raw.n_coefs,
+      fqBytes: raw.fq_bytes,
+      proofBytes: raw.proof_bytes,
+      vkBytes: raw.vk_bytes,
+      hasR1cs: raw.has_r1cs !== 0,
       fileBytes: Number(raw.file_bytes),
       openMs: Number(raw.open_ns) / 1e6,
     };
   }
 
+  /**
+   * Checks a witness against this key without proving: the checks every proof makes first (the
+   * .wtns header and its prime against the key's curve, the value count against nVars, every value
+   * below r, w[0] = 1). Synchronous. Throws a CuzkError: FORMAT (malformed .wtns), CURVE_MISMATCH,
+   * WITNESS_LENGTH (count, or raw length), INVALID_ARGUMENT (a value not below r; the message
+   * names its index), UNSATISFIED (w[0] != 1).
+   */
+  checkWitness(witness: Uint8Array | NativeBuffer): WitnessCheck {
+    const handle = this.live();
+    const bytes = witness instanceof NativeBuffer ? witness.bytes : witness;
+    const format = isWtns(bytes) ? "wtns" : "raw";
+    const offset = new BigUint64Array(1);
+    const memory = witness instanceof NativeBuffer ? witness.unsafePointer : witness;
+    invoke(this.native, "cuzk_key_check_witness", [
+      handle,
+      memory,
+      bytes.byteLength,
+      format === "wtns" ? ABI.WITNESS_WTNS : ABI.WITNESS_RAW,
+      offset,
+    ]);
+    const valuesOffset = Number(offset[0]);
+    return { format, valuesOffset, publicSignals: publicSignalsAt(bytes, valuesOffset, this.info().nPublic) };
+  }
+
   /** Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint. */
   attachR1cs(path: string): void {
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_key_attach_r1cs", this.#live(), path, err, err.length) as number, err, `cuzk_key_attach_r1cs(${path})`);
+    invoke(this.native, "cuzk_key_attach_r1cs", [this.live(), path], { detail: path });
   }
 
   /** The verification key bytes: alpha1 | beta2 | gamma2 | delta2 | IC[0..nPublic] (output encoding). */
   exportVk(): Uint8Array {
-    const handle = this.#live();
+    const handle = this.live();
     const length = new BigUint64Array(1);
-    let err = errorBuffer();
     // Ask for the size first (the call reports it also when the buffer is too short).
-    let status = this.#native.call("cuzk_key_export_vk", handle, null, 0, length, err, err.length) as number;
-    if (status !== 0 && status !== 7 /* SHORT_BUFFER */) check(status, err, "cuzk_key_export_vk");
+    invoke(this.native, "cuzk_key_export_vk", [handle, null, 0, length], { accept: "SHORT_BUFFER" });
     const out = new Uint8Array(Number(length[0]));
-    err = errorBuffer();
-    status = this.#native.call("cuzk_key_export_vk", handle, out, out.length, length, err, err.length) as number;
-    check(status, err, "cuzk_key_export_vk");
+    invoke(this.native, "cuzk_key_export_vk", [handle, out, out.length, length]);
     return out.subarray(0, Number(length[0]));
   }
 
@@ -140,36 +153,15 @@ export class Key {
     return verificationKeyToJson(curveOf(this.info().curve), this.exportVk());
   }
 
-  /** Releases the key. Idempotent. Throws BUSY while a Prover uses it. */
-  close(): void {
-    if (this.#handle === 0n) return;
-    if (this.#users.size > 0) {
-      throw new CuzkError("BUSY", `cannot close key ${this.source}: ${this.#users.size} prover(s) still use it; close them first`);
-    }
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_key_close", this.#handle, err, err.length) as number, err, "cuzk_key_close");
-    this.#handle = 0n as Pointer;
+  protected override afterClose(): void {
     void this.#borrowed;
   }
 
-  /** Same as close(). */
-  [Symbol.dispose](): void {
-    this.close();
+  protected describe(): string {
+    return `key ${this.source}`;
   }
 
-  /** @internal */
-  [ADD_USER](user: object): void {
-    this.#live();
-    this.#users.add(user);
-  }
-
-  /** @internal */
-  [REMOVE_USER](user: object): void {
-    this.#users.delete(user);
-  }
-
-  #live(): Pointer {
-    if (this.#handle === 0n) throw new CuzkError("CLOSED", `key ${this.source} was closed`);
-    return this.#handle;
+  protected busyReason(users: number): string {
+    return `cannot close key ${this.source}: ${users} prover(s) still use it; close them first`;
   }
 }

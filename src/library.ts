@@ -4,13 +4,14 @@
  * (`devices`), status names and the host-memory counters used for leak checks. Every other
  * handle type takes an optional `Library` and defaults to `Library.default()`.
  */
-import { check, errorBuffer } from "./errors.ts";
+import { check } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
 import { openNative } from "./ffi/load.ts";
 import type { LoadOptions } from "./ffi/load.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { allocateStruct, decodeStruct, DEVICE_INFO_LAYOUT, LIBRARY_INFO_LAYOUT } from "./ffi/structs.ts";
 import type { RuntimeName } from "./ffi/types.ts";
+import { invoke } from "./native_call.ts";
 
 export type { LoadOptions };
 
@@ -115,14 +116,12 @@ export class Library {
   /** What the library was built with and what it sees now. */
   info(): LibraryInfo {
     const out = allocateStruct(LIBRARY_INFO_LAYOUT);
-    const err = errorBuffer();
-    check(this[NATIVE].call("cuzk_library_info_get", out, err, err.length) as number, err, "cuzk_library_info_get");
+    invoke(this[NATIVE], "cuzk_library_info_get", [out]);
     const raw = decodeStruct(LIBRARY_INFO_LAYOUT, out);
-    const backends = raw.backends as number;
-    const curves = raw.curves as number;
+    const { backends, curves } = raw;
     return {
-      abiVersion: raw.abi_version as number,
-      version: raw.version as string,
+      abiVersion: raw.abi_version,
+      version: raw.version,
       backends: [
         ...(backends & ABI.HAS_CPU ? ["cpu" as const] : []),
         ...(backends & ABI.HAS_CUDA ? ["cuda" as const] : []),
@@ -131,24 +130,23 @@ export class Library {
         ...(curves & ABI.HAS_BN254 ? ["bn254" as const] : []),
         ...(curves & ABI.HAS_BLS12_381 ? ["bls12_381" as const] : []),
       ],
-      cpuThreads: raw.cpu_threads as number,
-      cudaDeviceCount: raw.cuda_device_count as number,
-      cudaRuntimeVersion: raw.cuda_runtime_version as number,
-      cudaDriverVersion: raw.cuda_driver_version as number,
+      cpuThreads: raw.cpu_threads,
+      cudaDeviceCount: raw.cuda_device_count,
+      cudaRuntimeVersion: raw.cuda_runtime_version,
+      cudaDriverVersion: raw.cuda_driver_version,
     };
   }
 
   /** Describes GPU `index`; throws NO_DEVICE when there is none. */
   device(index: number): DeviceInfo {
     const out = allocateStruct(DEVICE_INFO_LAYOUT);
-    const err = errorBuffer();
-    check(this[NATIVE].call("cuzk_device_info_get", index, out, err, err.length) as number, err, `cuzk_device_info_get(${index})`);
+    invoke(this[NATIVE], "cuzk_device_info_get", [index, out], { detail: String(index) });
     const raw = decodeStruct(DEVICE_INFO_LAYOUT, out);
     return {
-      index: raw.index as number,
-      name: raw.name as string,
+      index: raw.index,
+      name: raw.name,
       computeCapability: `${raw.cc_major}.${raw.cc_minor}`,
-      smCount: raw.sm_count as number,
+      smCount: raw.sm_count,
       totalMemory: Number(raw.total_memory),
       freeMemory: Number(raw.free_memory),
     };

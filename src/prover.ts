@@ -6,7 +6,7 @@
  */
 import { Context } from "./context.ts";
 import type { ContextOptions } from "./context.ts";
-import { check, CuzkError, errorBuffer } from "./errors.ts";
+import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
@@ -14,14 +14,15 @@ import type { Pointer } from "./ffi/types.ts";
 import { asPointer } from "./ffi/types.ts";
 import { curveOf, proofFromJson, proofToJson, publicSignalsToBytes, verificationKeyFromJson, writeLE } from "./formats/snarkjs.ts";
 import type { CurveParameters, Groth16Proof, VerificationKeyJson } from "./formats/snarkjs.ts";
-import { encodeRawWitness, isWtns, publicSignalsOf } from "./formats/witness.ts";
-import { ADD_USER, REMOVE_USER } from "./internal.ts";
+import { encodeRawWitness, isWtns } from "./formats/witness.ts";
+import { ADD_USER, NativeHandle, REMOVE_USER } from "./handle.ts";
 import { Key } from "./key.ts";
 import type { KeyInfo } from "./key.ts";
 import type { BackendName, Library } from "./library.ts";
 import { nativeOf } from "./library.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
 import { BufferPool } from "./memory/pool.ts";
+import { invoke, invokeAsync } from "./native_call.ts";
 import { decodeTimings } from "./timings.ts";
 import type { Timings } from "./timings.ts";
 
@@ -67,18 +68,18 @@ export interface ProofResult {
   timings: Timings;
 }
 
-interface StagedWitness {
+/** A witness checked by the library, in the form the native call takes. */
+interface CheckedWitness {
   format: number;
   stride: number;
-  bytes?: Uint8Array;
-  values?: ReadonlyArray<bigint>;
+  /** The bytes to pass (JS memory), or the caller's native buffer (read in place or copied). */
+  bytes: Uint8Array;
   native?: NativeBuffer;
+  publicSignals: string[];
 }
 
 /** A key bound to a backend, ready to prove. */
-export class Prover {
-  readonly #native: Native;
-  #handle: Pointer;
+export class Prover extends NativeHandle {
   readonly #key: Key;
   readonly #ownsKey: boolean;
   readonly #context: Context;
@@ -88,12 +89,9 @@ export class Prover {
   readonly #selfCheck: boolean;
   readonly #staging: BufferPool;
   #queue: Promise<unknown> = Promise.resolve();
-  /** Calls submitted and not yet settled (queued or running): close() refuses while any. */
-  #pending = 0;
 
   private constructor(native: Native, handle: Pointer, key: Key, ownsKey: boolean, context: Context, ownsContext: boolean, options: ProverOptions) {
-    this.#native = native;
-    this.#handle = handle;
+    super(native, handle, "cuzk_prover_destroy");
     this.#key = key;
     this.#ownsKey = ownsKey;
     this.#context = context;
@@ -117,9 +115,7 @@ export class Prover {
       if (options.r1cs) key.attachR1cs(options.r1cs);
       context = options.context ?? Context.create({ ...options, library: options.library });
       const out = new BigUint64Array(1);
-      const err = errorBuffer();
-      const status = native.call("cuzk_prover_create", context.unsafeHandle, key.unsafeHandle, 0, out, err, err.length) as number;
-      check(status, err, "cuzk_prover_create");
+      invoke(native, "cuzk_prover_create", [context.unsafeHandle, key.unsafeHandle, 0, out]);
       return new Prover(native, asPointer(out[0]), key, ownsKey, context, !options.context, options);
     } catch (error) {
       if (context && !options.context) context.close();
@@ -148,11 +144,6 @@ export class Prover {
     return { ...this.#info };
   }
 
-  /** True after close(). */
-  get closed(): boolean {
-    return this.#handle === 0n;
-  }
-
   /** Proves one witness. `randomness` fixes r and s (tests only). */
   async prove(witness: Witness, options: ProveOptions & { randomness?: Randomness } = {}): Promise<ProofResult> {
     const [result] = await this.proveBatch([witness], {
@@ -163,44 +154,50 @@ export class Prover {
   }
 
   /**
-   * Proves a batch of witnesses in one call (the library shares work across them). Calls on one
-   * prover run one at a time, in order.
+   * Proves a batch of witnesses in one call (the library shares work across them). Each witness
+   * is checked by the library (`Key.checkWitness`) before the call is queued. Calls on one prover
+   * run one at a time, in order.
    */
   proveBatch(witnesses: ReadonlyArray<Witness>, options: ProveOptions & { randomness?: ReadonlyArray<Randomness> } = {}): Promise<ProofResult[]> {
     // Caller buffers are busy from the moment the call is queued, not only while it runs:
     // otherwise free() between the two would succeed and the queued proof fail later.
     const releases: Array<() => void> = [];
+    let checked: CheckedWitness[];
     try {
-      for (const witness of witnesses) if (witness instanceof NativeBuffer) releases.push(witness.acquire());
+      this.live();
+      checked = this.#checkBatch(witnesses, options);
+      for (const w of checked) if (w.native) releases.push(w.native.acquire());
+      releases.push(this.hold());
     } catch (error) {
       for (const release of releases) release();
       return Promise.reject(error);
     }
-    const run = () => this.#proveNow(witnesses, options);
-    this.#pending++;
+    const run = () => this.#proveNow(checked, options);
     const result = this.#queue.then(run, run).finally(() => {
-      this.#pending--;
       for (const release of releases) release();
     });
     this.#queue = result.catch(() => {});
     return result;
   }
 
-  async #proveNow(witnesses: ReadonlyArray<Witness>, options: ProveOptions & { randomness?: ReadonlyArray<Randomness> }): Promise<ProofResult[]> {
-    const handle = this.#live();
-    const n = witnesses.length;
-    if (n === 0) return [];
-    const staged = witnesses.map((w, i) => this.#classify(w, i));
-    const { format, stride } = staged[0];
-    for (const [i, w] of staged.entries()) {
-      if (w.format !== format || w.stride !== stride) {
+  #checkBatch(witnesses: ReadonlyArray<Witness>, options: { randomness?: ReadonlyArray<Randomness> }): CheckedWitness[] {
+    const checked = witnesses.map((w, i) => this.#check(w, i));
+    for (const [i, w] of checked.entries()) {
+      if (w.format !== checked[0].format || w.stride !== checked[0].stride) {
         throw new CuzkError("INVALID_ARGUMENT", `witness ${i} differs in form or size from witness 0; a batch must be uniform`);
       }
     }
-    if (options.randomness && options.randomness.length !== n) {
-      throw new CuzkError("INVALID_ARGUMENT", `randomness has ${options.randomness.length} entries for ${n} witnesses`);
+    if (options.randomness && options.randomness.length !== witnesses.length) {
+      throw new CuzkError("INVALID_ARGUMENT", `randomness has ${options.randomness.length} entries for ${witnesses.length} witnesses`);
     }
-    const publicSignals = staged.map((w) => this.#publicSignals(w));
+    return checked;
+  }
+
+  async #proveNow(checked: CheckedWitness[], options: ProveOptions & { randomness?: ReadonlyArray<Randomness> }): Promise<ProofResult[]> {
+    const handle = this.live();
+    const n = checked.length;
+    if (n === 0) return [];
+    const { format, stride } = checked[0];
     let r: Uint8Array | null = null, s: Uint8Array | null = null;
     if (options.randomness) {
       r = new Uint8Array(n * ABI.FR_BYTES);
@@ -215,96 +212,66 @@ export class Prover {
     if (options.skipR1csCheck) flags |= ABI.PROVE_SKIP_R1CS_CHECK;
     const proofs = new Uint8Array(n * this.#info.proofBytes);
     const timings = allocateStruct(TIMINGS_LAYOUT, n);
-    const err = errorBuffer();
 
     // One caller buffer is passed in place; anything else is staged in pooled pinned memory.
-    const direct = n === 1 ? staged[0].native : undefined;
+    const direct = n === 1 ? checked[0].native : undefined;
     const staging = direct ? undefined : this.#staging.take(n * stride);
     const source = direct ?? staging!;
     const release = source.acquire();
     try {
       if (staging) {
         const target = staging.bytes;
-        staged.forEach((w, i) => {
-          if (w.values) encodeRawWitness(w.values, target, i * stride);
-          else target.set((w.bytes ?? w.native!.bytes).subarray(0, stride), i * stride);
-        });
+        checked.forEach((w, i) => target.set(w.bytes.subarray(0, stride), i * stride));
       }
-      const status = (await this.#native.callAsync(
-        "cuzk_prove",
-        handle,
-        source.unsafePointer,
-        stride,
-        format,
-        n,
-        r,
-        s,
-        flags,
-        proofs,
-        proofs.length,
-        timings,
-        err,
-        err.length,
-      )) as number;
-      check(status, err, `cuzk_prove(${n} witness${n === 1 ? "" : "es"})`);
+      await invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings], {
+        detail: `${n} witness${n === 1 ? "" : "es"}`,
+      });
     } finally {
       release();
       if (staging) this.#staging.give(staging);
     }
-    return staged.map((_, i) => ({
+    return checked.map((w, i) => ({
       proof: proofToJson(this.#curve, proofs, i * this.#info.proofBytes),
-      publicSignals: publicSignals[i],
+      publicSignals: w.publicSignals,
       timings: decodeTimings(timings, i),
     }));
   }
 
-  #classify(witness: Witness, index: number): StagedWitness {
+  /** Checks one witness with the library and says how to pass it. */
+  #check(witness: Witness, index: number): CheckedWitness {
     const rawStride = this.#info.nVars * ABI.FR_BYTES;
-    if (witness instanceof NativeBuffer || witness instanceof Uint8Array) {
-      const bytes = witness instanceof NativeBuffer ? witness.bytes : witness;
-      const native = witness instanceof NativeBuffer ? witness : undefined;
-      if (isWtns(bytes)) return { format: ABI.WITNESS_WTNS, stride: bytes.byteLength, bytes: native ? undefined : bytes, native };
-      if (bytes.byteLength !== rawStride && !(native && bytes.byteLength > rawStride)) {
-        throw new CuzkError(
-          "WITNESS_LENGTH",
-          `witness ${index}: ${bytes.byteLength} bytes is neither a .wtns file nor ${this.#info.nVars} raw values (${rawStride} bytes)`,
-        );
-      }
-      return { format: ABI.WITNESS_RAW, stride: rawStride, bytes: native ? undefined : bytes, native };
+    let bytes: Uint8Array, native: NativeBuffer | undefined;
+    if (witness instanceof NativeBuffer) {
+      native = witness;
+      bytes = witness.bytes;
+    } else if (witness instanceof Uint8Array) {
+      bytes = witness;
+    } else if (Array.isArray(witness)) {
+      bytes = new Uint8Array(witness.length * ABI.FR_BYTES);
+      encodeRawWitness(witness, bytes);
+    } else {
+      throw new CuzkError("INVALID_ARGUMENT", `witness ${index}: expected .wtns bytes, raw bytes, bigint[] or a NativeBuffer`);
     }
-    if (Array.isArray(witness)) {
-      if (witness.length !== this.#info.nVars) {
-        throw new CuzkError("WITNESS_LENGTH", `witness ${index} has ${witness.length} values; the key needs ${this.#info.nVars}`);
-      }
-      return { format: ABI.WITNESS_RAW, stride: rawStride, values: witness };
+    const wtns = isWtns(bytes);
+    // A native buffer may be larger than the raw values it holds (a pooled buffer): its first nVars values count.
+    const checkedPart = native && !wtns && bytes.byteLength > rawStride ? bytes.subarray(0, rawStride) : native ?? bytes;
+    let publicSignals: string[];
+    try {
+      publicSignals = this.#key.checkWitness(checkedPart).publicSignals;
+    } catch (error) {
+      throw error instanceof CuzkError ? withIndex(error, index) : error;
     }
-    throw new CuzkError("INVALID_ARGUMENT", `witness ${index}: expected .wtns bytes, raw bytes, bigint[] or a NativeBuffer`);
-  }
-
-  #publicSignals(w: StagedWitness): string[] {
-    const nPublic = this.#info.nPublic;
-    if (w.values) return w.values.slice(1, nPublic + 1).map((v) => (((v % this.#curve.r) + this.#curve.r) % this.#curve.r).toString());
-    return publicSignalsOf(w.bytes ?? w.native!.bytes, nPublic);
+    return { format: wtns ? ABI.WITNESS_WTNS : ABI.WITNESS_RAW, stride: wtns ? bytes.byteLength : rawStride, bytes, native, publicSignals };
   }
 
   /** Verifies a proof against this prover's key (natively). */
   async verify(publicSignals: ReadonlyArray<string | bigint>, proof: Groth16Proof): Promise<boolean> {
     const vk = this.#key.exportVk();
-    return verifyBytes(this.#native, this.#curve, vk, this.#info.nPublic, publicSignals, proof);
+    return verifyBytes(this.native, this.#curve, vk, this.#info.nPublic, publicSignals, proof);
   }
 
-  /**
-   * Destroys the prover, then the context and key it opened itself. Idempotent. Throws BUSY while
-   * a proof call is queued or running.
-   */
-  close(): void {
-    if (this.#handle === 0n) return;
-    if (this.#pending > 0) {
-      throw new CuzkError("BUSY", `cannot close a prover while ${this.#pending} proof call(s) are queued or running`);
-    }
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_prover_destroy", this.#handle, err, err.length) as number, err, "cuzk_prover_destroy");
-    this.#handle = 0n as Pointer;
+  /** Destroys the prover (see close()), then the context and key it opened itself. */
+  protected override afterClose(): void {
     this.#staging.close({ force: true });
     this.#key[REMOVE_USER](this);
     this.#context[REMOVE_USER](this);
@@ -312,15 +279,19 @@ export class Prover {
     if (this.#ownsKey) this.#key.close();
   }
 
-  /** Same as close(). */
-  [Symbol.dispose](): void {
-    this.close();
+  protected describe(): string {
+    return "prover";
   }
 
-  #live(): Pointer {
-    if (this.#handle === 0n) throw new CuzkError("CLOSED", "prover was closed");
-    return this.#handle;
+  protected busyReason(calls: number): string {
+    return `cannot close a prover while ${calls} proof call(s) are queued or running`;
   }
+}
+
+/** `error` with the index of the witness of a batch it is about. */
+function withIndex(error: CuzkError, index: number): CuzkError {
+  const { status, nativeMessage, operation } = error;
+  return new CuzkError(error.code, `witness ${index}: ${error.message}`, { status, nativeMessage, operation, cause: error });
 }
 
 async function verifyBytes(
@@ -337,21 +308,7 @@ async function verifyBytes(
   const signals = publicSignalsToBytes(curve, publicSignals);
   const proofBytes = proofFromJson(curve, proof);
   const valid = new Int32Array(1);
-  const err = errorBuffer();
-  const status = (await native.callAsync(
-    "cuzk_verify",
-    curve.id,
-    vk,
-    vk.length,
-    proofBytes,
-    proofBytes.length,
-    signals,
-    nPublic,
-    valid,
-    err,
-    err.length,
-  )) as number;
-  check(status, err, "cuzk_verify");
+  await invokeAsync(native, "cuzk_verify", [curve.id, vk, vk.length, proofBytes, proofBytes.length, signals, nPublic, valid]);
   return valid[0] === 1;
 }
 

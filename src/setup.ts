@@ -11,7 +11,6 @@
  * waste, and whoever learnt it could forge proofs. Nothing here prints; callers warn their users
  * (the CLI's `cuzk setup --insecure-dev` does, on stderr).
  */
-import { check, errorBuffer } from "./errors.ts";
 import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { curveOf } from "./formats/snarkjs.ts";
@@ -19,6 +18,7 @@ import type { VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
 import type { CurveName, Library } from "./library.ts";
 import { nativeOf } from "./library.ts";
+import { invokeAsync } from "./native_call.ts";
 
 /** Shapes of synthetic circuits (docs/benchmarks.md). */
 export type SynthProfile = "uniform" | "porep";
@@ -99,24 +99,20 @@ export async function synthCircuit(options: SynthOptions): Promise<SyntheticCirc
   const native = nativeOf(options.library);
   const args = synthArguments(options);
   const r1csLength = new BigUint64Array(1), wtnsLength = new BigUint64Array(1);
-  let err = errorBuffer();
   // Sizes first: with no buffers the call reports them (SHORT_BUFFER) without generating anything.
-  let status = (await native.callAsync("cuzk_synth_circuit", ...args, null, 0, r1csLength, null, 0, wtnsLength, err, err.length)) as number;
-  if (status !== 7 /* SHORT_BUFFER */) check(status, err, "cuzk_synth_circuit");
+  await invokeAsync(native, "cuzk_synth_circuit", [...args, null, 0, r1csLength, null, 0, wtnsLength], { accept: "SHORT_BUFFER" });
   const r1cs = new Uint8Array(Number(r1csLength[0]));
   const wtns = new Uint8Array(Number(wtnsLength[0]));
-  err = errorBuffer();
-  status = (await native.callAsync("cuzk_synth_circuit", ...args, r1cs, r1cs.length, r1csLength, wtns, wtns.length, wtnsLength, err, err.length)) as number;
-  check(status, err, "cuzk_synth_circuit");
+  await invokeAsync(native, "cuzk_synth_circuit", [...args, r1cs, r1cs.length, r1csLength, wtns, wtns.length, wtnsLength]);
   return { r1cs, wtns };
 }
 
 /** Writes a synthetic circuit to `paths.r1cs` and its witness to `paths.wtns` (each whole or not at all). */
 export async function writeSynthCircuit(options: SynthOptions, paths: { r1cs: string; wtns: string }): Promise<void> {
   const native = nativeOf(options.library);
-  const err = errorBuffer();
-  const status = (await native.callAsync("cuzk_synth_circuit_write", ...synthArguments(options), paths.r1cs, paths.wtns, err, err.length)) as number;
-  check(status, err, `cuzk_synth_circuit_write(${paths.r1cs}, ${paths.wtns})`);
+  await invokeAsync(native, "cuzk_synth_circuit_write", [...synthArguments(options), paths.r1cs, paths.wtns], {
+    detail: `${paths.r1cs}, ${paths.wtns}`,
+  });
 }
 
 /**
@@ -129,9 +125,9 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   const threads = options.threads ?? 0;
   if (!Number.isInteger(threads) || threads < 0) throw new TypeError(`threads must be a non-negative integer, not ${threads}`);
   const info = allocateStruct(SETUP_INFO_LAYOUT);
-  const err = errorBuffer();
-  const status = (await native.callAsync("cuzk_setup_insecure_dev", r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info, err, err.length)) as number;
-  check(status, err, `cuzk_setup_insecure_dev(${r1csPath})`);
+  await invokeAsync(native, "cuzk_setup_insecure_dev", [r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info], {
+    detail: r1csPath,
+  });
   const raw = decodeStruct(SETUP_INFO_LAYOUT, info);
   const key = await Key.open(zkeyPath, { library: options.library });
   let verificationKey: VerificationKeyJson;
@@ -140,17 +136,17 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   } finally {
     key.close();
   }
-  const ms = (value: unknown) => Number(value as bigint) / 1e6;
+  const ms = (ns: bigint) => Number(ns) / 1e6;
   return {
-    curve: curveOf(raw.curve as number).name,
-    nVars: raw.n_vars as number,
-    nPublic: raw.n_public as number,
-    nConstraints: raw.n_constraints as number,
-    domainSize: raw.domain_size as number,
-    threads: raw.threads as number,
-    g1WindowBits: raw.g1_window_bits as number,
-    g2WindowBits: raw.g2_window_bits as number,
-    gpu: (raw.gpu as number) === 1,
+    curve: curveOf(raw.curve).name,
+    nVars: raw.n_vars,
+    nPublic: raw.n_public,
+    nConstraints: raw.n_constraints,
+    domainSize: raw.domain_size,
+    threads: raw.threads,
+    g1WindowBits: raw.g1_window_bits,
+    g2WindowBits: raw.g2_window_bits,
+    gpu: raw.gpu === 1,
     zkeyBytes: Number(raw.zkey_bytes),
     totalMs: ms(raw.total_ns),
     scalarsMs: ms(raw.scalars_ns),

@@ -33,8 +33,8 @@ const BACKENDS = ["unknown", "cpu", "cuda"] as const;
 /** Decodes record `index` of an array of cuzk_timings. */
 export function decodeTimings(bytes: Uint8Array, index = 0): Timings {
   const raw = decodeStruct(TIMINGS_LAYOUT, bytes, index);
-  const intervals = raw.phases as Array<{ start_ns: bigint; end_ns: bigint }>;
-  const count = Math.min(raw.phase_count as number, intervals.length);
+  const intervals = raw.phases;
+  const count = Math.min(raw.phase_count, intervals.length);
   const phases: Partial<Record<PhaseName, PhaseSpan>> = {};
   for (let i = 0; i < count; i++) {
     const { start_ns, end_ns } = intervals[i];
@@ -43,8 +43,8 @@ export function decodeTimings(bytes: Uint8Array, index = 0): Timings {
     phases[name] = { start: Number(start_ns) / 1e6, end: Number(end_ns) / 1e6 };
   }
   return {
-    backend: BACKENDS[raw.backend as number] ?? "unknown",
-    proofIndex: raw.proof_index as number,
+    backend: BACKENDS[raw.backend] ?? "unknown",
+    proofIndex: raw.proof_index,
     totalMs: Number(raw.total_ns) / 1e6,
     phases,
   };

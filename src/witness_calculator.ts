@@ -10,7 +10,6 @@
 import { readFileSync } from "node:fs";
 import { CuzkError } from "./errors.ts";
 import { ABI } from "./ffi/symbols.ts";
-import { wtnsLayout } from "./formats/witness.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
 
 /**
@@ -130,16 +129,18 @@ export class WitnessCalculator {
    */
   async writeRaw(input: CircuitInput, target: Uint8Array | NativeBuffer, offset = 0): Promise<number> {
     const wtns = await this.wtns(input);
-    const layout = wtnsLayout(wtns);
-    const length = layout.count * layout.n8;
+    // circom_runtime writes one layout: the header, section 1 (n8 at byte 24, the prime, the
+    // count), then the values, last; no parse is needed to find them.
+    const n8 = new DataView(wtns.buffer, wtns.byteOffset, wtns.byteLength).getUint32(24, true);
+    const length = this.rawBytes;
     const bytes = target instanceof NativeBuffer ? target.bytes : target;
-    if (layout.n8 !== ABI.FR_BYTES) {
-      throw new CuzkError("UNSUPPORTED", `the generator writes ${layout.n8}-byte values; the prover takes ${ABI.FR_BYTES}`);
+    if (n8 !== ABI.FR_BYTES) {
+      throw new CuzkError("UNSUPPORTED", `the generator writes ${n8}-byte values; the prover takes ${ABI.FR_BYTES}`);
     }
     if (!Number.isSafeInteger(offset) || offset < 0 || offset + length > bytes.byteLength) {
       throw new CuzkError("SHORT_BUFFER", `the witness needs ${length} bytes at offset ${offset}; the target holds ${bytes.byteLength}`);
     }
-    bytes.set(wtns.subarray(layout.valuesOffset, layout.valuesOffset + length), offset);
+    bytes.set(wtns.subarray(wtns.length - length), offset);
     return length;
   }
 }

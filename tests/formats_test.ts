@@ -23,8 +23,9 @@ import {
   writeG2,
 } from "../src/formats/snarkjs.ts";
 import type { Groth16Proof, VerificationKeyJson } from "../src/formats/snarkjs.ts";
-import { isWtns, publicSignalsOf, wtnsLayout } from "../src/formats/witness.ts";
+import { isWtns, publicSignalsAt } from "../src/formats/witness.ts";
 import { fixtures } from "./support/native.ts";
+import { rawValues, wtnsParts } from "./support/wtns.ts";
 
 const all = fixtures();
 
@@ -64,14 +65,14 @@ for (const fixture of all) {
   test(`${fixture.curve}/${fixture.name}: public signals read from witness.wtns equal public.json`, () => {
     const wtns = fixture.bytes("witness.wtns");
     assert.ok(isWtns(wtns));
-    const layout = wtnsLayout(wtns);
+    const layout = wtnsParts(wtns);
     assert.equal(layout.prime, curve.r, ".wtns prime is the scalar field");
     assert.equal(readLE(wtns, layout.valuesOffset, 32), 1n, "w[0] = 1");
     const expected = fixture.json<string[]>("public.json");
-    assert.deepEqual(publicSignalsOf(wtns, expected.length), expected);
+    assert.deepEqual(publicSignalsAt(wtns, layout.valuesOffset, expected.length), expected);
     // the same from raw values
-    const raw = wtns.slice(layout.valuesOffset, layout.valuesOffset + layout.count * 32);
-    assert.deepEqual(publicSignalsOf(raw, expected.length), expected);
+    assert.deepEqual(publicSignalsAt(rawValues(wtns).raw, 0, expected.length), expected);
+    assert.equal(isWtns(rawValues(wtns).raw), false, "a raw witness (w[0] = 1) never starts with the magic");
   });
 }
 

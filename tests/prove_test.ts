@@ -13,10 +13,9 @@ import { tmpdir } from "node:os";
 import { after, test } from "node:test";
 import { CuzkError, Key, PinnedBuffer, Prover, verify } from "../mod.ts";
 import type { Groth16Proof, VerificationKeyJson } from "../mod.ts";
-import { wtnsLayout } from "../src/formats/witness.ts";
-import { readLE } from "../src/formats/snarkjs.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import type { Fixture } from "./support/native.ts";
+import { rawValues } from "./support/wtns.ts";
 
 const proverApi = [
   "cuzk_key_open",
@@ -45,11 +44,7 @@ const madeProofs: Array<{ name: string; vkey: string; publicSignals: string[]; p
 const randomness = { r: 0x1234567n, s: 0x7654321n };
 
 function rawWitness(fixture: Fixture): { raw: Uint8Array; values: bigint[] } {
-  const wtns = fixture.bytes("witness.wtns");
-  const layout = wtnsLayout(wtns);
-  const raw = wtns.slice(layout.valuesOffset, layout.valuesOffset + layout.count * 32);
-  const values = Array.from({ length: layout.count }, (_, i) => readLE(raw, i * 32, 32));
-  return { raw, values };
+  return rawValues(fixture.bytes("witness.wtns"));
 }
 
 for (const fixture of all) {

@@ -125,8 +125,23 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_setup_info: SETUP_INFO_LAYOUT,
 };
 
+/** One `cuzk_interval`: when a phase ran, in ns from the start of the call. */
+export interface Interval {
+  start_ns: bigint;
+  end_ns: bigint;
+}
+
 /** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones, strings for char[]. */
-export type FieldValue = number | bigint | string | Array<{ start_ns: bigint; end_ns: bigint }>;
+export type FieldValue = number | bigint | string | Interval[];
+
+/** The value type of one field, from its layout. */
+export type ValueOf<F extends FieldLayout> = F["type"] extends "u32" | "i32" ? number
+  : F["type"] extends "u64" ? bigint
+  : F["type"] extends "char" ? string
+  : Interval[];
+
+/** A decoded struct: every field of `L` by C name, with the type its layout gives. */
+export type Decoded<L extends StructLayout> = { -readonly [K in keyof L["fields"]]: ValueOf<L["fields"][K]> };
 
 /** Zeroed memory for `layout`, with `struct_size` filled in. */
 export function allocateStruct(layout: StructLayout, count = 1): Uint8Array {
@@ -152,7 +167,7 @@ export function readField(view: DataView, base: number, field: FieldLayout): Fie
       return new TextDecoder().decode(bytes.subarray(0, end < 0 ? bytes.length : end));
     }
     case "interval": {
-      const out: Array<{ start_ns: bigint; end_ns: bigint }> = [];
+      const out: Interval[] = [];
       for (let i = 0; i < (field.count ?? 1); i++) {
         const p = at + i * INTERVAL_BYTES;
         out.push({ start_ns: view.getBigUint64(p, true), end_ns: view.getBigUint64(p + 8, true) });
@@ -163,14 +178,11 @@ export function readField(view: DataView, base: number, field: FieldLayout): Fie
 }
 
 /** Decodes the struct at record `index` of `bytes` into an object keyed by C field name. */
-export function decodeStruct<L extends StructLayout>(
-  layout: L,
-  bytes: Uint8Array,
-  index = 0,
-): { [K in keyof L["fields"]]: FieldValue } {
+export function decodeStruct<L extends StructLayout>(layout: L, bytes: Uint8Array, index = 0): Decoded<L> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const base = index * layout.size;
   const out: Record<string, FieldValue> = {};
   for (const [name, field] of Object.entries(layout.fields)) out[name] = readField(view, base, field);
-  return out as { [K in keyof L["fields"]]: FieldValue };
+  // Each value was read with the type its field layout names, which is what Decoded<L> states.
+  return out as Decoded<L>;
 }

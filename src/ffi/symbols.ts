@@ -9,9 +9,14 @@
  * arguments are declared `uint32_t` in the header and are `u32` here; every `T*` that points at
  * memory the call reads or writes is `buffer` (JS or native memory); opaque handles are `pointer`.
  */
-import type { SymbolDefinition } from "./types.ts";
+import type { NativeType, SymbolDefinition } from "./types.ts";
 
-const s = (parameters: SymbolDefinition["parameters"], result: SymbolDefinition["result"], nonblocking = false) =>
+// Generic so that each entry keeps its parameter tuple: src/native_call.ts types calls from it.
+const s = <const P extends readonly NativeType[], R extends NativeType>(
+  parameters: P,
+  result: R,
+  nonblocking = false,
+): { readonly parameters: P; readonly result: R; readonly nonblocking?: boolean } =>
   nonblocking ? { parameters, result, nonblocking } : { parameters, result };
 
 /** Every exported function of cuzk.h, keyed by its C name. */
@@ -39,6 +44,9 @@ export const symbols = {
   // cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
   //                                char* err, size_t err_cap);
   cuzk_key_export_vk: s(["pointer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+  //                                    uint32_t witness_format, uint64_t* out_values_offset, char* err, size_t err_cap);
+  cuzk_key_check_witness: s(["pointer", "buffer", "usize", "u32", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
   cuzk_key_close: s(["pointer", "buffer", "usize"], "i32"),
 

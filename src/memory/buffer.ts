@@ -7,13 +7,14 @@
  * their views on free where the runtime can, and are freed only explicitly: the
  * FinalizationRegistry below only warns about a buffer that was dropped without free().
  */
-import { check, CuzkError, errorBuffer } from "../errors.ts";
+import { CuzkError } from "../errors.ts";
 import type { Native } from "../ffi/load.ts";
 import { ABI } from "../ffi/symbols.ts";
 import type { Pointer } from "../ffi/types.ts";
 import { asPointer } from "../ffi/types.ts";
 import type { Library } from "../library.ts";
 import { nativeOf } from "../library.ts";
+import { invoke } from "../native_call.ts";
 
 /** Bytes of one Fr element (scalars, witness values): 32, little-endian, standard form. */
 export const FR_BYTES = ABI.FR_BYTES;
@@ -62,9 +63,7 @@ export abstract class NativeBuffer {
     }
     const outPointer = new BigUint64Array(1);
     const outFlags = new Uint32Array(1);
-    const err = errorBuffer();
-    const status = native.call("cuzk_host_alloc", byteLength, flags, device, outPointer, outFlags, err, err.length) as number;
-    check(status, err, `cuzk_host_alloc(${byteLength})`);
+    invoke(native, "cuzk_host_alloc", [byteLength, flags, device, outPointer, outFlags], { detail: String(byteLength) });
     return [asPointer(outPointer[0]), outFlags[0]];
   }
 
@@ -167,8 +166,7 @@ export abstract class NativeBuffer {
     if (this.#uses > 0) {
       throw new CuzkError("BUSY", `cannot free a ${this.#kind} of ${this.byteLength} bytes: ${this.#uses} native call(s) use it`);
     }
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_host_free", this.#pointer, err, err.length) as number, err, "cuzk_host_free");
+    invoke(this.#native, "cuzk_host_free", [this.#pointer]);
     this.#pointer = 0n as Pointer;
     leakWarnings.unregister(this);
     this.#detachViews();

@@ -4,10 +4,11 @@
  * an explicit, timed operation done once, never hidden inside a proof; the registration keeps the
  * JS memory referenced until it is undone.
  */
-import { check, CuzkError, errorBuffer } from "../errors.ts";
+import { CuzkError } from "../errors.ts";
 import type { Native } from "../ffi/load.ts";
 import type { Library } from "../library.ts";
 import { nativeOf } from "../library.ts";
+import { invoke } from "../native_call.ts";
 
 /** Caller memory page-locked through the CUDA driver, until `unregister()`. */
 export class RegisteredMemory {
@@ -29,9 +30,7 @@ export class RegisteredMemory {
     const native = nativeOf(options.library);
     if (memory.byteLength === 0) throw new CuzkError("INVALID_ARGUMENT", "cannot register an empty buffer");
     const outNs = new BigUint64Array(1);
-    const err = errorBuffer();
-    const status = native.call("cuzk_host_register", memory, memory.byteLength, outNs, err, err.length) as number;
-    check(status, err, `cuzk_host_register(${memory.byteLength} bytes)`);
+    invoke(native, "cuzk_host_register", [memory, memory.byteLength, outNs], { detail: `${memory.byteLength} bytes` });
     return new RegisteredMemory(native, memory, Number(outNs[0]) / 1e6);
   }
 
@@ -44,8 +43,7 @@ export class RegisteredMemory {
   unregister(): void {
     const memory = this.#memory;
     if (!memory) return;
-    const err = errorBuffer();
-    check(this.#native.call("cuzk_host_unregister", memory, err, err.length) as number, err, "cuzk_host_unregister");
+    invoke(this.#native, "cuzk_host_unregister", [memory]);
     this.#memory = undefined;
   }
 

@@ -1,0 +1,79 @@
+/**
+ * @module
+ * Promise: `Key.checkWitness` is the library's one witness check (the one every proof makes
+ * first), reachable from the public API: a good .wtns or raw witness passes and says where its
+ * values start and what its public signals are; each kind of bad witness is refused with its own
+ * code before any work, and `prove` refuses it with the same code.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CuzkError, HostBuffer, Key, Prover } from "../mod.ts";
+import { fixtures, needs } from "./support/native.ts";
+import { rawValues, wtnsParts } from "./support/wtns.ts";
+
+const api = ["cuzk_key_open", "cuzk_key_get_info", "cuzk_key_close", "cuzk_key_check_witness", "cuzk_host_alloc", "cuzk_host_free"] as const;
+
+const all = fixtures();
+const bn = all.find((f) => f.curve === "bn254" && f.name === "mulchain_4")!;
+const bls = all.find((f) => f.curve === "bls12_381" && f.name === "mulchain_4")!;
+
+/** An assert.throws / rejects matcher: a CuzkError with `code` whose message matches `pattern`. */
+const refused = (code: string, pattern?: RegExp) => (error: unknown) => {
+  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
+  assert.equal(error.code, code, error.message);
+  if (pattern) assert.match(error.message, pattern);
+  return true;
+};
+
+test("a good witness passes in every form and says where its values start", needs(...api), async () => {
+  for (const fixture of [bn, bls]) {
+    using key = await Key.open(fixture.file("circuit.zkey"));
+    const wtns = fixture.bytes("witness.wtns");
+    const expected = fixture.json<string[]>("public.json");
+    const fromWtns = key.checkWitness(wtns);
+    assert.deepEqual(fromWtns, { format: "wtns", valuesOffset: wtnsParts(wtns).valuesOffset, publicSignals: expected });
+    const { raw } = rawValues(wtns);
+    assert.deepEqual(key.checkWitness(raw), { format: "raw", valuesOffset: 0, publicSignals: expected });
+    using native = HostBuffer.alloc(raw.length);
+    native.set(raw);
+    assert.deepEqual(key.checkWitness(native), { format: "raw", valuesOffset: 0, publicSignals: expected });
+  }
+});
+
+test("each kind of bad witness is refused with its own code", needs(...api), async () => {
+  using key = await Key.open(bn.file("circuit.zkey"));
+  const wtns = bn.bytes("witness.wtns");
+  const { raw } = rawValues(wtns);
+  const nVars = key.info().nVars;
+  assert.throws(() => key.checkWitness(wtns.subarray(0, wtns.length - 40)), refused("FORMAT"), "truncated values");
+  assert.throws(() => key.checkWitness(wtns.subarray(0, 10)), refused("FORMAT"), "truncated header");
+  assert.throws(() => key.checkWitness(bls.bytes("witness.wtns")), refused("CURVE_MISMATCH"), "another curve's field");
+  assert.throws(() => key.checkWitness(raw.subarray(32)), refused("WITNESS_LENGTH"), "one value short");
+  const other = all.find((f) => f.curve === "bn254" && f.name === "bits_10")!;
+  assert.throws(() => key.checkWitness(other.bytes("witness.wtns")), refused("WITNESS_LENGTH"), "another circuit's witness");
+  const big = raw.slice();
+  big.fill(0xff, big.length - 32);
+  assert.throws(() => key.checkWitness(big), refused("INVALID_ARGUMENT", new RegExp(String(nVars - 1))), "a value not below r");
+  const badOne = raw.slice();
+  badOne[0] = 2;
+  assert.throws(() => key.checkWitness(badOne), refused("UNSATISFIED"), "w[0] != 1");
+});
+
+test("prove refuses a bad witness with the code checkWitness gives, naming its index in a batch", needs(...api, "cuzk_prove"), async () => {
+  using prover = await Prover.open({ zkey: bn.file("circuit.zkey"), backend: "cpu" });
+  const { raw } = rawValues(bn.bytes("witness.wtns"));
+  const badOne = raw.slice();
+  badOne[0] = 2;
+  await assert.rejects(prover.prove(badOne), refused("UNSATISFIED"));
+  await assert.rejects(prover.proveBatch([raw, badOne]), refused("UNSATISFIED", /^witness 1: /));
+  await assert.rejects(prover.prove(bls.bytes("witness.wtns")), refused("CURVE_MISMATCH"));
+  const { proof, publicSignals } = await prover.prove(raw);
+  assert.deepEqual(publicSignals, bn.json<string[]>("public.json"), "the prover still works after refusals");
+  assert.equal(await prover.verify(publicSignals, proof), true);
+});
+
+test("a closed key refuses the check", needs(...api), async () => {
+  const key = await Key.open(bn.file("circuit.zkey"));
+  key.close();
+  assert.throws(() => key.checkWitness(bn.bytes("witness.wtns")), refused("CLOSED"));
+});
