@@ -19,7 +19,10 @@ import type { CircuitInput } from "./witness_calculator.ts";
 /** A proving key for the groth16 functions: a .zkey path, an open Key, or a Prover to reuse. */
 export type ZkeySource = string | Key | Prover;
 
-/** Options of groth16.prove and groth16.fullProve. */
+/**
+ * Options of groth16.prove and groth16.fullProve. Every proof is self-checked (a pairing check)
+ * before it is returned unless `selfCheck: false`: see ProverOptions.selfCheck for its cost.
+ */
 export interface Groth16Options extends ProveOptions, Pick<ProverOptions, "backend" | "device" | "cpuThreads" | "r1cs" | "skipPointChecks"> {
   library?: Library;
   /** Fixed r and s (tests only; never in production). */
