@@ -1,11 +1,38 @@
 // cuzk.h: contexts (a backend on a device) and provers (a key bound to a context), and proving.
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
+#include "cpu/cpu_engine.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "prover/verify.hpp"
 
 using cuzk::abi::guarded;
 
 namespace {
+
+// The engine of a context's backend: the one place that picks cpu/ or cuda/ for a prover.
+class ContextEngines final : public cuzk::engine::EngineMaker {
+ public:
+  explicit ContextEngines(const cuzk_context& ctx) : ctx_(ctx) {}
+  cuzk_status make(const cuzk::engine::KeyView<cuzk::curve::Bn254>& key,
+                   std::unique_ptr<cuzk::engine::Engine<cuzk::curve::Bn254>>* out, std::string& err) const override {
+    return make_for(key, out, err);
+  }
+  cuzk_status make(const cuzk::engine::KeyView<cuzk::curve::Bls12381>& key,
+                   std::unique_ptr<cuzk::engine::Engine<cuzk::curve::Bls12381>>* out,
+                   std::string& err) const override {
+    return make_for(key, out, err);
+  }
+
+ private:
+  template <class C>
+  cuzk_status make_for(const cuzk::engine::KeyView<C>& key, std::unique_ptr<cuzk::engine::Engine<C>>* out,
+                       std::string& err) const {
+    if (ctx_.backend == CUZK_BACKEND_CUDA) return cuzk::cuda::make_engine<C>(ctx_.gpu, key, out, err);
+    *out = cuzk::cpu::make_engine<C>(key, *ctx_.pool);
+    return CUZK_OK;
+  }
+  const cuzk_context& ctx_;
+};
 
 // Counts a running call on a handle for as long as it lives (destroy is refused meanwhile).
 struct CallGuard {
@@ -104,12 +131,8 @@ CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32
     if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
     if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    cuzk::prover::EngineTarget target;
-    target.backend = ctx->backend;
-    target.pool = ctx->pool;
-    target.device = ctx->gpu;
     auto p = std::make_unique<cuzk_prover>();
-    cuzk_status st = cuzk::prover::make_prover(key->zkey, target, &p->impl, msg);
+    cuzk_status st = cuzk::prover::make_prover(key->zkey, *ctx->pool, ContextEngines(*ctx), &p->impl, msg);
     if (st != CUZK_OK) return st;
     p->ctx = ctx;
     p->key = key;

@@ -12,6 +12,10 @@
 #include "prover/groth16.hpp"
 #include "util/thread_pool.hpp"
 
+namespace cuzk::cuda {
+struct Device;  // cuda/cuda_backend.hpp
+}
+
 struct cuzk_key {
   cuzk::formats::MappedFile file;
   cuzk::formats::ZkeyGroth16 zkey;

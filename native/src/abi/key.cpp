@@ -4,6 +4,7 @@
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
 #include "prover/key_check.hpp"
+#include "prover/vk.hpp"
 #include "util/clock.hpp"
 
 using cuzk::abi::guarded;

@@ -1,7 +1,8 @@
 // The seam between the shared prover orchestration and a backend. An engine computes, for every
 // witness of a batch, the five multi-scalar sums of a Groth16 proof; everything around them
 // (witness checks, randomness, blinding, encoding, self-check) is the same for every backend and
-// lives in prover/groth16.hpp. This folder sits below both engines (cpu/, cuda/) and the prover.
+// lives in prover/groth16.hpp. This folder sits below both engines (cpu/, cuda/) and the prover;
+// the ABI side, which makes the handles, picks the engine (EngineMaker).
 #pragma once
 
 #include <memory>
@@ -41,6 +42,17 @@ class Engine {
   // Fills sums[0..batch.n). Times its phases (ABC, NTT_H, MSM_*, UPLOAD, ...) into `times`.
   virtual cuzk_status compute(const WitnessBatch& batch, PhaseTimes& times, ProofSums<C>* sums,
                               std::string& err) = 0;
+};
+
+// Makes the engine that works on a key view, for either curve. The ABI side implements it for a
+// context's backend (abi/context.cpp), so that the prover never names cpu/ or cuda/.
+class EngineMaker {
+ public:
+  virtual ~EngineMaker() = default;
+  virtual cuzk_status make(const KeyView<curve::Bn254>& key, std::unique_ptr<Engine<curve::Bn254>>* out,
+                           std::string& err) const = 0;
+  virtual cuzk_status make(const KeyView<curve::Bls12381>& key, std::unique_ptr<Engine<curve::Bls12381>>* out,
+                           std::string& err) const = 0;
 };
 
 }  // namespace cuzk::engine

@@ -1,19 +1,14 @@
 #include "prover/groth16.hpp"
 
-#include <sys/random.h>
-
-#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
-#include "cpu/cpu_engine.hpp"
-#include "cuda/cuda_backend.hpp"
 #include "curve/ops.hpp"
-#include "formats/wtns.hpp"
-#include "pairing/verify.hpp"
 #include "engine/engine.hpp"
 #include "engine/key_view.hpp"
+#include "field/random.hpp"
+#include "formats/wtns.hpp"
 #include "prover/r1cs_check.hpp"
 #include "prover/vk.hpp"
 
@@ -31,6 +26,15 @@ using engine::WitnessBatch;
 template <class Fr>
 void scalar_limbs(const uint8_t* bytes, uint64_t out[4]) {
   std::memcpy(out, bytes, 32);
+}
+
+// A uniform element of Fr (standard LE) from the OS CSPRNG: the blinding scalars r, s.
+template <class Fr>
+cuzk_status random_scalar(uint8_t* out, std::string& err) {
+  Fr v;
+  if (!field::os_random_element(v, err)) return CUZK_ERR_INTERNAL;
+  std::memcpy(out, v.l, 32);
+  return CUZK_OK;
 }
 
 // Values must be < r: anything else would silently prove a different statement.
@@ -64,12 +68,10 @@ class Groth16Prover final : public Prover {
     vk_ = vk_from_zkey<C>(z);
   }
 
-  cuzk_status init(const EngineTarget& target, std::string& err) {
+  cuzk_status init(const engine::EngineMaker& engines, std::string& err) {
     cuzk_status st = view_.build(z_, pool_, err);
     if (st != CUZK_OK) return st;
-    if (target.backend == CUZK_BACKEND_CUDA) return cuda::make_engine<C>(target.device, view_, &engine_, err);
-    engine_ = cpu::make_engine<C>(view_, pool_);
-    return CUZK_OK;
+    return engines.make(view_, &engine_, err);
   }
 
   cuzk_status prove(const ProveArgs& args, const formats::R1cs* r1cs, std::string& err) override {
@@ -134,8 +136,8 @@ class Groth16Prover final : public Prover {
           return CUZK_ERR_INVALID_ARGUMENT;
         }
       } else {
-        if ((st = random_scalar(C::ID, rb, err)) != CUZK_OK) return st;
-        if ((st = random_scalar(C::ID, sb, err)) != CUZK_OK) return st;
+        if ((st = random_scalar<Fr>(rb, err)) != CUZK_OK) return st;
+        if ((st = random_scalar<Fr>(sb, err)) != CUZK_OK) return st;
       }
       finalize(sums_[p], rb, sb, args.proofs + p * C::PROOF_BYTES);
     }
@@ -260,112 +262,21 @@ class Groth16Prover final : public Prover {
 };
 
 template <class C>
-cuzk_status make_prover_for(const formats::ZkeyGroth16& zkey, const EngineTarget& target, std::unique_ptr<Prover>* out,
-                            std::string& err) {
-  auto p = std::make_unique<Groth16Prover<C>>(zkey, *target.pool);
-  cuzk_status st = p->init(target, err);
+cuzk_status make_prover_for(const formats::ZkeyGroth16& zkey, ThreadPool& pool, const engine::EngineMaker& engines,
+                            std::unique_ptr<Prover>* out, std::string& err) {
+  auto p = std::make_unique<Groth16Prover<C>>(zkey, pool);
+  cuzk_status st = p->init(engines, err);
   if (st != CUZK_OK) return st;
   *out = std::move(p);
   return CUZK_OK;
 }
 
-template <class C>
-cuzk_status verify_for(const uint8_t* vk_bytes_in, size_t vk_len, const uint8_t* proof, size_t proof_len,
-                       const uint8_t* public_signals, size_t n_public, bool* valid, std::string& err) {
-  using Fr = typename C::Fr;
-  using Fq = typename C::Fq;
-  using Fq2 = typename C::Fq2;
-  pairing::VerifyingKey<C> vk;
-  cuzk_status st = vk_read<C>(vk_bytes_in, vk_len, n_public, vk, err);
-  if (st != CUZK_OK) return st;
-  if (proof_len != C::PROOF_BYTES) {
-    err = "proof is " + std::to_string(proof_len) + " bytes; " + std::to_string(C::PROOF_BYTES) + " expected on " +
-          C::name();
-    return CUZK_ERR_INVALID_ARGUMENT;
-  }
-  *valid = false;
-  // Coordinates must be canonical and points on their curves; anything else is simply invalid.
-  for (size_t i = 0; i < C::PROOF_BYTES / Fq::BYTES; i++) {
-    Fq v;
-    std::memcpy(v.l, proof + i * Fq::BYTES, Fq::BYTES);
-    if (!v.is_canonical()) return CUZK_OK;
-  }
-  auto a = curve::load_output_point<Fq>(proof);
-  auto b = curve::load_output_point<Fq2>(proof + C::G1_BYTES);
-  auto c = curve::load_output_point<Fq>(proof + C::G1_BYTES + C::G2_BYTES);
-  if (!curve::is_on_curve<C, Fq>(a) || !curve::is_on_curve<C, Fq2>(b) || !curve::is_on_curve<C, Fq>(c)) return CUZK_OK;
-  std::vector<Fr> pub(n_public);
-  for (size_t i = 0; i < n_public; i++) {
-    Fr v;
-    std::memcpy(v.l, public_signals + i * 32, 32);
-    if (!v.is_canonical()) return CUZK_OK;  // snarkjs rejects public inputs >= r as well
-    pub[i] = v.to_mont();
-  }
-  *valid = pairing::verify_groth16<C>(vk, a, b, c, pub.data(), n_public);
-  return CUZK_OK;
-}
-
 }  // namespace
 
-cuzk_status make_prover(const formats::ZkeyGroth16& zkey, const EngineTarget& target, std::unique_ptr<Prover>* out,
-                        std::string& err) {
-  if (zkey.curve == CUZK_CURVE_BN254) return make_prover_for<curve::Bn254>(zkey, target, out, err);
-  return make_prover_for<curve::Bls12381>(zkey, target, out, err);
-}
-
-cuzk_status verify_proof(cuzk_curve curve_id, const uint8_t* vk, size_t vk_len, const uint8_t* proof, size_t proof_len,
-                         const uint8_t* public_signals, size_t n_public, bool* valid, std::string& err) {
-  if (curve_id == CUZK_CURVE_BN254)
-    return verify_for<curve::Bn254>(vk, vk_len, proof, proof_len, public_signals, n_public, valid, err);
-  if (curve_id == CUZK_CURVE_BLS12_381)
-    return verify_for<curve::Bls12381>(vk, vk_len, proof, proof_len, public_signals, n_public, valid, err);
-  err = "unknown curve " + std::to_string((int)curve_id);
-  return CUZK_ERR_INVALID_ARGUMENT;
-}
-
-cuzk_status export_vk(const formats::ZkeyGroth16& z, uint8_t* out, size_t cap, size_t* len, std::string& err) {
-  auto write = [&](auto tag) -> cuzk_status {
-    using C = decltype(tag);
-    size_t need = vk_bytes<C>(z.n_public);
-    if (len) *len = need;
-    if (!out || cap < need) {
-      err = "vk buffer holds " + std::to_string(cap) + " bytes; " + std::to_string(need) + " needed";
-      return CUZK_ERR_SHORT_BUFFER;
-    }
-    vk_write<C>(vk_from_zkey<C>(z), out);
-    return CUZK_OK;
-  };
-  return z.curve == CUZK_CURVE_BN254 ? write(curve::Bn254{}) : write(curve::Bls12381{});
-}
-
-cuzk_status random_scalar(cuzk_curve curve_id, uint8_t* out, std::string& err) {
-  const uint64_t* modulus = curve_id == CUZK_CURVE_BN254 ? field::Bn254FrParams::MODULUS : field::Bls12381FrParams::MODULUS;
-  int bits = curve_id == CUZK_CURVE_BN254 ? field::Bn254FrParams::BITS : field::Bls12381FrParams::BITS;
-  // Rejection sampling below the modulus: uniform, and at most a few draws (r > 2^(bits-1)).
-  for (int attempt = 0; attempt < 1000; attempt++) {
-    uint64_t v[4];
-    size_t got = 0;
-    while (got < sizeof v) {
-      ssize_t k = getrandom(reinterpret_cast<uint8_t*>(v) + got, sizeof v - got, 0);
-      if (k < 0) {
-        if (errno == EINTR) continue;
-        err = std::string("getrandom failed: ") + std::strerror(errno);
-        return CUZK_ERR_INTERNAL;
-      }
-      got += (size_t)k;
-    }
-    v[3] &= bits >= 256 ? ~0ull : ((1ull << (bits - 192)) - 1);
-    bool less = false;
-    for (int i = 3; i >= 0; i--) {
-      if (v[i] != modulus[i]) { less = v[i] < modulus[i]; break; }
-    }
-    if (less) {
-      std::memcpy(out, v, 32);
-      return CUZK_OK;
-    }
-  }
-  err = "could not draw a random scalar";
-  return CUZK_ERR_INTERNAL;
+cuzk_status make_prover(const formats::ZkeyGroth16& zkey, ThreadPool& pool, const engine::EngineMaker& engines,
+                        std::unique_ptr<Prover>* out, std::string& err) {
+  if (zkey.curve == CUZK_CURVE_BN254) return make_prover_for<curve::Bn254>(zkey, pool, engines, out, err);
+  return make_prover_for<curve::Bls12381>(zkey, pool, engines, out, err);
 }
 
 }  // namespace cuzk::prover

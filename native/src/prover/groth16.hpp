@@ -1,19 +1,16 @@
 // The backend-independent half of proving: witness checks, randomness, the engine's sums turned
 // into A, B, C with the blinding terms, encoding, and the optional self-check. One instance per
-// cuzk_prover; the engine (CPU or CUDA) does the heavy work.
+// cuzk_prover; the engine (made by the ABI side for the context's backend) does the heavy work.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "cuzk.h"
+#include "engine/engine.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/zkey.hpp"
 #include "util/thread_pool.hpp"
-
-namespace cuzk::cuda {
-struct Device;
-}
 
 namespace cuzk::prover {
 
@@ -33,13 +30,6 @@ struct ProveArgs {
   cuzk_timings* timings = nullptr;
 };
 
-// Where the engine runs.
-struct EngineTarget {
-  cuzk_backend backend = CUZK_BACKEND_CPU;
-  ThreadPool* pool = nullptr;        // always set: the CPU side of every backend
-  cuda::Device* device = nullptr;    // set for CUZK_BACKEND_CUDA
-};
-
 class Prover {
  public:
   virtual ~Prover() = default;
@@ -47,18 +37,9 @@ class Prover {
   virtual cuzk_status prove(const ProveArgs& args, const formats::R1cs* r1cs, std::string& err) = 0;
 };
 
-// Builds the key view and the engine for the key's curve.
-cuzk_status make_prover(const formats::ZkeyGroth16& zkey, const EngineTarget& target, std::unique_ptr<Prover>* out,
-                        std::string& err);
-
-// Self-contained verification for cuzk_verify: vk in the cuzk_key_export_vk layout.
-cuzk_status verify_proof(cuzk_curve curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof, size_t proof_len,
-                         const uint8_t* public_signals, size_t n_public, bool* valid, std::string& err);
-
-// Writes the key's verification key (out may be NULL to ask the size).
-cuzk_status export_vk(const formats::ZkeyGroth16& zkey, uint8_t* out, size_t cap, size_t* len, std::string& err);
-
-// Fills 32 bytes with a uniformly random element of Fr (standard LE) from the OS CSPRNG.
-cuzk_status random_scalar(cuzk_curve curve, uint8_t* out, std::string& err);
+// Builds the key view for the key's curve and asks `engines` for the engine that works on it.
+// pool: the CPU side of every backend (key view, r1cs check).
+cuzk_status make_prover(const formats::ZkeyGroth16& zkey, ThreadPool& pool, const engine::EngineMaker& engines,
+                        std::unique_ptr<Prover>* out, std::string& err);
 
 }  // namespace cuzk::prover

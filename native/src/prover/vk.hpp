@@ -94,4 +94,7 @@ cuzk_status vk_read(const uint8_t* in, size_t len, size_t n_public, pairing::Ver
   return CUZK_OK;
 }
 
+// Writes the key's verification key for cuzk_key_export_vk (out may be NULL to ask the size).
+cuzk_status export_vk(const formats::ZkeyGroth16& zkey, uint8_t* out, size_t cap, size_t* len, std::string& err);
+
 }  // namespace cuzk::prover

@@ -1,15 +1,14 @@
 // Two sources of randomness, kept apart on purpose:
 //  - SeededRng: a fast deterministic generator (xoshiro256** seeded through splitmix64) for
 //    synthetic circuits, so that a (profile, size, seed) triple always names the same circuit;
-//  - os_random / random_nonzero: the OS CSPRNG (getrandom), the only source of toxic waste.
+//  - random_nonzero: the OS CSPRNG (util/os_random.hpp), the only source of toxic waste.
 #pragma once
 
-#include <sys/random.h>
-
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
+#include <string>
+
+#include "field/random.hpp"
 
 namespace cuzk::setup {
 
@@ -43,7 +42,7 @@ class SeededRng {
     for (;;) {
       uint64_t v[Fr::N];
       for (auto& limb : v) limb = next();
-      mask_to_bits<Fr>(v);
+      cuzk::field::mask_to_bits<Fr>(v);
       Fr raw = Fr::from_raw(v);
       if (raw.is_canonical()) return raw.to_mont();
     }
@@ -56,39 +55,19 @@ class SeededRng {
     }
   }
 
-  template <class Fr>
-  static void mask_to_bits(uint64_t* v) {
-    const int top_bits = Fr::Params::BITS - 64 * (Fr::N - 1);
-    if (top_bits < 64) v[Fr::N - 1] &= ((uint64_t)1 << top_bits) - 1;
-  }
-
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
 };
 
-inline void os_random(void* out, size_t n) {
-  auto* p = static_cast<uint8_t*>(out);
-  while (n > 0) {
-    ssize_t got = getrandom(p, n, 0);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
-    }
-    p += got;
-    n -= (size_t)got;
-  }
-}
-
 // A uniform nonzero element of Fr (Montgomery form) from the OS CSPRNG.
 template <class Fr>
 Fr random_nonzero() {
   for (;;) {
-    uint64_t v[Fr::N];
-    os_random(v, sizeof v);
-    SeededRng::mask_to_bits<Fr>(v);
-    Fr raw = Fr::from_raw(v);
-    if (raw.is_canonical() && !raw.is_zero()) return raw.to_mont();
+    Fr raw;
+    std::string err;
+    if (!cuzk::field::os_random_element(raw, err)) throw std::runtime_error(err);
+    if (!raw.is_zero()) return raw.to_mont();
   }
 }
 
