@@ -234,6 +234,25 @@ CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, 
 /* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving.
  * Checked against the key: same prime, same variable, public and constraint counts. */
 CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
+/* Checks one witness against the key without proving: exactly the checks cuzk_prove makes before
+ * any work (one implementation, shared with cuzk_prove): the .wtns header and its prime against the
+ * key's curve, the value count against the key's n_vars, every value < r, and w[0] = 1.
+ * It does not check the constraints of an attached .r1cs (cuzk_prove does that next, and times it
+ * as CUZK_PHASE_WITNESS_CHECK).
+ * witness_format: CUZK_WITNESS_WTNS or CUZK_WITNESS_RAW (n_vars * 32 bytes, standard-form LE).
+ * *out_values_offset (may be NULL) receives the byte offset inside `witness` where the n_vars raw
+ * 32-byte values start (0 for CUZK_WITNESS_RAW); written on CUZK_OK only.
+ * Returns: CUZK_OK;
+ *   CUZK_ERR_INVALID_ARGUMENT  key or witness NULL, unknown witness_format, a value not < r
+ *                              (the message names its index);
+ *   CUZK_ERR_FORMAT            malformed .wtns (magic, version, sections, sizes, n8 not a field size);
+ *   CUZK_ERR_CURVE_MISMATCH    the .wtns is over another prime field (message names both), including
+ *                              values of another plausible field size (n8 = 8..64, a multiple of 8, not 32);
+ *   CUZK_ERR_WITNESS_LENGTH    value count (or raw length) differs from the key's n_vars;
+ *   CUZK_ERR_UNSATISFIED       w[0] != 1 (the constant wire). */
+CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+                                            uint32_t witness_format, uint64_t* out_values_offset,
+                                            char* err, size_t err_cap);
 /* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
  * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short).
  * To ask the size, call it with out = NULL, out_cap = 0: it returns CUZK_ERR_SHORT_BUFFER with

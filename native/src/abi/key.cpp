@@ -5,6 +5,7 @@
 #include "abi/handles.hpp"
 #include "prover/key_check.hpp"
 #include "prover/vk.hpp"
+#include "prover/witness_check.hpp"
 #include "util/clock.hpp"
 
 using cuzk::abi::guarded;
@@ -104,6 +105,18 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
     key->r1cs_file = std::move(file);
     key->r1cs = std::move(r1cs);
     return CUZK_OK;
+  });
+}
+
+CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+                                            uint32_t witness_format, uint64_t* out_values_offset, char* err,
+                                            size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const uint8_t* values = nullptr;
+    cuzk_status st = cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format, &values, msg);
+    if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
+    return st;
   });
 }
 

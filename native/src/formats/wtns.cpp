@@ -15,7 +15,7 @@ std::string str(uint64_t v) { return std::to_string(v); }
 
 }  // namespace
 
-Status parse_wtns(const uint8_t* data, size_t size, Wtns& out, std::string& err) {
+Status parse_wtns_layout(const uint8_t* data, size_t size, Wtns& out, std::string& err) {
   out = Wtns{};
   BinFile bin;
   if (Status s = parse_binfile(data, size, "wtns", {1, 2}, bin, err); s != CUZK_OK) return s;
@@ -56,6 +56,13 @@ Status parse_wtns(const uint8_t* data, size_t size, Wtns& out, std::string& err)
                     str(w.n_witness) + " values of " + str(w.n8) + " bytes");
   }
   w.values = values->data;
+  out = w;
+  return CUZK_OK;
+}
+
+Status parse_wtns(const uint8_t* data, size_t size, Wtns& out, std::string& err) {
+  Wtns w;
+  if (Status s = parse_wtns_layout(data, size, w, err); s != CUZK_OK) return s;
   for (uint64_t i = 0; i < w.n_witness; ++i) {
     if (!less_than_le(w.values + i * w.n8, w.prime, w.n8)) {
       return fail(err, CUZK_ERR_FORMAT, "wtns: value w[" + str(i) + "] is not below the prime");

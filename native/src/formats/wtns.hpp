@@ -23,4 +23,8 @@ struct Wtns {
 // w[0] = 1 is a property of the circuit, not of the file, and is left to the prover's checks.
 Status parse_wtns(const uint8_t* data, size_t size, Wtns& out, std::string& err);
 
+// The same checks but the range of the values: for the witness check against a key
+// (prover/witness_check.hpp), which reports a value >= r as the caller's argument error.
+Status parse_wtns_layout(const uint8_t* data, size_t size, Wtns& out, std::string& err);
+
 }  // namespace cuzk::formats

@@ -8,9 +8,9 @@
 #include "engine/engine.hpp"
 #include "engine/key_view.hpp"
 #include "field/random.hpp"
-#include "formats/wtns.hpp"
 #include "prover/r1cs_check.hpp"
 #include "prover/vk.hpp"
+#include "prover/witness_check.hpp"
 
 namespace cuzk::prover {
 
@@ -35,17 +35,6 @@ cuzk_status random_scalar(uint8_t* out, std::string& err) {
   if (!field::os_random_element(v, err)) return CUZK_ERR_INTERNAL;
   std::memcpy(out, v.l, 32);
   return CUZK_OK;
-}
-
-// Values must be < r: anything else would silently prove a different statement.
-template <class Fr>
-bool all_canonical(const uint8_t* values, size_t n, size_t* bad) {
-  for (size_t i = 0; i < n; i++) {
-    Fr v;
-    std::memcpy(v.l, values + i * 32, 32);
-    if (!v.is_canonical()) { *bad = i; return false; }
-  }
-  return true;
 }
 
 template <class C>
@@ -103,16 +92,6 @@ class Groth16Prover final : public Prover {
       PhaseScope t(times, PhaseScope::kAll, CUZK_PHASE_PARSE);
       cuzk_status st = args.a ? collect_evaluations(args, batch, err) : collect_witnesses(args, batch, err);
       if (st != CUZK_OK) return st;
-      for (size_t p = 0; p < n; p++) {
-        Fr w0;
-        std::memcpy(w0.l, batch.w[p], 32);
-        Fr one_raw = Fr::zero();
-        one_raw.l[0] = 1;
-        if (w0 != one_raw) {
-          err = "proof " + std::to_string(p) + ": witness w[0] must be 1 (the constant wire)";
-          return CUZK_ERR_UNSATISFIED;
-        }
-      }
     }
     if (r1cs && !(args.flags & CUZK_PROVE_SKIP_R1CS_CHECK)) {
       for (size_t p = 0; p < n; p++) {
@@ -130,8 +109,7 @@ class Groth16Prover final : public Prover {
       if (args.r) {
         std::memcpy(rb, args.r + p * 32, 32);
         std::memcpy(sb, args.s + p * 32, 32);
-        size_t bad;
-        if (!all_canonical<Fr>(rb, 1, &bad) || !all_canonical<Fr>(sb, 1, &bad)) {
+        if (first_value_not_below_r(z_, rb, 1) == 0 || first_value_not_below_r(z_, sb, 1) == 0) {
           err = "proof " + std::to_string(p) + ": r and s must be < r (standard form)";
           return CUZK_ERR_INVALID_ARGUMENT;
         }
@@ -157,42 +135,11 @@ class Groth16Prover final : public Prover {
   }
 
   cuzk_status collect_witnesses(const ProveArgs& args, WitnessBatch& batch, std::string& err) {
-    const size_t raw_bytes = (size_t)z_.n_vars * 32;
     if (!args.witnesses) { err = "witnesses is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     for (size_t p = 0; p < args.n; p++) {
-      const uint8_t* rec = args.witnesses + p * args.witness_stride;
-      std::string who = "proof " + std::to_string(p) + ": ";
-      if (args.witness_format == CUZK_WITNESS_RAW) {
-        if (args.witness_stride != raw_bytes) {
-          err = who + "raw witness is " + std::to_string(args.witness_stride / 32) + " values (" +
-                std::to_string(args.witness_stride) + " bytes); the key has " + std::to_string(z_.n_vars) + " variables";
-          return CUZK_ERR_WITNESS_LENGTH;
-        }
-        size_t bad;
-        if (!all_canonical<Fr>(rec, z_.n_vars, &bad)) {
-          err = who + "witness value " + std::to_string(bad) + " is not < r";
-          return CUZK_ERR_INVALID_ARGUMENT;
-        }
-        batch.w[p] = rec;
-      } else if (args.witness_format == CUZK_WITNESS_WTNS) {
-        formats::Wtns wtns;
-        cuzk_status st = formats::parse_wtns(rec, args.witness_stride, wtns, err);
-        if (st != CUZK_OK) { err = who + ".wtns: " + err; return st; }
-        if (wtns.curve != C::ID) {
-          err = who + "the witness is for " + (wtns.curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381") +
-                " but the key is for " + C::name();
-          return CUZK_ERR_CURVE_MISMATCH;
-        }
-        if (wtns.n_witness != z_.n_vars) {
-          err = who + "the witness has " + std::to_string(wtns.n_witness) + " values; the key has " +
-                std::to_string(z_.n_vars) + " variables";
-          return CUZK_ERR_WITNESS_LENGTH;
-        }
-        batch.w[p] = wtns.values;
-      } else {
-        err = "unknown witness_format " + std::to_string(args.witness_format);
-        return CUZK_ERR_INVALID_ARGUMENT;
-      }
+      cuzk_status st = check_witness(z_, args.witnesses + p * args.witness_stride, args.witness_stride,
+                                     args.witness_format, &batch.w[p], err);
+      if (st != CUZK_OK) { err = "proof " + std::to_string(p) + ": " + err; return st; }
     }
     return CUZK_OK;
   }
@@ -211,11 +158,17 @@ class Groth16Prover final : public Prover {
       batch.a[p] = args.a + p * d * 32;
       batch.b[p] = args.b + p * d * 32;
       batch.c[p] = args.c + p * d * 32;
-      size_t bad;
-      if (!all_canonical<Fr>(batch.w[p], z_.n_vars, &bad) || !all_canonical<Fr>(batch.a[p], d, &bad) ||
-          !all_canonical<Fr>(batch.b[p], d, &bad) || !all_canonical<Fr>(batch.c[p], d, &bad)) {
+      if (first_value_not_below_r(z_, batch.w[p], z_.n_vars) < z_.n_vars ||
+          first_value_not_below_r(z_, batch.a[p], d) < d || first_value_not_below_r(z_, batch.b[p], d) < d ||
+          first_value_not_below_r(z_, batch.c[p], d) < d) {
         err = "proof " + std::to_string(p) + ": an assignment or evaluation value is not < r";
         return CUZK_ERR_INVALID_ARGUMENT;
+      }
+    }
+    for (size_t p = 0; p < args.n; p++) {
+      if (!is_constant_one(batch.w[p])) {
+        err = "proof " + std::to_string(p) + ": witness w[0] must be 1 (the constant wire)";
+        return CUZK_ERR_UNSATISFIED;
       }
     }
     return CUZK_OK;
