@@ -225,9 +225,18 @@ typedef struct cuzk_key_info {
                                            (saves ~0.1 s per million points at open time) */
 
 /* Opens and checks a .zkey file: headers, sizes, coefficients and (unless skipped) that every
- * point lies on its curve, so a corrupted key fails here instead of yielding wrong proofs. */
+ * point lies on its curve, so a corrupted key fails here instead of yielding wrong proofs.
+ * Returns: CUZK_OK (*out set; on any failure *out = NULL);
+ *   CUZK_ERR_INVALID_ARGUMENT  path or out NULL, unknown flags;
+ *   CUZK_ERR_IO                the file cannot be opened, stat'ed or mapped, or is not a regular file;
+ *   CUZK_ERR_FORMAT            empty or malformed .zkey (magic, version, sections, sizes, counts,
+ *                              coefficients), or a point off its curve (message names section and index);
+ *   CUZK_ERR_CURVE_MISMATCH    the key's primes are not those of BN254 or BLS12-381;
+ *   CUZK_ERR_UNSUPPORTED       a protocol other than Groth16 (PLONK, FFLONK keys);
+ *   CUZK_ERR_OUT_OF_MEMORY     host memory ran out. */
 CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
-/* Same over bytes already in memory; the memory is borrowed and must outlive the key. */
+/* Same over bytes already in memory; the memory is borrowed and must outlive the key.
+ * Returns: as cuzk_key_open (data NULL is CUZK_ERR_INVALID_ARGUMENT; never CUZK_ERR_IO). */
 CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
                                           char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
@@ -296,7 +305,22 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  *  proofs: n_proofs * proof_bytes, output encoding: A (G1) | B (G2) | C (G1).
  *  timings: NULL, or n_proofs cuzk_timings records.
  * A witness that fails a check fails the whole call and names the proof index; use batches of one
- * to isolate failures.
+ * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
+ * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
+ * Returns: CUZK_OK (proofs written);
+ *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown flags, n_proofs 0, proofs NULL, witnesses NULL,
+ *                              only one of r and s, unknown witness_format, a witness value, r or s
+ *                              not < r;
+ *   CUZK_ERR_FORMAT            a malformed .wtns record;
+ *   CUZK_ERR_CURVE_MISMATCH    a .wtns over another field than the key's;
+ *   CUZK_ERR_WITNESS_LENGTH    a witness's value count (RAW: witness_stride) differs from n_vars;
+ *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails (message names it);
+ *   CUZK_ERR_SHORT_BUFFER      proofs_cap < n_proofs * proof_bytes;
+ *   CUZK_ERR_SELF_CHECK        (CUZK_PROVE_SELF_CHECK) a proof failed its pairing check: no proof is
+ *                              returned (the proofs buffer is zeroed);
+ *   CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE  the GPU of a CUDA context failed;
+ *   CUZK_ERR_OUT_OF_MEMORY     host or device memory ran out;
+ *   CUZK_ERR_INTERNAL          the OS CSPRNG failed, or a bug (please report the message).
  */
 CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
@@ -310,7 +334,15 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
  *    key's QAP: the n_constraints rows, then the n_public + 1 input rows (a = w[i], b = c = 0),
  *    then zeros up to domain_size.
  *  assignment: n_proofs * n_vars Fr values (w[0] = 1).
- * Other arguments as for cuzk_prove.
+ * Other arguments as for cuzk_prove. The a, b, c values are taken as given: only an attached .r1cs
+ * (checked against the assignment) or CUZK_PROVE_SELF_CHECK catches evaluations that do not match.
+ * Returns: CUZK_OK (proofs written);
+ *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, a, b, c or assignment NULL, unknown flags, n_proofs 0,
+ *                              proofs NULL, only one of r and s, an evaluation, assignment value, r or
+ *                              s not < r;
+ *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails;
+ *   CUZK_ERR_SHORT_BUFFER, CUZK_ERR_SELF_CHECK, CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE,
+ *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_INTERNAL  as for cuzk_prove.
  */
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
                                     const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
