@@ -4,6 +4,7 @@
  * pools). Provers are built on a context; the kernels (NTT, MSM) can also be run on it directly,
  * off the JS thread.
  */
+import { deviceIndex, integerIn } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
@@ -12,8 +13,8 @@ import type { Pointer } from "./ffi/types.ts";
 import { asPointer } from "./ffi/types.ts";
 import { curveOf } from "./formats/snarkjs.ts";
 import { NativeHandle } from "./handle.ts";
-import type { BackendName, CurveName, Library } from "./library.ts";
-import { nativeOf } from "./library.ts";
+import type { BackendName, CurveName } from "./library.ts";
+import { Library, nativeOf } from "./library.ts";
 import type { NativeBuffer } from "./memory/buffer.ts";
 import { invoke, invokeAsync } from "./native_call.ts";
 import { decodeTimings } from "./timings.ts";
@@ -23,9 +24,13 @@ import type { Timings } from "./timings.ts";
 export interface ContextOptions {
   /** "auto" (CUDA when usable, else CPU), "cpu" or "cuda". */
   backend?: "auto" | BackendName;
-  /** GPU index (ignored by the CPU backend). */
+  /** GPU index (ignored by the CPU backend): an integer from 0 to 2^31 - 1 (cuzk.h's int32_t); others are refused. */
   device?: number;
-  /** CPU worker threads; 0 = every core. */
+  /**
+   * CPU worker threads; 0 (default) = every core. At most the library's limit,
+   * `Library.info().cpuThreads` (the machine's online CPUs): more is refused with INVALID_ARGUMENT
+   * before any thread starts.
+   */
   cpuThreads?: number;
   library?: Library;
 }
@@ -41,6 +46,16 @@ const NTT_KINDS: Record<NttKind, number> = {
 };
 
 const BACKEND_IDS = { auto: ABI.BACKEND_AUTO, cpu: ABI.BACKEND_CPU, cuda: ABI.BACKEND_CUDA } as const;
+
+/** The options of Context.create, checked against their bounds (INVALID_ARGUMENT) before anything is made. */
+export function contextArguments(options: ContextOptions): { backend: keyof typeof BACKEND_IDS; device: number; cpuThreads: number } {
+  const backend = options.backend ?? "auto";
+  if (!(backend in BACKEND_IDS)) throw new CuzkError("INVALID_ARGUMENT", `unknown backend ${JSON.stringify(backend)}`);
+  const device = deviceIndex(options.device ?? 0);
+  const limit = (options.library ?? Library.default()).info().cpuThreads;
+  const cpuThreads = integerIn(options.cpuThreads ?? 0, "cpuThreads", 0, limit, ` (0 = every core; ${limit} is this machine's CPU count)`);
+  return { backend, device, cpuThreads };
+}
 
 /** Memory a kernel reads or writes: JS bytes or a native buffer. */
 export type KernelMemory = Uint8Array | NativeBuffer;
@@ -74,15 +89,16 @@ export class Context extends NativeHandle {
     this.backend = (native.call("cuzk_context_backend", handle) as number) === ABI.BACKEND_CUDA ? "cuda" : "cpu";
   }
 
-  /** Creates a context; throws NO_DEVICE / UNSUPPORTED when the backend cannot run here. */
+  /**
+   * Creates a context; throws INVALID_ARGUMENT for options out of their bounds (see
+   * ContextOptions), NO_DEVICE / UNSUPPORTED when the backend cannot run here.
+   */
   static create(options: ContextOptions = {}): Context {
     const native = nativeOf(options.library);
     native.require("cuzk_context_create", "cuzk_context_backend", "cuzk_context_destroy");
-    const backend = options.backend ?? "auto";
-    if (!(backend in BACKEND_IDS)) throw new CuzkError("INVALID_ARGUMENT", `unknown backend ${JSON.stringify(backend)}`);
-    const device = options.device ?? 0;
+    const { backend, device, cpuThreads } = contextArguments(options);
     const out = new BigUint64Array(1);
-    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, options.cpuThreads ?? 0, 0, out], {
+    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, cpuThreads, 0, out], {
       detail: `${backend}, device ${device}`,
     });
     return new Context(native, asPointer(out[0]), device);
@@ -123,7 +139,10 @@ export class Context extends NativeHandle {
   ): Promise<{ point: Uint8Array; timings: Timings }> {
     const handle = this.live();
     const params = curveOf(curve);
-    const out = new Uint8Array((group === "g1" ? 2 : 4) * params.fqBytes);
+    const pointBytes = (group === "g1" ? 2 : 4) * params.fqBytes;
+    // The library cannot see the buffers' sizes: n must fit both.
+    integerIn(n, "n", 1, Math.min(Math.floor(scalars.byteLength / ABI.FR_BYTES), Math.floor(points.byteLength / pointBytes)), " (the points and scalars given)");
+    const out = new Uint8Array(pointBytes);
     const timings = allocateStruct(TIMINGS_LAYOUT);
     await this.#busy(() =>
       withBuffers([points, scalars], ([p, s]) =>

@@ -4,7 +4,8 @@
  * in exactly snarkjs's shapes (proof.json, public.json), with per-phase timings. Also `verify`,
  * the native pairing check of a snarkjs proof against a snarkjs verification key.
  */
-import { Context } from "./context.ts";
+import { integerIn, LIMITS } from "./bounds.ts";
+import { Context, contextArguments } from "./context.ts";
 import type { ContextOptions } from "./context.ts";
 import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
@@ -97,6 +98,8 @@ export class Prover extends NativeHandle {
   readonly #selfCheck: boolean;
   readonly #staging: BufferPool;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Calls queued or running: at most LIMITS.queuedCalls. */
+  #queued = 0;
 
   private constructor(native: Native, handle: Pointer, key: Key, ownsKey: boolean, context: Context, ownsContext: boolean, options: ProverOptions) {
     super(native, handle, "cuzk_prover_destroy");
@@ -107,15 +110,16 @@ export class Prover extends NativeHandle {
     this.#info = key.info();
     this.#curve = curveOf(this.#info.curve);
     this.#selfCheck = options.selfCheck ?? true;
-    this.#staging = new BufferPool({ library: options.library, device: context.device });
+    this.#staging = new BufferPool({ library: options.library, device: context.device, maxBuffers: LIMITS.queuedCalls });
     key[ADD_USER](this);
     context[ADD_USER](this);
   }
 
-  /** Opens the key (when given a path), creates the context and the prover. */
+  /** Opens the key (when given a path), creates the context and the prover; context options out of bounds are refused first. */
   static async open(options: ProverOptions): Promise<Prover> {
     const native = nativeOf(options.library);
     native.require("cuzk_prover_create", "cuzk_prover_destroy", "cuzk_prove");
+    if (!options.context) contextArguments(options);
     const ownsKey = typeof options.zkey === "string";
     const key = typeof options.zkey === "string" ? await Key.open(options.zkey, { library: options.library, skipPointChecks: options.skipPointChecks }) : options.zkey;
     let context: Context | undefined;
@@ -164,7 +168,8 @@ export class Prover extends NativeHandle {
   /**
    * Proves a batch of witnesses in one call (the library shares work across them). Each witness
    * is checked by the library (`Key.checkWitness`) before the call is queued. Calls on one prover
-   * run one at a time, in order.
+   * run one at a time, in order. Bounds: at most 1024 witnesses per call (INVALID_ARGUMENT) and 64
+   * calls queued or running per prover (BUSY), `LIMITS.batchWitnesses` and `LIMITS.queuedCalls`.
    */
   proveBatch(witnesses: ReadonlyArray<Witness>, options: ProveOptions & { randomness?: ReadonlyArray<Randomness> } = {}): Promise<ProofResult[]> {
     // Caller buffers are busy from the moment the call is queued, not only while it runs:
@@ -173,6 +178,9 @@ export class Prover extends NativeHandle {
     let checked: CheckedWitness[];
     try {
       this.live();
+      if (this.#queued >= LIMITS.queuedCalls) {
+        throw new CuzkError("BUSY", `${this.#queued} proof calls are queued or running on this prover (the most is ${LIMITS.queuedCalls}); await some first`);
+      }
       checked = this.#checkBatch(witnesses, options);
       for (const w of checked) if (w.native) releases.push(w.native.acquire());
       releases.push(this.hold());
@@ -181,7 +189,9 @@ export class Prover extends NativeHandle {
       return Promise.reject(error);
     }
     const run = () => this.#proveNow(checked, options);
+    this.#queued++;
     const result = this.#queue.then(run, run).finally(() => {
+      this.#queued--;
       for (const release of releases) release();
     });
     this.#queue = result.catch(() => {});
@@ -189,6 +199,7 @@ export class Prover extends NativeHandle {
   }
 
   #checkBatch(witnesses: ReadonlyArray<Witness>, options: { randomness?: ReadonlyArray<Randomness> }): CheckedWitness[] {
+    integerIn(witnesses.length, "a batch's witness count", 0, LIMITS.batchWitnesses);
     const checked = witnesses.map((w, i) => this.#check(w, i));
     for (const [i, w] of checked.entries()) {
       if (w.format !== checked[0].format || w.stride !== checked[0].stride) {

@@ -11,13 +11,14 @@
  * waste, and whoever learnt it could forge proofs. Nothing here prints; callers warn their users
  * (the CLI's `cuzk setup --insecure-dev` does, on stderr).
  */
+import { integerIn } from "./bounds.ts";
 import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { curveOf } from "./formats/snarkjs.ts";
 import type { VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
-import type { CurveName, Library } from "./library.ts";
-import { nativeOf } from "./library.ts";
+import type { CurveName } from "./library.ts";
+import { Library, nativeOf } from "./library.ts";
 import { invokeAsync } from "./native_call.ts";
 
 /** Shapes of synthetic circuits (docs/benchmarks.md). */
@@ -45,7 +46,10 @@ export interface SyntheticCircuit {
 
 /** Options of `setupInsecureDev`. */
 export interface DevSetupOptions {
-  /** Worker threads; 0 (default) = the library's shared pool (every core). */
+  /**
+   * Worker threads; 0 (default) = the library's shared pool (every core). At most
+   * `Library.info().cpuThreads`: more is refused with INVALID_ARGUMENT.
+   */
   threads?: number;
   /** Compute the key points on the CPU even when a GPU is present (CUZK_SETUP_CPU_ONLY). */
   cpuOnly?: boolean;
@@ -122,8 +126,8 @@ export async function writeSynthCircuit(options: SynthOptions, paths: { r1cs: st
  */
 export async function setupInsecureDev(r1csPath: string, zkeyPath: string, options: DevSetupOptions = {}): Promise<DevSetupResult> {
   const native = nativeOf(options.library);
-  const threads = options.threads ?? 0;
-  if (!Number.isInteger(threads) || threads < 0) throw new TypeError(`threads must be a non-negative integer, not ${threads}`);
+  const limit = (options.library ?? Library.default()).info().cpuThreads;
+  const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
   const info = allocateStruct(SETUP_INFO_LAYOUT);
   await invokeAsync(native, "cuzk_setup_insecure_dev", [r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info], {
     detail: r1csPath,

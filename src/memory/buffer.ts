@@ -7,6 +7,7 @@
  * their views on free where the runtime can, and are freed only explicitly: the
  * FinalizationRegistry below only warns about a buffer that was dropped without free().
  */
+import { deviceIndex, hostBytes } from "../bounds.ts";
 import { CuzkError } from "../errors.ts";
 import type { Native } from "../ffi/load.ts";
 import { ABI } from "../ffi/symbols.ts";
@@ -33,7 +34,7 @@ export interface AllocOptions {
 
 /** Options of PinnedBuffer.alloc. */
 export interface PinnedAllocOptions extends AllocOptions {
-  /** GPU whose driver pins the memory (default 0). */
+  /** GPU whose driver pins the memory (default 0): an integer from 0 to 2^31 - 1. */
   device?: number;
 }
 
@@ -58,9 +59,8 @@ export abstract class NativeBuffer {
 
   /** Allocates through cuzk_host_alloc; returns the pointer and the out flags. */
   protected static allocate(native: Native, byteLength: number, flags: number, device: number): [Pointer, number] {
-    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
-      throw new CuzkError("INVALID_ARGUMENT", `buffer size must be a positive integer, got ${byteLength}`);
-    }
+    hostBytes(byteLength, "buffer size");
+    deviceIndex(device);
     const outPointer = new BigUint64Array(1);
     const outFlags = new Uint32Array(1);
     invoke(native, "cuzk_host_alloc", [byteLength, flags, device, outPointer, outFlags], { detail: String(byteLength) });
@@ -206,7 +206,10 @@ export class HostBuffer extends NativeBuffer {
     super(native, "HostBuffer", pointer, byteLength);
   }
 
-  /** Allocates `byteLength` bytes (zeroed is not promised). */
+  /**
+   * Allocates `byteLength` bytes (zeroed is not promised): from 1 to this machine's memory
+   * (`os.totalmem()`); more is refused with OUT_OF_MEMORY before the library is asked.
+   */
   static alloc(byteLength: number, options: AllocOptions = {}): HostBuffer {
     const native = nativeOf(options.library);
     const [pointer] = NativeBuffer.allocate(native, byteLength, 0, 0);
@@ -224,7 +227,10 @@ export class PinnedBuffer extends NativeBuffer {
     this.pinned = pinned;
   }
 
-  /** Allocates `byteLength` bytes; slow when really pinned (seconds per GiB): allocate once, reuse. */
+  /**
+   * Allocates `byteLength` bytes (from 1 to this machine's memory, as HostBuffer.alloc); slow when
+   * really pinned (seconds per GiB): allocate once, reuse.
+   */
   static alloc(byteLength: number, options: PinnedAllocOptions = {}): PinnedBuffer {
     const native = nativeOf(options.library);
     const [pointer, flags] = NativeBuffer.allocate(native, byteLength, ABI.HOST_PINNED, options.device ?? 0);

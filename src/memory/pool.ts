@@ -4,6 +4,7 @@
  * proving loop takes its staging buffers from here and gives them back; after the first round it
  * allocates nothing. Buffers are matched by exact size, which is what a loop over one circuit asks.
  */
+import { deviceIndex, hostBytes, integerIn, LIMITS } from "../bounds.ts";
 import { CuzkError } from "../errors.ts";
 import type { Library } from "../library.ts";
 import { HostBuffer, PinnedBuffer } from "./buffer.ts";
@@ -14,10 +15,15 @@ export interface BufferPoolOptions {
   library?: Library;
   /** "pinned" (default) or "host" (pageable). */
   kind?: "pinned" | "host";
-  /** GPU whose driver pins the memory (default 0). */
+  /** GPU whose driver pins the memory (default 0): an integer from 0 to 2^31 - 1. */
   device?: number;
-  /** Free buffers kept for reuse, in bytes, beyond which given-back buffers are freed (default: no limit). */
+  /** Free buffers kept for reuse, in bytes, beyond which given-back buffers are freed (default: no limit): an integer >= 0. */
   maxIdleBytes?: number;
+  /**
+   * Buffers the pool holds at once, handed out plus idle: 1 to 4096, default 64. take() beyond it
+   * frees an idle buffer of another size, or, when none is idle, is refused with BUSY.
+   */
+  maxBuffers?: number;
 }
 
 /** Counters of a BufferPool. */
@@ -49,19 +55,30 @@ export class BufferPool<B extends NativeBuffer = PinnedBuffer> {
   #reuses = 0;
   #closed = false;
 
+  readonly #maxBuffers: number;
+
+  /** A pool; its options are checked against their bounds (INVALID_ARGUMENT). */
   constructor(options: BufferPoolOptions = {}) {
+    if (options.device !== undefined) deviceIndex(options.device);
+    if (options.maxIdleBytes !== undefined) integerIn(options.maxIdleBytes, "maxIdleBytes", 0, Number.MAX_SAFE_INTEGER);
+    this.#maxBuffers = integerIn(options.maxBuffers ?? LIMITS.poolBuffers, "maxBuffers", 1, LIMITS.poolBuffersMax);
     this.#options = options;
   }
 
-  /** A buffer of exactly `byteLength` bytes: an idle one when there is one, else a new one. */
+  /**
+   * A buffer of exactly `byteLength` bytes (at most this machine's memory): an idle one when there
+   * is one, else a new one (see maxBuffers).
+   */
   take(byteLength: number): B {
     if (this.#closed) throw new CuzkError("CLOSED", "this BufferPool was closed");
+    hostBytes(byteLength, "pool buffer size");
     const reusable = this.#idle.get(byteLength);
     let buffer = reusable?.pop();
     if (buffer) {
       this.#reuses++;
       this.#idleBytes -= byteLength;
     } else {
+      this.#makeRoom();
       const { library, device } = this.#options;
       buffer = (this.#options.kind === "host"
         ? HostBuffer.alloc(byteLength, { library })
@@ -70,6 +87,22 @@ export class BufferPool<B extends NativeBuffer = PinnedBuffer> {
     }
     this.#out.add(buffer);
     return buffer;
+  }
+
+  /** Keeps the count within maxBuffers: frees an idle buffer (of another size), or refuses. */
+  #makeRoom(): void {
+    let held = this.#out.size;
+    for (const list of this.#idle.values()) held += list.length;
+    if (held < this.#maxBuffers) return;
+    for (const [size, list] of this.#idle) {
+      const spare = list.pop();
+      if (!spare) continue;
+      if (list.length === 0) this.#idle.delete(size);
+      this.#idleBytes -= size;
+      spare.free();
+      return;
+    }
+    throw new CuzkError("BUSY", `the pool holds ${this.#maxBuffers} buffers (its maxBuffers), all handed out; give one back first`);
   }
 
   /** Gives back a buffer from take(); it is kept for reuse (or freed past maxIdleBytes). */
