@@ -1,7 +1,7 @@
 /**
  * @module
- * A proving key (.zkey) opened by the library (a file is memory-mapped and checked, never
- * copied). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
+ * A proving key (.zkey) opened by the library: a file is memory-mapped and checked, bytes in
+ * memory are copied (the library owns what it reads later). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
  * exists. `checkWitness` is the library's one witness check, the same that every proof makes first.
  */
 import type { Native } from "./ffi/load.ts";
@@ -60,13 +60,10 @@ const openFlags = (options: KeyOpenOptions) => (options.skipPointChecks ? ABI.KE
 export class Key extends NativeHandle {
   /** Where the key came from (path, or "<memory>"). */
   readonly source: string;
-  /** Bytes a key opened from memory borrows (kept alive with the key). */
-  readonly #borrowed: Uint8Array | undefined;
 
-  private constructor(native: Native, handle: Pointer, source: string, borrowed?: Uint8Array) {
+  private constructor(native: Native, handle: Pointer, source: string) {
     super(native, handle, "cuzk_key_close");
     this.source = source;
-    this.#borrowed = borrowed;
   }
 
   /** Opens and checks the .zkey at `path` (off the JS thread). */
@@ -78,12 +75,15 @@ export class Key extends NativeHandle {
     return new Key(native, asPointer(out[0]), path);
   }
 
-  /** Opens a key from .zkey bytes already in memory; the bytes are borrowed for the key's life. */
+  /**
+   * Opens a key from .zkey bytes already in memory. The library copies them before this returns:
+   * the caller may reuse, change or transfer `bytes` at once.
+   */
   static fromBytes(bytes: Uint8Array, options: KeyOpenOptions = {}): Key {
     const native = nativeOf(options.library);
     const out = new BigUint64Array(1);
     invoke(native, "cuzk_key_open_memory", [bytes, bytes.byteLength, openFlags(options), out]);
-    return new Key(native, asPointer(out[0]), "<memory>", bytes);
+    return new Key(native, asPointer(out[0]), "<memory>");
   }
 
   /** Sizes and counts of the key. */
@@ -151,10 +151,6 @@ export class Key extends NativeHandle {
   /** The point fields of snarkjs's verification_key.json (without vk_alphabeta_12). */
   exportVkJson(): ReturnType<typeof verificationKeyToJson> {
     return verificationKeyToJson(curveOf(this.info().curve), this.exportVk());
-  }
-
-  protected override afterClose(): void {
-    void this.#borrowed;
   }
 
   protected describe(): string {

@@ -22,6 +22,7 @@ import type { KeyInfo } from "./key.ts";
 import type { BackendName, Library } from "./library.ts";
 import { nativeOf } from "./library.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
+import type { PinnedBuffer } from "./memory/buffer.ts";
 import { BufferPool } from "./memory/pool.ts";
 import { invoke, invokeAsync } from "./native_call.ts";
 import { decodeTimings } from "./timings.ts";
@@ -30,6 +31,9 @@ import type { Timings } from "./timings.ts";
 /**
  * A witness: the bytes of a .wtns file, raw Fr values (n_vars × 32 bytes, standard LE, w[0] = 1),
  * the values as bigints, or a PinnedBuffer/HostBuffer the caller filled with either byte form.
+ * JS memory (bytes, bigints) is copied before prove()/proveBatch() return, so the caller may change
+ * it at once. A native buffer given alone to prove() is read in place (no copy: the proving loop's
+ * zero-copy path): it is busy until the proof settles, and must not be written meanwhile.
  */
 export type Witness = Uint8Array | ReadonlyArray<bigint> | NativeBuffer;
 
@@ -85,6 +89,18 @@ interface CheckedWitness {
   bytes: Uint8Array;
   native?: NativeBuffer;
   publicSignals: string[];
+}
+
+/** The arguments of one cuzk_prove call, fixed when the call is made. */
+interface PreparedCall {
+  checked: CheckedWitness[];
+  /** The witnesses as the library reads them: staged copies, or one caller native buffer in place. */
+  source: NativeBuffer | undefined;
+  /** The staging buffer to give back to the pool once the call settles. */
+  staging?: PinnedBuffer;
+  r: Uint8Array | null;
+  s: Uint8Array | null;
+  flags: number;
 }
 
 /** A key bound to a backend, ready to prove. */
@@ -168,27 +184,31 @@ export class Prover extends NativeHandle {
   /**
    * Proves a batch of witnesses in one call (the library shares work across them). Each witness
    * is checked by the library (`Key.checkWitness`) before the call is queued. Calls on one prover
-   * run one at a time, in order. Bounds: at most 1024 witnesses per call (INVALID_ARGUMENT) and 64
+   * run one at a time, in order; the witnesses are staged before this returns (see Witness).
+   * Bounds: at most 1024 witnesses per call (INVALID_ARGUMENT) and 64
    * calls queued or running per prover (BUSY), `LIMITS.batchWitnesses` and `LIMITS.queuedCalls`.
    */
   proveBatch(witnesses: ReadonlyArray<Witness>, options: ProveOptions & { randomness?: ReadonlyArray<Randomness> } = {}): Promise<ProofResult[]> {
-    // Caller buffers are busy from the moment the call is queued, not only while it runs:
-    // otherwise free() between the two would succeed and the queued proof fail later.
+    // Everything the native call reads is fixed before this returns: JS witnesses are copied into
+    // staging memory now, so the caller may reuse or change them at once. A native buffer passed
+    // alone is read in place and stays busy (free() refuses) until the call settles.
     const releases: Array<() => void> = [];
-    let checked: CheckedWitness[];
+    let call: PreparedCall;
     try {
       this.live();
       if (this.#queued >= LIMITS.queuedCalls) {
         throw new CuzkError("BUSY", `${this.#queued} proof calls are queued or running on this prover (the most is ${LIMITS.queuedCalls}); await some first`);
       }
-      checked = this.#checkBatch(witnesses, options);
+      const checked = this.#checkBatch(witnesses, options);
       for (const w of checked) if (w.native) releases.push(w.native.acquire());
       releases.push(this.hold());
+      call = this.#prepare(checked, options);
+      if (call.staging) releases.push(() => this.#staging.give(call.staging!));
     } catch (error) {
       for (const release of releases) release();
       return Promise.reject(error);
     }
-    const run = () => this.#proveNow(checked, options);
+    const run = () => this.#proveNow(call);
     this.#queued++;
     const result = this.#queue.then(run, run).finally(() => {
       this.#queued--;
@@ -212,11 +232,10 @@ export class Prover extends NativeHandle {
     return checked;
   }
 
-  async #proveNow(checked: CheckedWitness[], options: ProveOptions & { randomness?: ReadonlyArray<Randomness> }): Promise<ProofResult[]> {
-    const handle = this.live();
+  /** Fixes the arguments of one native call: witnesses staged (or one native buffer in place), r and s, flags. */
+  #prepare(checked: CheckedWitness[], options: ProveOptions & { randomness?: ReadonlyArray<Randomness> }): PreparedCall {
     const n = checked.length;
-    if (n === 0) return [];
-    const { format, stride } = checked[0];
+    const stride = checked[0]?.stride ?? 0;
     let r: Uint8Array | null = null, s: Uint8Array | null = null;
     if (options.randomness) {
       r = new Uint8Array(n * ABI.FR_BYTES);
@@ -226,29 +245,37 @@ export class Prover extends NativeHandle {
         writeLE(s!, i * ABI.FR_BYTES, ABI.FR_BYTES, si % this.#curve.r);
       });
     }
-    let flags = 0;
     // Said either way: the self-check is the library's default, and naming it works with libraries from before.
-    flags |= (options.selfCheck ?? this.#selfCheck) ? ABI.PROVE_SELF_CHECK : ABI.PROVE_NO_SELF_CHECK;
+    let flags = (options.selfCheck ?? this.#selfCheck) ? ABI.PROVE_SELF_CHECK : ABI.PROVE_NO_SELF_CHECK;
     if (options.skipR1csCheck) flags |= ABI.PROVE_SKIP_R1CS_CHECK;
+    const direct = n === 1 ? checked[0].native : undefined;
+    if (n === 0 || direct) return { checked, source: direct, r, s, flags };
+    const staging = this.#staging.take(n * stride);
+    try {
+      const target = staging.bytes;
+      checked.forEach((w, i) => target.set(w.bytes.subarray(0, stride), i * stride));
+    } catch (error) {
+      this.#staging.give(staging);
+      throw error;
+    }
+    return { checked, source: staging, staging, r, s, flags };
+  }
+
+  async #proveNow(call: PreparedCall): Promise<ProofResult[]> {
+    const handle = this.live();
+    const { checked, source, r, s, flags } = call;
+    const n = checked.length;
+    if (n === 0 || !source) return [];
+    const { format, stride } = checked[0];
     const proofs = new Uint8Array(n * this.#info.proofBytes);
     const timings = allocateStruct(TIMINGS_LAYOUT, n);
-
-    // One caller buffer is passed in place; anything else is staged in pooled pinned memory.
-    const direct = n === 1 ? checked[0].native : undefined;
-    const staging = direct ? undefined : this.#staging.take(n * stride);
-    const source = direct ?? staging!;
     const release = source.acquire();
     try {
-      if (staging) {
-        const target = staging.bytes;
-        checked.forEach((w, i) => target.set(w.bytes.subarray(0, stride), i * stride));
-      }
       await invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings], {
         detail: `${n} witness${n === 1 ? "" : "es"}`,
       });
     } finally {
       release();
-      if (staging) this.#staging.give(staging);
     }
     return checked.map((w, i) => ({
       proof: proofToJson(this.#curve, proofs, i * this.#info.proofBytes),
