@@ -10,9 +10,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import { Context, Prover } from "../mod.ts";
-import type { KeyInfo, Library } from "../mod.ts";
-import { curveOf } from "../src/formats/snarkjs.ts";
-import type { CurveParameters, VerificationKeyJson } from "../src/formats/snarkjs.ts";
+import type { KeyInfo, Library, VerificationKeyJson } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 
 /** A key kept resident by the service. */
@@ -27,7 +25,6 @@ export interface RegisteredKey {
   r1csAttached: boolean;
   prover: Prover;
   info: KeyInfo;
-  curve: CurveParameters;
   registeredAt: string;
 }
 
@@ -177,7 +174,6 @@ export class KeyRegistry {
       r1csAttached: attach,
       prover,
       info,
-      curve: curveOf(info.curve),
       registeredAt: new Date().toISOString(),
     };
   }

@@ -111,9 +111,11 @@ export function jobRoutes(deps: JobRoutesDeps): Routes {
       payload = computed.wtns;
       witnessMs = computed.ms;
     }
+    // Looked up again: the key may have been deleted while the witness was computed (404 then).
+    const target = keys.get(keyId);
     let witness: Uint8Array;
     try {
-      witness = normalizeWitness(payload!, { curve: key.curve, nVars: key.info.nVars, keyId });
+      witness = normalizeWitness(payload!, target);
     } catch (error) {
       metrics.submissions.inc({ outcome: "rejected_invalid" });
       throw error;
