@@ -5,8 +5,10 @@
  * changing its import. The results also carry the library's phase timings (and, for fullProve,
  * the time the witness generator took).
  */
-import { readFileSync } from "node:fs";
+import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
+import { readRegularFile } from "./files.ts";
+import { ABI } from "./ffi/symbols.ts";
 import type { Groth16Proof, VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
 import type { Library } from "./library.ts";
@@ -102,19 +104,17 @@ export const groth16 = {
   /**
    * Proves a witness: snarkjs's `groth16.prove(zkey, wtns)`. `witness` may be the path of a .wtns
    * file or any form Prover.prove accepts (.wtns bytes, raw values, bigints, a filled PinnedBuffer).
+   * A path must name a regular file of at most nVars × 32 bytes + 64 KiB (INVALID_ARGUMENT before
+   * anything is read: /dev/zero or a FIFO is refused at once).
    */
   async prove(zkey: ZkeySource, witness: string | Witness, options: Groth16Options = {}): Promise<Groth16Result> {
-    let bytes: Witness;
-    if (typeof witness === "string") {
-      try {
-        bytes = new Uint8Array(readFileSync(witness));
-      } catch (cause) {
-        throw new CuzkError("IO", `cannot read witness ${witness}: ${(cause as Error).message}`, { cause });
-      }
-    } else {
-      bytes = witness;
-    }
-    return await withProver(zkey, options, (prover) => prover.prove(bytes, options));
+    return await withProver(zkey, options, (prover) => {
+      // A path is read only if it is a regular file no larger than the key's witness can be.
+      const bytes = typeof witness === "string"
+        ? readRegularFile(witness, "witness", prover.info.nVars * ABI.FR_BYTES + LIMITS.witnessFileSlack)
+        : witness;
+      return prover.prove(bytes, options);
+    });
   },
 
   /** Checks a proof (natively, off the JS thread): snarkjs's `groth16.verify(vkey, publicSignals, proof)`. */

@@ -4,11 +4,13 @@
  * memory are copied (the library owns what it reads later). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
  * exists. `checkWitness` is the library's one witness check, the same that every proof makes first.
  */
+import { LIMITS } from "./bounds.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { asPointer } from "./ffi/types.ts";
 import type { Pointer } from "./ffi/types.ts";
+import { requireRegularFile } from "./files.ts";
 import { curveOf, verificationKeyToJson } from "./formats/snarkjs.ts";
 import { isWtns, publicSignalsAt } from "./formats/witness.ts";
 import { NativeHandle } from "./handle.ts";
@@ -66,10 +68,14 @@ export class Key extends NativeHandle {
     this.source = source;
   }
 
-  /** Opens and checks the .zkey at `path` (off the JS thread). */
+  /**
+   * Opens and checks the .zkey at `path` (off the JS thread). The path must name a regular file
+   * (of at most 1 TiB, `LIMITS.keyFileBytes`): anything else is refused with INVALID_ARGUMENT.
+   */
   static async open(path: string, options: KeyOpenOptions = {}): Promise<Key> {
     const native = nativeOf(options.library);
     native.require("cuzk_key_open");
+    requireRegularFile(path, "proving key", LIMITS.keyFileBytes);
     const out = new BigUint64Array(1);
     await invokeAsync(native, "cuzk_key_open", [path, openFlags(options), out], { detail: path });
     return new Key(native, asPointer(out[0]), path);
@@ -132,8 +138,12 @@ export class Key extends NativeHandle {
     return { format, valuesOffset, publicSignals: publicSignalsAt(bytes, valuesOffset, this.info().nPublic) };
   }
 
-  /** Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint. */
+  /**
+   * Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint. The path
+   * must name a regular file (at most `LIMITS.keyFileBytes`), else INVALID_ARGUMENT.
+   */
   attachR1cs(path: string): void {
+    requireRegularFile(path, "constraint system", LIMITS.keyFileBytes);
     invoke(this.native, "cuzk_key_attach_r1cs", [this.live(), path], { detail: path });
   }
 

@@ -7,9 +7,11 @@
  * never computes a witness does not need it. The generator runs on the JS thread (as in snarkjs);
  * only proving runs off it.
  */
-import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
 import { ABI } from "./ffi/symbols.ts";
+import { readRegularFile } from "./files.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
 
 /**
@@ -72,19 +74,16 @@ export class WitnessCalculator {
     this.#sanityCheck = sanityCheck;
   }
 
-  /** Compiles a circom 2 witness generator from its path or bytes. */
+  /**
+   * Compiles a circom 2 witness generator from its path or bytes. A path must name a regular file
+   * of at most 2 GiB (`LIMITS.wasmFileBytes`), else INVALID_ARGUMENT; IO when it cannot be read.
+   */
   static async load(wasm: string | URL | Uint8Array, options: WitnessCalculatorOptions = {}): Promise<WitnessCalculator> {
     const source = wasm instanceof Uint8Array ? "<memory>" : String(wasm instanceof URL ? wasm.pathname : wasm);
-    let code: Uint8Array;
-    if (wasm instanceof Uint8Array) {
-      code = wasm;
-    } else {
-      try {
-        code = new Uint8Array(readFileSync(wasm));
-      } catch (cause) {
-        throw new CuzkError("IO", `cannot read the witness generator ${source}: ${(cause as Error).message}`, { cause, operation: "witness calculator" });
-      }
-    }
+    // A path is read only if it is a regular file of at most 2 GiB (not /dev/zero, not a FIFO).
+    const code = wasm instanceof Uint8Array
+      ? wasm
+      : readRegularFile(wasm instanceof URL ? fileURLToPath(wasm) : wasm, "the witness generator", LIMITS.wasmFileBytes);
     const build = await circomBuilder();
     let calculator: CircomCalculator;
     try {
