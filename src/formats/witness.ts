@@ -5,6 +5,7 @@
  * checks a witness: the library does (`Key.checkWitness`, the same check every proof makes), and
  * reports where the values start.
  */
+import { CuzkError } from "../errors.ts";
 import { ABI } from "../ffi/symbols.ts";
 import { readLE, writeLE } from "./snarkjs.ts";
 
@@ -23,7 +24,15 @@ export function publicSignalsAt(bytes: Uint8Array, valuesOffset: number, nPublic
   return Array.from({ length: nPublic }, (_, i) => readLE(bytes, valuesOffset + (i + 1) * ABI.FR_BYTES, ABI.FR_BYTES).toString());
 }
 
-/** Encodes bigints as raw Fr values (32 bytes LE each) into `out` at `offset`. */
+/**
+ * Encodes bigints as raw Fr values (32 bytes LE each) into `out` at `offset`; a value that is not a
+ * bigint in [0, 2^256) is INVALID_ARGUMENT (whether each is below r is the library's check).
+ */
 export function encodeRawWitness(values: ReadonlyArray<bigint>, out: Uint8Array, offset = 0): void {
-  values.forEach((value, i) => writeLE(out, offset + i * ABI.FR_BYTES, ABI.FR_BYTES, value));
+  values.forEach((value, i) => {
+    if (typeof value !== "bigint" || value < 0n || value >> 256n !== 0n) {
+      throw new CuzkError("INVALID_ARGUMENT", `witness value ${i} is not a bigint in [0, 2^256)`);
+    }
+    writeLE(out, offset + i * ABI.FR_BYTES, ABI.FR_BYTES, value);
+  });
 }
