@@ -4,6 +4,7 @@
  * variables, then defaults. One table describes every setting (flag, variable, default, check), so
  * `--help` and the docs cannot drift from what is parsed.
  */
+import { totalmem } from "node:os";
 import process from "node:process";
 
 /** Everything the service is configured with. */
@@ -36,6 +37,8 @@ export interface ServiceConfig {
   idleTimeoutS: number;
   /** On SIGTERM/SIGINT: seconds to keep proving queued jobs before cancelling the rest. */
   drainS: number;
+  /** Largest key file (.zkey, .r1cs, .wasm) the service reads; the library holds keys in memory. */
+  maxKeyBytes: number;
   /** Check witnesses against circuit.r1cs when the key has one. */
   r1csCheck: boolean;
   /** Path of libcuzk.so (else $CUZK_LIB, else build/libcuzk.so). */
@@ -53,19 +56,26 @@ interface Setting {
   help: string;
   min?: number;
   max?: number;
+  /** Most entries of a list. */
+  maxItems?: number;
 }
+
+/** The machine's memory: nothing the service holds may exceed it. */
+const MEMORY_BYTES = totalmem();
+/** Key names given to --preload at most (each is opened and kept resident). */
+export const MAX_PRELOAD = 256;
 
 /** Every setting: flag, environment variable, default and meaning. */
 export const SETTINGS: readonly Setting[] = [
   { key: "host", flag: "--host", env: "CUZK_SERVICE_HOST", kind: "string", default: "127.0.0.1", help: "address to listen on" },
   { key: "port", flag: "--port", env: "CUZK_SERVICE_PORT", kind: "int", default: "8080", min: 0, max: 65535, help: "TCP port (0 = any free port, printed at start)" },
   { key: "keysDir", flag: "--keys-dir", env: "CUZK_SERVICE_KEYS_DIR", kind: "string", default: "keys", help: "directory of the zkeys; POST /v1/keys names files inside it only" },
-  { key: "preload", flag: "--preload", env: "CUZK_SERVICE_PRELOAD", kind: "list", default: "", help: "comma-separated key names to register at start (id = name with / as .)" },
+  { key: "preload", flag: "--preload", env: "CUZK_SERVICE_PRELOAD", kind: "list", default: "", maxItems: MAX_PRELOAD, help: "comma-separated key names to register at start (id = name with / as .)" },
   { key: "backend", flag: "--backend", env: "CUZK_SERVICE_BACKEND", kind: "backend", default: "auto", help: "auto | cpu | cuda" },
   { key: "device", flag: "--device", env: "CUZK_SERVICE_DEVICE", kind: "int", default: "0", min: 0, max: 64, help: "GPU index" },
-  { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores)" },
+  { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores; at most the cores the library reports)" },
   { key: "queueCapacity", flag: "--queue-size", env: "CUZK_SERVICE_QUEUE_SIZE", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs before 429" },
-  { key: "queueBytes", flag: "--queue-bytes", env: "CUZK_SERVICE_QUEUE_BYTES", kind: "int", default: String(2 ** 31), min: 1024, max: 2 ** 50, help: "witness bytes held by queued jobs before 429" },
+  { key: "queueBytes", flag: "--queue-bytes", env: "CUZK_SERVICE_QUEUE_BYTES", kind: "int", default: String(Math.min(2 ** 31, Math.floor(MEMORY_BYTES / 2))), min: 1024, max: MEMORY_BYTES, help: "witness bytes held by queued jobs before 429 (at most the machine's memory)" },
   { key: "batchSize", flag: "--batch-size", env: "CUZK_SERVICE_BATCH_SIZE", kind: "int", default: "8", min: 1, max: 1024, help: "most witnesses per library call" },
   { key: "batchWaitMs", flag: "--batch-wait-ms", env: "CUZK_SERVICE_BATCH_WAIT_MS", kind: "int", default: "0", min: 0, max: 3_600_000, help: "how long the oldest job may wait for its batch to fill (0: batches form from what queued while the device was busy)" },
   { key: "maxBodyBytes", flag: "--max-body-bytes", env: "CUZK_SERVICE_MAX_BODY_BYTES", kind: "int", default: String(64 << 20), min: 1024, max: 2 ** 31, help: "largest request body" },
@@ -73,6 +83,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "resultTtlS", flag: "--result-ttl-s", env: "CUZK_SERVICE_RESULT_TTL_S", kind: "int", default: "600", min: 1, max: 86_400 * 7, help: "seconds finished jobs are kept" },
   { key: "idleTimeoutS", flag: "--idle-timeout-s", env: "CUZK_SERVICE_IDLE_TIMEOUT_S", kind: "int", default: "60", min: 10, max: 255, help: "Bun's idle timeout; long-polls end 5 s before it" },
   { key: "drainS", flag: "--drain-s", env: "CUZK_SERVICE_DRAIN_S", kind: "int", default: "10", min: 0, max: 3600, help: "on shutdown, seconds to keep proving queued jobs" },
+  { key: "maxKeyBytes", flag: "--max-key-bytes", env: "CUZK_SERVICE_MAX_KEY_BYTES", kind: "int", default: String(MEMORY_BYTES), min: 1024, max: MEMORY_BYTES, help: "largest .zkey, .r1cs or .wasm read (at most the machine's memory, the default)" },
   { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
   { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },
 ];
@@ -84,8 +95,13 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
   switch (setting.kind) {
     case "string":
       return raw;
-    case "list":
-      return raw.split(",").map((s) => s.trim()).filter(Boolean);
+    case "list": {
+      const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+      if (setting.maxItems !== undefined && items.length > setting.maxItems) {
+        throw new ConfigError(`${source}: ${items.length} entries, more than the ${setting.maxItems} allowed`);
+      }
+      return items;
+    }
     case "bool":
       if (/^(1|true|yes|on)$/i.test(raw)) return true;
       if (/^(0|false|no|off)$/i.test(raw)) return false;
@@ -94,11 +110,10 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
       if (raw === "auto" || raw === "cpu" || raw === "cuda") return raw;
       throw new ConfigError(`${source}: expected auto, cpu or cuda, got ${JSON.stringify(raw)}`);
     case "int": {
-      if (!/^\d+$/.test(raw)) throw new ConfigError(`${source}: expected a whole number, got ${JSON.stringify(raw)}`);
+      const [min, max] = [setting.min ?? 0, setting.max ?? Number.MAX_SAFE_INTEGER];
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${source}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
       const value = Number(raw);
-      if (value < (setting.min ?? 0) || value > (setting.max ?? Number.MAX_SAFE_INTEGER)) {
-        throw new ConfigError(`${source}: ${value} is outside ${setting.min}..${setting.max}`);
-      }
+      if (value < min || value > max) throw new ConfigError(`${source}: ${raw} is outside ${min}..${max}`);
       return value;
     }
   }
@@ -106,7 +121,8 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
 
 /** The usage text (`--help`). */
 export function usage(): string {
-  const lines = SETTINGS.map((s) => `  ${(s.flag + (s.kind === "bool" ? " / --no-" + s.flag.slice(2) : " <v>")).padEnd(34)} ${s.env.padEnd(30)} ${s.help} (default: ${s.default === "" ? "none" : s.default})`);
+  const limit = (s: Setting) => (s.kind === "int" ? `; ${s.min}..${s.max}` : s.maxItems !== undefined ? `; at most ${s.maxItems}` : "");
+  const lines = SETTINGS.map((s) => `  ${(s.flag + (s.kind === "bool" ? " / --no-" + s.flag.slice(2) : " <v>")).padEnd(34)} ${s.env.padEnd(30)} ${s.help} (default: ${s.default === "" ? "none" : s.default}${limit(s)})`);
   return ["usage: bun service/main.ts [options]   (or: bun run serve -- [options])", "", "  flag                               environment                    meaning", ...lines].join("\n");
 }
 

@@ -52,6 +52,8 @@ export interface KeyRegistryOptions {
   context: Context;
   library: Library;
   r1csCheck: boolean;
+  /** Largest file (.zkey, .r1cs, .wasm) a key may bring: the library reads keys into memory. */
+  maxFileBytes: number;
 }
 
 /** The default id of a name: "bn254/mulchain_4" -> "bn254.mulchain_4". */
@@ -100,14 +102,25 @@ export class KeyRegistry {
     return this.#keys.has(id);
   }
 
-  /** A file inside the keys directory, or undefined when absent; a 400 when it resolves outside it. */
+  /**
+   * A file inside the keys directory, or undefined when absent; a 400 when it resolves outside it,
+   * a 422 when it is not a regular file (a FIFO would block its reader, a device never end) or is
+   * larger than the limit. Checked before anything reads it.
+   */
   #inside(path: string, name: string): string | undefined {
     if (!existsSync(path)) return undefined;
     const real = realpathSync(path);
     if (!real.startsWith(this.#root + sep)) {
       throw new ServiceError(400, "PATH_OUTSIDE_KEYS_DIR", `key name ${JSON.stringify(name)} resolves outside the keys directory`, "/name");
     }
-    return statSync(real).isFile() ? real : undefined;
+    const shown = real.slice(this.#root.length + 1);
+    const stats = statSync(real);
+    if (stats.isDirectory()) return undefined;
+    if (!stats.isFile()) throw new ServiceError(422, "KEY_FILE_NOT_REGULAR", `${shown} is not a regular file (a device, FIFO or socket); keys are read from files`, "/name");
+    if (stats.size > this.#options.maxFileBytes) {
+      throw new ServiceError(422, "KEY_FILE_TOO_LARGE", `${shown} has ${stats.size} bytes, more than the ${this.#options.maxFileBytes} a key file may have (--max-key-bytes)`, "/name");
+    }
+    return real;
   }
 
   /** Where the files of `name` are: `<name>.zkey` (+ .wasm, .r1cs) or `<name>/circuit.zkey` (+ circuit.*). */

@@ -21,6 +21,7 @@ import { InputWitnesses } from "./inputs.ts";
 import { defaultKeyId, KeyRegistry } from "./keys.ts";
 import { logEvent } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
+import { parse, validators } from "./schemas.ts";
 import { Scheduler } from "./scheduler.ts";
 import { serveOptions } from "./server.ts";
 import type { BunServer } from "./server.ts";
@@ -52,11 +53,32 @@ async function main(): Promise<void> {
     return;
   }
   const config: ServiceConfig = loadConfig();
+  for (const name of config.preload) {
+    try {
+      parse(validators.keyName, name);
+    } catch (error) {
+      throw new ConfigError(`--preload: ${JSON.stringify(name)} ${(error as Error).message.replace(/^request body: /, "")}`);
+    }
+  }
 
   const library = Library.open(config.library ? { path: config.library } : {});
-  const context = Context.create({ backend: config.backend, device: config.device, cpuThreads: config.cpuThreads, library });
   const info = library.info();
-  const keys = new KeyRegistry({ keysDir: config.keysDir, context, library, r1csCheck: config.r1csCheck });
+  // The library's own pool has a thread per core: more threads than that only contend.
+  if (config.cpuThreads > info.cpuThreads) {
+    throw new ConfigError(`--cpu-threads: ${config.cpuThreads} is more than the ${info.cpuThreads} cores the library reports (0 = all of them)`);
+  }
+  let context: Context;
+  try {
+    context = Context.create({ backend: config.backend, device: config.device, cpuThreads: config.cpuThreads, library });
+  } catch (error) {
+    throw new ConfigError(`cannot start the ${config.backend} backend on device ${config.device} (--backend, --device): ${(error as Error).message}`);
+  }
+  let keys: KeyRegistry;
+  try {
+    keys = new KeyRegistry({ keysDir: config.keysDir, context, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes });
+  } catch (error) {
+    throw new ConfigError(`--keys-dir: ${(error as Error).message}`);
+  }
   const metrics = new ServiceMetrics();
   const scheduler = new Scheduler({
     keys,

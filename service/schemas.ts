@@ -83,6 +83,7 @@ export const validators = {
   listJobsQuery: Compile(ListJobsQuery),
   jobId: Compile(JobId),
   keyId: Compile(KeyId),
+  keyName: Compile(KeyName),
   idempotencyKey: Compile(IdempotencyKey),
 };
 

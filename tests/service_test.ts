@@ -13,14 +13,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Key, WitnessCalculator } from "../mod.ts";
+import { loadConfig, MAX_PRELOAD, SETTINGS } from "../service/config.ts";
 import { library } from "./support/native.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -314,7 +315,11 @@ test("200 jobs from 20 concurrent clients on two keys: every proof verified, non
   assert.equal(shutdown.cancelled, 0);
 });
 
-/** A keys directory of copies in the flat layout (name.zkey, name.wasm, name.r1cs) and a link that escapes it. */
+/**
+ * A keys directory of copies in the flat layout (name.zkey, name.wasm, name.r1cs), a link that
+ * escapes it, and key files that must not be read: a FIFO, a character device like /dev/zero
+ * (when mknod is allowed here) and a sparse file of 1 MiB + 1 byte.
+ */
 function flatKeysDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "cuzk-keys-"));
   for (const [name, fixture] of [["bn254_m4", "bn254/mulchain_4"], ["bls_m4", "bls12_381/mulchain_4"]]) {
@@ -323,6 +328,10 @@ function flatKeysDir(): string {
   mkdirSync(join(dir, "nested"));
   symlinkSync(join(FIXTURES, "bn254/mulchain_8/circuit.zkey"), join(dir, "nested", "escape.zkey"));
   writeFileSync(join(dir, "broken.zkey"), "not a zkey");
+  execFileSync("mkfifo", [join(dir, "fifo.zkey")]);
+  spawnSync("mknod", [join(dir, "zero.zkey"), "c", "1", "5"]); // the device numbers of /dev/zero
+  writeFileSync(join(dir, "huge.zkey"), "");
+  truncateSync(join(dir, "huge.zkey"), (1 << 20) + 1);
   return dir;
 }
 
@@ -330,7 +339,7 @@ test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, 
   const keysDir = flatKeysDir();
   const token = "s3cret-token";
   // Batches never fill and never time out here, so submitted jobs stay queued until shutdown.
-  const service = await Service.start(["--keys-dir", keysDir, "--queue-size", "3", "--batch-size", "64", "--batch-wait-ms", "600000", "--max-body-bytes", "65536", "--drain-s", "0", "--idle-timeout-s", "10"], token);
+  const service = await Service.start(["--keys-dir", keysDir, "--queue-size", "3", "--batch-size", "64", "--batch-wait-ms", "600000", "--max-body-bytes", "65536", "--max-key-bytes", String(1 << 20), "--drain-s", "0", "--idle-timeout-s", "10"], token);
   try {
     const bn = join(FIXTURES, "bn254/mulchain_4");
     const wtns = new Uint8Array(readFileSync(join(bn, "witness.wtns")));
@@ -388,6 +397,11 @@ test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, 
       { what: "symbolic link out of the keys directory", method: "POST", path: "/v1/keys", send: json({ name: "nested/escape" }), status: 400, code: "PATH_OUTSIDE_KEYS_DIR", message: /resolves outside the keys directory/ },
       { what: "no such key file", method: "POST", path: "/v1/keys", send: json({ name: "missing" }), status: 404, code: "KEY_FILE_NOT_FOUND", message: /no missing\.zkey or missing\/circuit\.zkey/ },
       { what: "not a zkey", method: "POST", path: "/v1/keys", send: json({ name: "broken" }), status: 422, code: "KEY_FORMAT", message: /^cannot open key "broken": cuzk_key_open\(broken\.zkey\): broken\.zkey: zkey file is truncated/ },
+      { what: "key file is a FIFO", method: "POST", path: "/v1/keys", send: json({ name: "fifo" }), status: 422, code: "KEY_FILE_NOT_REGULAR", message: /^fifo\.zkey is not a regular file/, path_: "/name" },
+      ...(existsSync(join(keysDir, "zero.zkey"))
+        ? [{ what: "key file is a character device (as /dev/zero)", method: "POST", path: "/v1/keys", send: json({ name: "zero" }), status: 422, code: "KEY_FILE_NOT_REGULAR", message: /^zero\.zkey is not a regular file/ }]
+        : []),
+      { what: "key file over --max-key-bytes", method: "POST", path: "/v1/keys", send: json({ name: "huge" }), status: 422, code: "KEY_FILE_TOO_LARGE", message: /^huge\.zkey has 1048577 bytes, more than the 1048576 a key file may have \(--max-key-bytes\)/ },
       { what: "key id taken by another name", method: "POST", path: "/v1/keys", send: json({ name: "bls_m4", id: "bn254_m4" }), status: 409, code: "KEY_ID_TAKEN", message: /already registered for "bn254_m4"/ },
       { what: "bad job id", path: "/v1/jobs/not-a-uuid", status: 400, code: "VALIDATION", message: /job id/ },
       { what: "unknown job", path: "/v1/jobs/00000000-0000-4000-8000-000000000000", status: 404, code: "UNKNOWN_JOB", message: /no job/ },
@@ -562,5 +576,49 @@ test("the queue is also bounded by the witness bytes it holds", async () => {
     assert.equal((await submit("bn254.mulchain_8", large)).status, 202);
   } finally {
     await service.stop("SIGKILL");
+  }
+});
+
+test("every size the service is configured with has a bound: its maximum is accepted, one more refused at start (exit 2, one line naming the limit)", () => {
+  // Each whole-number setting, as a flag and as a variable, and the lower end where it is above 0.
+  for (const setting of SETTINGS.filter((s) => s.kind === "int")) {
+    const [min, max] = [setting.min!, setting.max!];
+    assert.equal(loadConfig([setting.flag, String(max)], {})[setting.key], max, setting.flag);
+    assert.throws(() => loadConfig([setting.flag, String(max + 1)], {}), { message: `${setting.flag}: ${max + 1} is outside ${min}..${max}` });
+    assert.throws(() => loadConfig([], { [setting.env]: String(max + 1) }), { message: `${setting.env}: ${max + 1} is outside ${min}..${max}` });
+    if (min > 0) assert.throws(() => loadConfig([setting.flag, String(min - 1)], {}), { message: `${setting.flag}: ${min - 1} is outside ${min}..${max}` });
+    assert.throws(() => loadConfig([setting.flag, "1e3"], {}), { message: new RegExp(`^${setting.flag}: expected a whole number from ${min} to ${max}`) });
+  }
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `key_${i}`).join(",");
+  assert.equal(loadConfig(["--preload", names(MAX_PRELOAD)], {}).preload.length, MAX_PRELOAD);
+  assert.throws(() => loadConfig(["--preload", names(MAX_PRELOAD + 1)], {}), { message: `--preload: ${MAX_PRELOAD + 1} entries, more than the ${MAX_PRELOAD} allowed` });
+
+  // The sizes the fault report named, as an operator meets them: the process refuses to start.
+  const cores = library().info().cpuThreads;
+  const cases: Array<[string[], RegExp]> = [
+    [["--device", "4294967296"], /--device: 4294967296 is outside 0\.\.64/],
+    [["--batch-size", "1025"], /--batch-size: 1025 is outside 1\.\.1024/],
+    [["--batch-size", "0"], /--batch-size: 0 is outside 1\.\.1024/],
+    [["--queue-size", "1000001"], /--queue-size: 1000001 is outside 1\.\.1000000/],
+    [["--queue-bytes", String(totalmem() + 1)], new RegExp(`--queue-bytes: ${totalmem() + 1} is outside 1024\\.\\.${totalmem()}`)],
+    [["--max-body-bytes", String(2 ** 31 + 1)], /--max-body-bytes: 2147483649 is outside 1024\.\.2147483648/],
+    [["--max-key-bytes", String(totalmem() + 1)], new RegExp(`--max-key-bytes: ${totalmem() + 1} is outside`)],
+    [["--cpu-threads", "100000"], /--cpu-threads: 100000 is outside 0\.\.4096/],
+    [["--cpu-threads", String(cores + 1)], new RegExp(`--cpu-threads: ${cores + 1} is more than the ${cores} cores the library reports`)],
+    [["--preload", names(MAX_PRELOAD + 1)], /--preload: 257 entries, more than the 256 allowed/],
+    [["--preload", "bn254/../../etc"], /--preload: "bn254\/\.\.\/\.\.\/etc" must be a relative path/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = spawnSync(BUN, ["service/main.ts", "--keys-dir", FIXTURES, "--port", "0", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, CUZK_LIB: process.env.CUZK_LIB ?? library().path },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(r.status, 2, `${args.join(" ")}: exit ${r.status}, ${r.stderr}`);
+    assert.equal(r.stderr.trim().split("\n").length, 1, `${args.join(" ")}: one line, got ${r.stderr}`);
+    assert.match(r.stderr, /^cuzk service: /);
+    assert.match(r.stderr, pattern);
+    assert.doesNotMatch(r.stdout, /listening/);
   }
 });
