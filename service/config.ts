@@ -37,6 +37,8 @@ export interface ServiceConfig {
   idleTimeoutS: number;
   /** On SIGTERM/SIGINT: seconds to keep proving queued jobs before cancelling the rest. */
   drainS: number;
+  /** After the drain: seconds results not yet fetched stay retrievable before the process exits. */
+  resultGraceS: number;
   /** Largest key file (.zkey, .r1cs, .wasm) the service reads; the library holds keys in memory. */
   maxKeyBytes: number;
   /** Check witnesses against circuit.r1cs when the key has one. */
@@ -83,6 +85,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "resultTtlS", flag: "--result-ttl-s", env: "CUZK_SERVICE_RESULT_TTL_S", kind: "int", default: "600", min: 1, max: 86_400 * 7, help: "seconds finished jobs are kept" },
   { key: "idleTimeoutS", flag: "--idle-timeout-s", env: "CUZK_SERVICE_IDLE_TIMEOUT_S", kind: "int", default: "60", min: 10, max: 255, help: "Bun's idle timeout; long-polls end 5 s before it" },
   { key: "drainS", flag: "--drain-s", env: "CUZK_SERVICE_DRAIN_S", kind: "int", default: "10", min: 0, max: 3600, help: "on shutdown, seconds to keep proving queued jobs" },
+  { key: "resultGraceS", flag: "--result-grace-s", env: "CUZK_SERVICE_RESULT_GRACE_S", kind: "int", default: "15", min: 0, max: 3600, help: "after the drain, seconds unfetched results stay retrievable (the process exits sooner once all are fetched)" },
   { key: "maxKeyBytes", flag: "--max-key-bytes", env: "CUZK_SERVICE_MAX_KEY_BYTES", kind: "int", default: String(MEMORY_BYTES), min: 1024, max: MEMORY_BYTES, help: "largest .zkey, .r1cs or .wasm read (at most the machine's memory, the default)" },
   { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
   { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },

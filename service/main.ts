@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     return;
   }
   preloaded = true;
-  shutdownOnSignals({ scheduler, server, inputs, keys, context, drainS: config.drainS });
+  shutdownOnSignals({ scheduler, server, inputs, keys, context, drainS: config.drainS, resultGraceS: config.resultGraceS });
 }
 
 main().catch((error) => {

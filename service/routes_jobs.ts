@@ -177,7 +177,10 @@ export function jobRoutes(deps: JobRoutesDeps): Routes {
 
   const jobResult: Handler = (req) => {
     const job = jobParam(req);
-    if (job.state === "succeeded") return Response.json(job.result);
+    if (job.state === "succeeded") {
+      scheduler.markFetched(job);
+      return Response.json(job.result);
+    }
     if (job.state === "failed") throw new ServiceError(422, job.error!.code, `job ${job.id} failed: ${job.error!.message}`);
     if (job.state === "cancelled") throw new ServiceError(409, "JOB_CANCELLED", `job ${job.id} was cancelled: ${job.error?.message ?? ""}`);
     throw new ServiceError(409, "JOB_NOT_FINISHED", `job ${job.id} is ${job.state}; wait with GET /v1/jobs/${job.id}/wait or /events`);

@@ -45,6 +45,8 @@ export interface Job {
   /** Hash of the request, to tell a replay from a different request under the same Idempotency-Key. */
   fingerprint: string;
   result?: { proof: Groth16Proof; publicSignals: string[] };
+  /** When a client first received the result (a shutdown keeps unfetched results retrievable). */
+  fetchedAt?: number;
   error?: { code: string; message: string };
   timings: {
     witnessMs?: number;
@@ -107,6 +109,8 @@ export class Scheduler {
   #msPerProof = 0;
   #closing = false;
   readonly #idle = new Set<() => void>();
+  /** Called whenever a result is fetched for the first time. */
+  readonly #fetched = new Set<() => void>();
   readonly #sweeper: ReturnType<typeof setInterval>;
 
   constructor(options: SchedulerOptions) {
@@ -276,6 +280,33 @@ export class Scheduler {
       job.watchers.add(done);
       signal?.addEventListener("abort", done);
     });
+  }
+
+  /** Records that a client received the job's result. */
+  markFetched(job: Job): void {
+    if (job.fetchedAt !== undefined) return;
+    job.fetchedAt = Date.now();
+    for (const listener of [...this.#fetched]) listener();
+  }
+
+  /**
+   * Waits until the results of the jobs `ids` (those that succeeded) have all been fetched, or
+   * `ms` passes; resolves with the ids still unfetched then.
+   */
+  async awaitFetched(ids: readonly string[], ms: number): Promise<string[]> {
+    const unfetched = () => ids.filter((id) => this.#jobs.get(id)?.fetchedAt === undefined && this.#jobs.get(id)?.state === "succeeded");
+    if (unfetched().length === 0 || ms <= 0) return unfetched();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#fetched.delete(check);
+        resolve();
+      };
+      const check = () => unfetched().length === 0 && done();
+      const timer = setTimeout(done, ms);
+      this.#fetched.add(check);
+    });
+    return unfetched();
   }
 
   /** Whether a job is final. */

@@ -2,8 +2,11 @@
  * @module
  * Graceful shutdown on SIGTERM or SIGINT: new jobs are refused (503), queued jobs keep being
  * proved for up to the drain time, those still queued then are cancelled, the running library
- * call is waited for, one line reports how every job that was active ended, waiting clients get
- * the final states, and the process exits 0 once the library's handles are closed.
+ * call is waited for, and one line reports how every job that was active ended. The server then
+ * keeps answering (new jobs still 503) until every proof that succeeded during the drain, or in
+ * the grace period before the signal, has been fetched by its client, or the grace period ends
+ * after the drain: a client that saw "succeeded" must still find its proof. The process exits 0
+ * once the library's handles are closed.
  */
 import process from "node:process";
 import type { Context } from "../mod.ts";
@@ -22,6 +25,8 @@ export interface ShutdownParts {
   context: Context;
   /** Seconds to keep proving queued jobs. */
   drainS: number;
+  /** Seconds, after the drain, that results not yet fetched stay retrievable. */
+  resultGraceS: number;
 }
 
 /** How long waiting clients have to read the final states before connections are closed. */
@@ -34,6 +39,8 @@ export function shutdownOnSignals(parts: ShutdownParts): void {
     if (stopping) return;
     stopping = true;
     const { scheduler, server } = parts;
+    const graceMs = parts.resultGraceS * 1000;
+    const signalledAt = Date.now();
     logEvent("shutdown_started", { signal, queued: scheduler.queueDepth, counts: scheduler.countByState(), drainS: parts.drainS });
     const report = await scheduler.close(parts.drainS * 1000);
     logEvent("shutdown", {
@@ -45,7 +52,18 @@ export function shutdownOnSignals(parts: ShutdownParts): void {
       failedJobs: report.failed,
       cancelledJobs: report.cancelled,
     });
-    // Let waiting clients read the final states, then close what is left.
+    const graceStarted = performance.now();
+    // Proofs of the drain and those finished shortly before the signal, whose clients may be on their way.
+    const recent = scheduler.list({ state: "succeeded" }).filter((job) => job.finishedAt! >= signalledAt - graceMs).map((job) => job.id);
+    const unfetched = await scheduler.awaitFetched(recent, graceMs);
+    logEvent("results_fetched", {
+      fetched: recent.length - unfetched.length,
+      unfetched: unfetched.length,
+      unfetchedJobs: unfetched,
+      waitedMs: Math.round(performance.now() - graceStarted),
+      graceS: parts.resultGraceS,
+    });
+    // Let responses in flight finish, then close what is left.
     await Promise.race([server.stop(false), new Promise((resolve) => setTimeout(resolve, CLIENT_GRACE_MS))]);
     await server.stop(true);
     parts.inputs.close();

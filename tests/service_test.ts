@@ -546,10 +546,18 @@ test("a bad witness inside a batch fails only its own job (self-check); shutdown
   // Three more jobs wait for a batch that will not fill; shutdown (drain 60 s) proves them first.
   const queued: string[] = [];
   for (let i = 0; i < 3; i++) queued.push((await service.request("POST", "/v1/jobs?key=bn254.mulchain_4", { body: witnesses[i === 2 ? 3 : i], type: "application/octet-stream" })).body.id);
-  const polls = queued.map((id) => waitLongPoll(service, id));
+  // Each client fetches its proof once it sees "succeeded": the service leaves after the last fetch.
+  const polls = queued.map((id) => waitLongPoll(service, id).then(async (job) => ({ job, result: await service.request("GET", `/v1/jobs/${id}/result`) })));
   await sleep(200);
   assert.ok(exitedCleanly(service, await service.stop("SIGTERM")), service.stderr);
-  for (const job of await Promise.all(polls)) assert.equal(job.state, "succeeded");
+  const drained = await Promise.all(polls);
+  for (const { job, result } of drained) {
+    assert.equal(job.state, "succeeded");
+    assert.equal(result.status, 200);
+  }
+  const drainedVerdicts = snarkjsVerify(drained.map(({ result }, k) => ({ name: String(k), vkey: join(fixture, "verification_key.json"), publicSignals: result.body.publicSignals, proof: result.body.proof })));
+  assert.deepEqual(drainedVerdicts, { 0: true, 1: true, 2: true });
+  assert.deepEqual(service.event("results_fetched")!.unfetchedJobs, []);
   const report = service.event("shutdown")!;
   assert.deepEqual((report.finishedJobs as string[]).sort(), [...queued].sort());
   assert.deepEqual(report.cancelledJobs, []);
@@ -621,4 +629,79 @@ test("every size the service is configured with has a bound: its maximum is acce
     assert.match(r.stderr, pattern);
     assert.doesNotMatch(r.stdout, /listening/);
   }
+});
+
+test("SIGTERM: proofs finished during the drain stay retrievable until their clients fetch them, or the result grace period ends", async () => {
+  const fixture = join(FIXTURES, "bn254/mulchain_4");
+  const calculator = await WitnessCalculator.load(join(fixture, "circuit.wasm"));
+  const witnesses = await Promise.all(Array.from({ length: 14 }, (_, i) => calculator.wtns(inputFor(fixture, 200 + i))));
+  const zkey = await Key.open(join(fixture, "circuit.zkey"), { library: library() });
+  const expected = witnesses.map((w) => zkey.checkWitness(w).publicSignals);
+  zkey.close();
+  const submitAll = async (service: Service, list: Uint8Array[]) => {
+    const ids: string[] = [];
+    for (const w of list) {
+      const reply = await service.request("POST", "/v1/jobs?key=bn254.mulchain_4", { body: w, type: "application/octet-stream" });
+      assert.equal(reply.status, 202, JSON.stringify(reply.body));
+      ids.push(reply.body.id);
+    }
+    return ids;
+  };
+  const eventually = async (service: Service, name: string) => {
+    while (!service.event(name)) await sleep(20);
+    return service.event(name)!;
+  };
+  // Full batches of 4 run at once; a batch that is not full waits (600 s) until the drain lifts the wait.
+  const args = ["--keys-dir", FIXTURES, "--preload", "bn254/mulchain_4", "--batch-size", "4", "--batch-wait-ms", "600000", "--drain-s", "60"];
+
+  // 1. Slow clients: each reads "succeeded", then takes its time (up to 3.9 s, longer than the 2 s
+  // the service used to wait before exiting) before it asks for the proof on a new request. 12 jobs
+  // finish (or are running) as SIGTERM comes, the last 2 are proved by the drain.
+  const service = await Service.start([...args, "--result-grace-s", "30"]);
+  const ids = await submitAll(service, witnesses);
+  const clients = ids.map(async (id, i) => {
+    const final = await waitLongPoll(service, id);
+    assert.equal(final.state, "succeeded", JSON.stringify(final));
+    await sleep(300 * i);
+    return service.request("GET", `/v1/jobs/${id}/result`);
+  });
+  await sleep(200);
+  const exited = service.stop("SIGTERM");
+  // After the drain and before the last fetch: still answering, but taking no new job.
+  await eventually(service, "shutdown");
+  const late = await service.request("POST", "/v1/jobs?key=bn254.mulchain_4", { body: witnesses[0], type: "application/octet-stream" });
+  assert.equal(late.status, 503);
+  assert.equal(late.body.error.code, "SHUTTING_DOWN");
+  assert.equal((await service.request("GET", "/readyz")).status, 503);
+  assert.equal((await service.request("GET", "/healthz")).status, 200);
+  const results = await Promise.all(clients);
+  assert.ok(exitedCleanly(service, await exited), service.stderr);
+  results.forEach((r, i) => {
+    assert.equal(r.status, 200, `job ${i}: ${JSON.stringify(r.body)}`);
+    assert.deepEqual(r.body.publicSignals, expected[i], `job ${i}: its own public signals`);
+  });
+  const verdicts = snarkjsVerify(results.map((r, i) => ({ name: String(i), vkey: join(fixture, "verification_key.json"), publicSignals: r.body.publicSignals, proof: r.body.proof })));
+  assert.deepEqual(Object.values(verdicts), results.map(() => true), "snarkjs accepts every drained proof");
+  assert.ok((service.event("shutdown")!.finished as number) >= 2, JSON.stringify(service.event("shutdown")));
+  const fetched = service.event("results_fetched")!;
+  assert.equal(fetched.fetched, 14);
+  assert.deepEqual(fetched.unfetchedJobs, []);
+  // It waited for the slowest client (3.9 s after its job finished), and not for the grace period.
+  assert.ok((fetched.waitedMs as number) > 2500 && (fetched.waitedMs as number) < 20_000, `waited ${fetched.waitedMs} ms`);
+
+  // 2. A client that never comes back: the service waits the grace period (3 s here), then leaves
+  // and names the job whose proof was not fetched.
+  const second = await Service.start([...args, "--result-grace-s", "3"]);
+  const [fetchedId, abandonedId] = await submitAll(second, witnesses.slice(0, 2));
+  const fetcher = waitLongPoll(second, fetchedId).then(() => second.request("GET", `/v1/jobs/${fetchedId}/result`));
+  await sleep(200);
+  const secondExit = second.stop("SIGTERM");
+  const one = await fetcher;
+  assert.equal(one.status, 200);
+  assert.ok(exitedCleanly(second, await secondExit), second.stderr);
+  assert.deepEqual(snarkjsVerify([{ name: "0", vkey: join(fixture, "verification_key.json"), publicSignals: one.body.publicSignals, proof: one.body.proof }]), { 0: true });
+  const report = second.event("results_fetched")!;
+  assert.equal(report.fetched, 1);
+  assert.deepEqual(report.unfetchedJobs, [abandonedId]);
+  assert.ok((report.waitedMs as number) >= 2900, `waited ${report.waitedMs} ms of the 3 s grace`);
 });
