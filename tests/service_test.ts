@@ -705,3 +705,45 @@ test("SIGTERM: proofs finished during the drain stay retrievable until their cli
   assert.deepEqual(report.unfetchedJobs, [abandonedId]);
   assert.ok((report.waitedMs as number) >= 2900, `waited ${report.waitedMs} ms of the 3 s grace`);
 });
+
+test("a registered key file truncated or overwritten in place does not take the service down", async () => {
+  const fixture = join(FIXTURES, "bn254/mulchain_4");
+  const keysDir = mkdtempSync(join(tmpdir(), "cuzk-keys-"));
+  mkdirSync(join(keysDir, "m4"));
+  for (const ext of ["zkey", "wasm"]) copyFileSync(join(fixture, `circuit.${ext}`), join(keysDir, "m4", `circuit.${ext}`));
+  const zkeyPath = join(keysDir, "m4", "circuit.zkey");
+  const service = await Service.start(["--keys-dir", keysDir, "--preload", "m4", "--batch-size", "1"]);
+  try {
+    const wtns = new Uint8Array(readFileSync(join(fixture, "witness.wtns")));
+    /** One job: its proof, or undefined when it was refused (a 4xx) or failed with a code. */
+    const prove = async () => {
+      const reply = await service.request("POST", "/v1/jobs?key=m4", { body: wtns, type: "application/octet-stream" });
+      if (reply.status !== 202) {
+        assert.ok(reply.status >= 400 && reply.status < 500 && typeof reply.body?.error?.code === "string", JSON.stringify(reply.body));
+        return undefined;
+      }
+      const job = await waitLongPoll(service, reply.body.id);
+      assert.ok(job.state === "succeeded" || (job.state === "failed" && typeof job.error?.code === "string"), JSON.stringify(job));
+      return job.state === "succeeded" ? (await service.request("GET", `/v1/jobs/${job.id}/result`)).body : undefined;
+    };
+    const proofs = [await prove()];
+    // Overwritten in place (same inode, same size): the points section becomes garbage.
+    const size = readFileSync(zkeyPath).length;
+    const fd = openSync(zkeyPath, "r+");
+    writeSync(fd, new Uint8Array(size - 1024).fill(0xa5), 0, size - 1024, 512);
+    closeSync(fd);
+    proofs.push(await prove());
+    // Truncated in place: with the key mapped, its next read would be past the end of the file (SIGBUS).
+    truncateSync(zkeyPath, 100);
+    proofs.push(await prove());
+    assert.equal((await service.request("GET", "/healthz")).status, 200, "the service is still up");
+    const made = proofs.filter((p) => p !== undefined);
+    assert.ok(made.length >= 1);
+    const verdicts = snarkjsVerify(made.map((p, i) => ({ name: String(i), vkey: join(fixture, "verification_key.json"), publicSignals: p.publicSignals, proof: p.proof })));
+    assert.deepEqual(Object.values(verdicts), made.map(() => true), "every proof returned is one snarkjs accepts");
+    assert.ok(exitedCleanly(service, await service.stop("SIGTERM")), service.stderr);
+  } finally {
+    await service.stop("SIGKILL");
+    rmSync(keysDir, { recursive: true, force: true });
+  }
+});
