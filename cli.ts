@@ -12,7 +12,8 @@
  *   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
  *
  * Options: --backend auto|cpu|cuda, --device N, --r1cs <circuit.r1cs> (check the witness
- * constraint by constraint), --self-check (verify before writing), --timings (phase table on stderr),
+ * constraint by constraint), --no-self-check (skip the pairing check of the proof before it is
+ * written; on by default, --self-check is accepted), --timings (phase table on stderr),
  * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
  * proving key for testing only (docs/benchmarks.md, "Synthetic circuits").
@@ -20,12 +21,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
-import { Key, Library, phaseTable, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
+import { CuzkError, Key, Library, phaseTable, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
 import type { BackendName } from "./mod.ts";
 
 const USAGE = `usage:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
-             [--r1cs circuit.r1cs] [--self-check] [--timings] [--json-timings file] [--timeline file.svg]
+             [--r1cs circuit.r1cs] [--no-self-check] [--timings] [--json-timings file] [--timeline file.svg]
   cuzk verify <verification_key.json> <public.json> <proof.json>
   cuzk info [circuit.zkey]
   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N|2^K [--curve bn254|bls12_381] [--profile porep|uniform]
@@ -45,7 +46,7 @@ const VALUE_FLAGS = new Set([
   "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
   "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
 ]);
-const BOOL_FLAGS = new Set(["--self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
+const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
 
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
@@ -95,6 +96,14 @@ function writeJson(path: string, value: unknown): void {
   writeText(path, JSON.stringify(value, null, 1));
 }
 
+/** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
+function selfCheckFlag(p: Parsed): boolean {
+  if (p.flags.has("--self-check") && p.flags.has("--no-self-check")) {
+    throw new UsageError("give --no-self-check or --self-check (the default), not both");
+  }
+  return !p.flags.has("--no-self-check");
+}
+
 async function prove(p: Parsed): Promise<number> {
   if (p.positional.length !== 4) throw new UsageError("prove needs <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const [zkeyPath, wtnsPath, proofPath, publicPath] = p.positional;
@@ -103,6 +112,7 @@ async function prove(p: Parsed): Promise<number> {
   const deviceFlag = p.flags.get("--device");
   const device = deviceFlag === undefined ? 0 : Number(deviceFlag);
   if (!Number.isInteger(device) || device < 0) throw new UsageError(`--device must be a GPU index, not ${deviceFlag}`);
+  const selfCheck = selfCheckFlag(p);
   const wtns = readBytes(wtnsPath, "witness");
   const r1cs = p.flags.get("--r1cs");
   const prover = await Prover.open({
@@ -110,10 +120,17 @@ async function prove(p: Parsed): Promise<number> {
     backend: backend as "auto" | BackendName,
     device,
     r1cs: typeof r1cs === "string" ? r1cs : undefined,
-    selfCheck: p.flags.has("--self-check"),
+    selfCheck,
   });
   try {
-    const { proof, publicSignals, timings } = await prover.prove(wtns);
+    // A proof that fails the self-check is an error here: nothing is written.
+    const { proof, publicSignals, timings } = await prover.prove(wtns, { selfCheck }).catch((error) => {
+      if (error instanceof CuzkError && error.code === "SELF_CHECK" && r1cs === undefined) {
+        const options = { cause: error, nativeMessage: error.nativeMessage, operation: error.operation };
+        throw new CuzkError("SELF_CHECK", `${error.message} (here: prove again with --r1cs circuit.r1cs)`, options);
+      }
+      throw error;
+    });
     writeJson(proofPath, proof);
     writeJson(publicPath, publicSignals);
     if (p.flags.has("--timings")) process.stderr.write(phaseTable(timings) + "\n");

@@ -5,7 +5,7 @@
  * stderr and exit non-zero. Runs the CLI as a child process of whichever runtime runs the tests.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -91,6 +91,7 @@ test("cli errors: missing file, wrong curve, mismatched witness, bad usage — o
     [["verify", vk, pub], /verify needs/],
     [["info", join(work, "missing.zkey")], /missing\.zkey/],
     [["prove", "--frobnicate"], /unknown option/],
+    [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), ...out, "--self-check", "--no-self-check"], /not both/],
     [["frobnicate"], /unknown command/],
   ];
   for (const [args, pattern] of cases) {
@@ -101,6 +102,41 @@ test("cli errors: missing file, wrong curve, mismatched witness, bad usage — o
     assert.equal(r.stdout, "", "nothing on stdout");
     assert.match(r.stderr, pattern);
   }
+});
+
+/** bn254/mulchain_8's witness with its last (private) value changed: well formed, in range, but no proof from it verifies. */
+function unsatisfiedWitness(): string {
+  const bad = new Uint8Array(readFileSync(join(fixture("bn254", "mulchain_8"), "witness.wtns")));
+  bad[bad.length - 32] ^= 1;
+  const path = join(work, "bad.wtns");
+  writeFileSync(path, bad);
+  return path;
+}
+
+test("cli prove self-checks by default: a proof that fails is never written (exit 1, the library's message), a good one shows its self_check phase", () => {
+  const dir = fixture("bn254", "mulchain_8");
+  const badPath = unsatisfiedWitness();
+  const proof = join(work, "sc-proof.json"), pub = join(work, "sc-public.json");
+  for (const flags of [[], ["--self-check"]]) {
+    const r = cli("prove", join(dir, "circuit.zkey"), badPath, proof, pub, ...flags);
+    assert.equal(r.code, 1, `${flags.join(" ")}: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, /^cuzk: .*self-check/);
+    assert.ok(!existsSync(proof) && !existsSync(pub), "no proof.json or public.json written");
+  }
+  const good = cli("prove", join(dir, "circuit.zkey"), join(dir, "witness.wtns"), proof, pub, "--timings");
+  assert.equal(good.code, 0, good.stderr);
+  assert.match(good.stderr, /^self_check\s/m);
+  assert.ok(snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
+});
+
+test("cli prove --no-self-check opts out: the same witness then gives a proof (exit 0) that snarkjs rejects", () => {
+  const dir = fixture("bn254", "mulchain_8");
+  const proof = join(work, "nosc-proof.json"), pub = join(work, "nosc-public.json");
+  const r = cli("prove", join(dir, "circuit.zkey"), unsatisfiedWitness(), proof, pub, "--no-self-check", "--timings");
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /self_check/, "no self_check phase when opted out");
+  assert.ok(!snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
 });
 
 test("cli info reports the library and a key summary", () => {
