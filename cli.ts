@@ -15,13 +15,14 @@
  * constraint by constraint), --no-self-check (skip the pairing check of the proof before it is
  * written; on by default, --self-check is accepted), --timings (phase table on stderr),
  * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
+ * Files are read only when they are regular files within a size limit (README, "CLI").
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
  * proving key for testing only (docs/benchmarks.md, "Synthetic circuits").
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import process from "node:process";
 
-import { CuzkError, Key, Library, phaseTable, Prover, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
+import { CuzkError, FR_BYTES, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
 import type { BackendName } from "./mod.ts";
 
 const USAGE = `usage:
@@ -48,6 +49,9 @@ const VALUE_FLAGS = new Set([
 ]);
 const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
 
+/** JSON files read by `verify` (verification key, public signals, proof) are at most this large. */
+const JSON_FILE_BYTES = 256 << 20;
+
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
@@ -67,16 +71,8 @@ function parseArgs(argv: string[]): Parsed {
   return { positional, flags };
 }
 
-function readBytes(path: string, what: string): Uint8Array {
-  try {
-    return new Uint8Array(readFileSync(path));
-  } catch (e) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(e as Error).message}`);
-  }
-}
-
 function readJson(path: string, what: string): unknown {
-  const text = new TextDecoder().decode(readBytes(path, what));
+  const text = new TextDecoder().decode(readRegularFile(path, what, JSON_FILE_BYTES));
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -96,6 +92,15 @@ function writeJson(path: string, value: unknown): void {
   writeText(path, JSON.stringify(value, null, 1));
 }
 
+/** A whole-number flag within [min, max] (decimal digits only: "1e3", "0x10" and "-1" are refused). */
+function integerFlag(p: Parsed, flag: string, fallback: number, min: number, max: number, why = ""): number {
+  const text = p.flags.get(flag);
+  if (text === undefined) return fallback;
+  const value = typeof text === "string" && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}${why}, not ${text}`);
+  return value;
+}
+
 /** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
 function selfCheckFlag(p: Parsed): boolean {
   if (p.flags.has("--self-check") && p.flags.has("--no-self-check")) {
@@ -109,12 +114,12 @@ async function prove(p: Parsed): Promise<number> {
   const [zkeyPath, wtnsPath, proofPath, publicPath] = p.positional;
   const backend = (p.flags.get("--backend") ?? "auto") as string;
   if (!["auto", "cpu", "cuda"].includes(backend)) throw new UsageError(`--backend must be auto, cpu or cuda, not ${backend}`);
-  const deviceFlag = p.flags.get("--device");
-  const device = deviceFlag === undefined ? 0 : Number(deviceFlag);
-  if (!Number.isInteger(device) || device < 0) throw new UsageError(`--device must be a GPU index, not ${deviceFlag}`);
+  const device = integerFlag(p, "--device", 0, 0, MAX_DEVICE, " (a GPU index)");
   const selfCheck = selfCheckFlag(p);
-  const wtns = readBytes(wtnsPath, "witness");
   const r1cs = p.flags.get("--r1cs");
+  // A witness that is not a regular file is refused before the key is opened (Key.open checks the
+  // key and the .r1cs itself); its size is checked once the key says how many values it needs.
+  requireRegularFile(wtnsPath, "witness");
   const prover = await Prover.open({
     zkey: zkeyPath,
     backend: backend as "auto" | BackendName,
@@ -123,6 +128,8 @@ async function prove(p: Parsed): Promise<number> {
     selfCheck,
   });
   try {
+    // A witness holds the key's n_vars values and a .wtns header: anything larger is not one.
+    const wtns = readRegularFile(wtnsPath, "witness", prover.info.nVars * FR_BYTES + LIMITS.witnessFileSlack);
     // A proof that fails the self-check is an error here: nothing is written.
     const { proof, publicSignals, timings } = await prover.prove(wtns, { selfCheck }).catch((error) => {
       if (error instanceof CuzkError && error.code === "SELF_CHECK" && r1cs === undefined) {
@@ -235,8 +242,11 @@ async function setup(p: Parsed): Promise<number> {
     throw new UsageError("setup needs <circuit.r1cs> <circuit.zkey> [verification_key.json]");
   }
   const [r1cs, zkey, vkPath] = p.positional;
+  const cores = Library.default().info().cpuThreads;
+  // Checked here too (setupInsecureDev refuses it as well) so that the refusal comes before the warning.
+  const threads = integerFlag(p, "--threads", 0, 0, cores, ` (0 = all; the library reports ${cores} cores here)`);
   process.stderr.write(INSECURE_WARNING);
-  const result = await setupInsecureDev(r1cs, zkey, { threads: countFlag(p, "--threads", 0), cpuOnly: p.flags.has("--cpu") });
+  const result = await setupInsecureDev(r1cs, zkey, { threads, cpuOnly: p.flags.has("--cpu") });
   if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
   const s = (ms: number) => (ms / 1000).toFixed(2);
   process.stderr.write(

@@ -5,13 +5,14 @@
  * stderr and exit non-zero. Runs the CLI as a child process of whichever runtime runs the tests.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { library } from "./support/native.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "cli.ts");
@@ -21,7 +22,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 /** Runs the CLI under the runtime that runs this test file. */
 function cli(...args: string[]) {
   const runtime = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
-  const r = spawnSync(process.execPath, [...runtime, ...args], { cwd: ROOT, encoding: "utf8" });
+  // The timeout turns a hang (a FIFO or /dev/zero read without end) into a failure.
+  const r = spawnSync(process.execPath, [...runtime, ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -92,6 +94,7 @@ test("cli errors: missing file, wrong curve, mismatched witness, bad usage — o
     [["info", join(work, "missing.zkey")], /missing\.zkey/],
     [["prove", "--frobnicate"], /unknown option/],
     [["prove", join(bn, "circuit.zkey"), join(bn, "witness.wtns"), ...out, "--self-check", "--no-self-check"], /not both/],
+    ...boundCases(bn, out),
     [["frobnicate"], /unknown command/],
   ];
   for (const [args, pattern] of cases) {
@@ -103,6 +106,39 @@ test("cli errors: missing file, wrong curve, mismatched witness, bad usage — o
     assert.match(r.stderr, pattern);
   }
 });
+
+/**
+ * The sizes and files a caller gives the CLI, past their limits: an int32 GPU index, a thread
+ * count within the library's cores, and files that are regular and not larger than they can be
+ * (a witness: the key's n_vars values plus a header; /dev/zero and a FIFO are refused unread).
+ */
+function boundCases(bn: string, out: string[]): Array<[string[], RegExp]> {
+  const fifo = join(work, "witness.fifo");
+  spawnSync("mkfifo", [fifo]);
+  assert.ok(existsSync(fifo), "mkfifo made the FIFO");
+  const oversized = join(work, "oversized.wtns");
+  writeFileSync(oversized, "");
+  const nVars = 256; // bn254/mulchain_8
+  truncateSync(oversized, nVars * 32 + 64 * 1024 + 1); // sparse: nothing is written
+  const cores = library().info().cpuThreads;
+  const prove = (zkey: string, wtns: string, ...extra: string[]) => ["prove", zkey, wtns, ...out, ...extra];
+  return [
+    [prove(join(bn, "circuit.zkey"), join(bn, "witness.wtns"), "--device", "4294967296"), /--device must be a whole number from 0 to 2147483647 \(a GPU index\), not 4294967296/],
+    [prove(join(bn, "circuit.zkey"), join(bn, "witness.wtns"), "--device", "2147483648"), /--device must be a whole number from 0 to 2147483647/],
+    [prove(join(bn, "circuit.zkey"), join(bn, "witness.wtns"), "--device", "1.5"), /--device must be a whole number/],
+    [prove(join(bn, "circuit.zkey"), join(bn, "witness.wtns"), "--device", "0x10"), /--device must be a whole number/],
+    [prove(join(bn, "circuit.zkey"), "/dev/zero"), /witness \/dev\/zero is not a regular file/],
+    [prove(join(bn, "circuit.zkey"), fifo), /witness .*witness\.fifo is not a regular file/],
+    [prove(join(bn, "circuit.zkey"), oversized), new RegExp(`oversized\.wtns has ${nVars * 32 + 64 * 1024 + 1} bytes, more than the ${nVars * 32 + 64 * 1024}`)],
+    [prove("/dev/zero", join(bn, "witness.wtns")), /proving key \/dev\/zero is not a regular file/],
+    [prove(join(bn, "circuit.zkey"), join(bn, "witness.wtns"), "--r1cs", fifo), /constraint system .*witness\.fifo is not a regular file/],
+    [["verify", "/dev/zero", join(bn, "public.json"), join(bn, "proof.json")], /verification key \/dev\/zero is not a regular file/],
+    [["verify", join(bn, "verification_key.json"), fifo, join(bn, "proof.json")], /public signals .*witness\.fifo is not a regular file/],
+    [["info", "/dev/zero"], /proving key \/dev\/zero is not a regular file/],
+    [["setup", "--insecure-dev", join(bn, "circuit.r1cs"), join(work, "never.zkey"), "--threads", String(cores + 1)], new RegExp(`--threads must be a whole number from 0 to ${cores} `)],
+    [["setup", "--insecure-dev", join(bn, "circuit.r1cs"), join(work, "never.zkey"), "--threads", "100000"], /--threads must be a whole number/],
+  ];
+}
 
 /** bn254/mulchain_8's witness with its last (private) value changed: well formed, in range, but no proof from it verifies. */
 function unsatisfiedWitness(): string {
