@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { test } from "node:test";
-import { BufferPool, Context, CuzkError, HostBuffer, PinnedBuffer, Prover, setupInsecureDev } from "../mod.ts";
+import { BufferPool, Context, HostBuffer, PinnedBuffer, Prover, setupInsecureDev } from "../mod.ts";
+import { refusedWith as refused } from "./support/errors.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import { rawValues } from "./support/wtns.ts";
 
@@ -25,12 +26,6 @@ function processThreads(): number {
   return Number(line.split(/\s+/)[1]);
 }
 
-const refused = (code: string, pattern?: RegExp) => (error: unknown) => {
-  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
-  assert.equal(error.code, code, error.message);
-  if (pattern) assert.match(error.message, pattern);
-  return true;
-};
 
 test("cpuThreads above the library's limit is refused, and no thread is started for it", needs(...contextApi), async () => {
   const limit = library().info().cpuThreads;

@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { CuzkError, groth16, Key, Prover, setupInsecureDev, WitnessCalculator } from "../mod.ts";
+import { groth16, Key, Prover, setupInsecureDev, WitnessCalculator } from "../mod.ts";
+import { refusedWith } from "./support/errors.ts";
 import { fixtures, needs } from "./support/native.ts";
 
 const api = ["cuzk_key_open", "cuzk_key_check_witness", "cuzk_prover_create", "cuzk_prove", "cuzk_key_attach_r1cs"] as const;
@@ -21,12 +22,7 @@ const fifo = join(work, "fifo");
 execFileSync("mkfifo", [fifo]);
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const refused = (pattern: RegExp) => (error: unknown) => {
-  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
-  assert.equal(error.code, "INVALID_ARGUMENT", error.message);
-  assert.match(error.message, pattern);
-  return true;
-};
+const refused = (pattern: RegExp) => refusedWith("INVALID_ARGUMENT", pattern);
 
 test("/dev/zero and a FIFO as a witness, key, .r1cs or circuit.wasm are refused before reading", needs(...api), async () => {
   const zkey = bn.file("circuit.zkey");

@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CuzkError, HostBuffer, Key, Prover } from "../mod.ts";
+import { HostBuffer, Key, Prover } from "../mod.ts";
+import { refusedWith as refused } from "./support/errors.ts";
 import { fixtures, needs } from "./support/native.ts";
 import { rawValues, wtnsParts } from "./support/wtns.ts";
 
@@ -17,13 +18,6 @@ const all = fixtures();
 const bn = all.find((f) => f.curve === "bn254" && f.name === "mulchain_4")!;
 const bls = all.find((f) => f.curve === "bls12_381" && f.name === "mulchain_4")!;
 
-/** An assert.throws / rejects matcher: a CuzkError with `code` whose message matches `pattern`. */
-const refused = (code: string, pattern?: RegExp) => (error: unknown) => {
-  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
-  assert.equal(error.code, code, error.message);
-  if (pattern) assert.match(error.message, pattern);
-  return true;
-};
 
 test("a good witness passes in every form and says where its values start", needs(...api), async () => {
   for (const fixture of [bn, bls]) {
