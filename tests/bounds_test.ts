@@ -11,6 +11,8 @@ import { cpus, totalmem } from "node:os";
 import { test } from "node:test";
 import { BufferPool, Context, HostBuffer, PinnedBuffer, Prover, setupInsecureDev } from "../mod.ts";
 import { refusedWith as refused } from "./support/errors.ts";
+import { nativeOf } from "../src/library.ts";
+import { invoke } from "../src/native_call.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import { rawValues } from "./support/wtns.ts";
 
@@ -44,6 +46,16 @@ test("cpuThreads above the library's limit is refused, and no thread is started 
   using context = Context.create({ backend: "cpu", cpuThreads: limit });
   assert.equal(context.backend, "cpu", "the limit itself is accepted");
   assert.ok(processThreads() - before < 2 * cores, `threads with a context at the limit: ${before} -> ${processThreads()}`);
+});
+
+test("the library refuses such a thread count too, when asked past the bindings", needs(...contextApi), () => {
+  const native = nativeOf(library());
+  const cores = cpus().length;
+  const before = processThreads();
+  const out = new BigUint64Array(1);
+  assert.throws(() => invoke(native, "cuzk_context_create", [1 /* CPU */, 0, 100000, 0, out]), refused("INVALID_ARGUMENT", /100000/));
+  assert.equal(out[0], 0n, "no context was made");
+  assert.ok(processThreads() - before < 2 * cores, `threads ${before} -> ${processThreads()} (cores ${cores})`);
 });
 
 test("a GPU index must be a safe integer in int32 range: 2^32 is refused, not GPU 0", needs(...contextApi, ...hostApi), () => {
