@@ -13,7 +13,7 @@
  * finished, failed or were cancelled before exiting (shutdown.ts).
  */
 import process from "node:process";
-import { Context, Library } from "../mod.ts";
+import { Context, CuzkError, Library } from "../mod.ts";
 import { ConfigError, loadConfig, usage } from "./config.ts";
 import type { ServiceConfig } from "./config.ts";
 import { addGauges } from "./gauges.ts";
@@ -125,9 +125,15 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  // Start-up errors are one line (the library's load error lists what it tried on several).
+  const oneLine = (text: string) => text.trim().split(/\s*\n\s*/).join("; ");
   if (error instanceof ConfigError) {
-    console.error(`cuzk service: ${error.message}`);
+    console.error(`cuzk service: ${oneLine(error.message)}`);
     process.exit(2);
+  }
+  if (error instanceof CuzkError) {
+    console.error(`cuzk service: ${oneLine(error.message)}`);
+    process.exit(1);
   }
   console.error(`cuzk service: ${(error as Error)?.stack ?? error}`);
   process.exit(1);

@@ -629,6 +629,11 @@ test("every size the service is configured with has a bound: its maximum is acce
     assert.match(r.stderr, pattern);
     assert.doesNotMatch(r.stdout, /listening/);
   }
+  // A library that cannot be loaded is one line too (its message lists what was tried), exit 1.
+  const noLibrary = spawnSync(BUN, ["service/main.ts", "--keys-dir", FIXTURES, "--port", "0", "--lib", join(tmpdir(), "no-such-libcuzk.so")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  assert.equal(noLibrary.status, 1, noLibrary.stderr);
+  assert.equal(noLibrary.stderr.trim().split("\n").length, 1, noLibrary.stderr);
+  assert.match(noLibrary.stderr, /^cuzk service: .*no-such-libcuzk\.so/);
 });
 
 test("SIGTERM: proofs finished during the drain stay retrievable until their clients fetch them, or the result grace period ends", async () => {
