@@ -101,9 +101,14 @@ typedef enum cuzk_witness_format {
   CUZK_WITNESS_WTNS = 1  /* the bytes of a snarkjs .wtns file */
 } cuzk_witness_format;
 
-/* Flags of cuzk_prove / cuzk_prove_abc. Both off by default; neither is implied by the other. */
-#define CUZK_PROVE_SELF_CHECK 0x1u     /* verify each proof (pairing) before returning it */
-#define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u /* do not check the witness against an attached .r1cs */
+/* Flags of cuzk_prove / cuzk_prove_abc. By default every proof is verified (pairing check, timed as
+ * CUZK_PHASE_SELF_CHECK) before it is returned: a proof that fails is never returned. The check
+ * costs about one Groth16 verification per proof (a few ms; docs/benchmarks.md), which matters only
+ * for the smallest circuits; callers that verify elsewhere may skip it with CUZK_PROVE_NO_SELF_CHECK.
+ * Giving both CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK is CUZK_ERR_INVALID_ARGUMENT. */
+#define CUZK_PROVE_SELF_CHECK 0x1u       /* kept for compatibility: the self-check is now the default */
+#define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u  /* do not check the witness against an attached .r1cs */
+#define CUZK_PROVE_NO_SELF_CHECK 0x4u    /* skip the pairing self-check (the caller verifies elsewhere) */
 
 /* Flags of cuzk_host_alloc. */
 #define CUZK_HOST_PINNED 0x1u /* page-locked through the CUDA driver when one is present */
@@ -308,16 +313,19 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
  * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
  * Returns: CUZK_OK (proofs written);
- *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown flags, n_proofs 0, proofs NULL, witnesses NULL,
- *                              only one of r and s, unknown witness_format, a witness value, r or s
- *                              not < r;
+ *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown or contradicting flags, n_proofs 0, proofs NULL,
+ *                              witnesses NULL, only one of r and s, unknown witness_format, a witness
+ *                              value, r or s not < r;
  *   CUZK_ERR_FORMAT            a malformed .wtns record;
  *   CUZK_ERR_CURVE_MISMATCH    a .wtns over another field than the key's;
  *   CUZK_ERR_WITNESS_LENGTH    a witness's value count (RAW: witness_stride) differs from n_vars;
  *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails (message names it);
  *   CUZK_ERR_SHORT_BUFFER      proofs_cap < n_proofs * proof_bytes;
- *   CUZK_ERR_SELF_CHECK        (CUZK_PROVE_SELF_CHECK) a proof failed its pairing check: no proof is
- *                              returned (the proofs buffer is zeroed);
+ *   CUZK_ERR_SELF_CHECK        (unless CUZK_PROVE_NO_SELF_CHECK) a proof failed its pairing check: no
+ *                              proof is returned (the proofs buffer is zeroed). The message names the
+ *                              likely cause: with an attached .r1cs, "the witness does not satisfy the
+ *                              circuit" or "the key (or the backend) is at fault"; without one, that
+ *                              either is possible and that attaching the .r1cs tells which;
  *   CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE  the GPU of a CUDA context failed;
  *   CUZK_ERR_OUT_OF_MEMORY     host or device memory ran out;
  *   CUZK_ERR_INTERNAL          the OS CSPRNG failed, or a bug (please report the message).
@@ -334,12 +342,12 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
  *    key's QAP: the n_constraints rows, then the n_public + 1 input rows (a = w[i], b = c = 0),
  *    then zeros up to domain_size.
  *  assignment: n_proofs * n_vars Fr values (w[0] = 1).
- * Other arguments as for cuzk_prove. The a, b, c values are taken as given: only an attached .r1cs
- * (checked against the assignment) or CUZK_PROVE_SELF_CHECK catches evaluations that do not match.
+ * Other arguments as for cuzk_prove. The a, b, c values are taken as given: evaluations that do not
+ * match the assignment give a proof that fails the self-check (CUZK_ERR_SELF_CHECK, unless skipped).
  * Returns: CUZK_OK (proofs written);
- *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, a, b, c or assignment NULL, unknown flags, n_proofs 0,
- *                              proofs NULL, only one of r and s, an evaluation, assignment value, r or
- *                              s not < r;
+ *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, a, b, c or assignment NULL, unknown or contradicting flags,
+ *                              n_proofs 0, proofs NULL, only one of r and s, an evaluation,
+ *                              assignment value, r or s not < r;
  *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails;
  *   CUZK_ERR_SHORT_BUFFER, CUZK_ERR_SELF_CHECK, CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE,
  *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_INTERNAL  as for cuzk_prove.

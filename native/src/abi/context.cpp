@@ -59,7 +59,14 @@ cuzk::prover::ProveArgs common_args(size_t n_proofs, const uint8_t* r, const uin
 cuzk_status run_prove(cuzk_prover* prover, const cuzk::prover::ProveArgs& args, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK)) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK | CUZK_PROVE_NO_SELF_CHECK)) {
+      msg = "unknown flags";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if ((args.flags & CUZK_PROVE_SELF_CHECK) && (args.flags & CUZK_PROVE_NO_SELF_CHECK)) {
+      msg = "CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK contradict each other";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
     CallGuard guard(prover->calls);
     return prover->impl->prove(args, prover->key->r1cs.get(), msg);
   });

@@ -119,14 +119,17 @@ class Groth16Prover final : public Prover {
       }
       finalize(sums_[p], rb, sb, args.proofs + p * C::PROOF_BYTES);
     }
-    if (args.flags & CUZK_PROVE_SELF_CHECK) {
+    if (!(args.flags & CUZK_PROVE_NO_SELF_CHECK)) {
       for (size_t p = 0; p < n; p++) {
-        PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
-        if (!self_check(args.proofs + p * C::PROOF_BYTES, batch.w[p])) {
-          err = "proof " + std::to_string(p) + " failed its self-check (pairing): the " +
-                std::string(engine_->kind() == CUZK_BACKEND_CUDA ? "GPU" : "CPU") +
-                " backend produced a wrong proof; it was not returned";
-          std::memset(args.proofs, 0, n * C::PROOF_BYTES);
+        bool valid;
+        {
+          PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
+          valid = self_check(args.proofs + p * C::PROOF_BYTES, batch.w[p]);
+        }
+        if (!valid) {
+          std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // a proof that failed is never returned
+          err = "proof " + std::to_string(p) + " failed its self-check (pairing) and was not returned: " +
+                blame(args, r1cs, batch.w[p], times, p);
           return CUZK_ERR_SELF_CHECK;
         }
       }
@@ -192,6 +195,27 @@ class Groth16Prover final : public Prover {
     curve::store_output_point(a.to_affine(), out);
     curve::store_output_point(b.to_affine(), out + C::G1_BYTES);
     curve::store_output_point(c.to_affine(), out + C::G1_BYTES + C::G2_BYTES);
+  }
+
+  // The likely cause of a failed self-check. The witness passed every check of its own, so either
+  // it does not satisfy the circuit or the key (or the backend) is at fault; an attached .r1cs
+  // tells which.
+  std::string blame(const ProveArgs& args, const formats::R1cs* r1cs, const uint8_t* w, PhaseTimes& times, size_t p) {
+    const std::string backend = std::string(" (") + (engine_->kind() == CUZK_BACKEND_CUDA ? "GPU" : "CPU") + " backend)";
+    if (!r1cs) {
+      return "either the witness does not satisfy the circuit or the key (or the backend) is at fault" + backend +
+             "; attach the circuit's .r1cs (cuzk_key_attach_r1cs) to tell which";
+    }
+    if (args.flags & CUZK_PROVE_SKIP_R1CS_CHECK) {  // the constraints have not been checked yet
+      PhaseScope t(times, p, CUZK_PHASE_WITNESS_CHECK);
+      std::string unsatisfied;
+      if (check_r1cs_witness<C>(*r1cs, w, pool_, unsatisfied) != CUZK_OK)
+        return "the witness does not satisfy the circuit (" + unsatisfied + ")";
+    }
+    if (args.a)
+      return "the assignment satisfies the circuit's .r1cs, so the a, b, c evaluations do not match it or the key "
+             "(or the backend) is at fault" + backend;
+    return "the witness satisfies the circuit's .r1cs, so the key (or the backend) is at fault" + backend;
   }
 
   bool self_check(const uint8_t* proof, const uint8_t* w) {
