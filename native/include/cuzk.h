@@ -174,7 +174,8 @@ typedef struct cuzk_library_info {
   uint32_t abi_version; /* CUZK_ABI_VERSION of the library */
   uint32_t backends;    /* CUZK_HAS_CPU | CUZK_HAS_CUDA compiled in */
   uint32_t curves;      /* CUZK_HAS_BN254 | CUZK_HAS_BLS12_381 */
-  uint32_t cpu_threads; /* worker threads the CPU backend uses */
+  uint32_t cpu_threads; /* online CPUs: the threads of the shared CPU pool, and the most cpu_threads
+                           cuzk_context_create / cuzk_setup_insecure_dev accept */
   uint32_t cuda_device_count; /* usable GPUs now (0 without driver or device) */
   uint32_t cuda_runtime_version; /* e.g. 13000; 0 if CUDA not compiled in */
   uint32_t cuda_driver_version;  /* 0 when no driver */
@@ -282,8 +283,13 @@ CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
  * ------------------------------------------------------------------------------------------- */
 typedef struct cuzk_context cuzk_context;
 
-/* backend: cuzk_backend; device: GPU index (ignored by the CPU backend); flags: 0.
- * cpu_threads: 0 = every core. */
+/* backend: cuzk_backend; flags: 0.
+ * device: GPU index >= 0 (not used by the CPU backend, but a negative index is refused on every
+ *   backend: CUZK_ERR_INVALID_ARGUMENT); no such GPU is CUZK_ERR_NO_DEVICE for CUZK_BACKEND_CUDA
+ *   (AUTO then takes the CPU).
+ * cpu_threads: 0 = the shared pool (every core); n > 0 a pool of its own of exactly n threads, at most
+ *   cuzk_library_info.cpu_threads (the online CPUs): more is CUZK_ERR_INVALID_ARGUMENT, and a thread
+ *   the OS refuses to start is CUZK_ERR_OUT_OF_MEMORY (nothing is left running). */
 CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
                                          cuzk_context** out, char* err, size_t err_cap);
 /* The backend actually chosen (resolves AUTO). */
@@ -309,13 +315,15 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  *    (Fr, standard LE) for deterministic proofs (tests). Both or neither.
  *  proofs: n_proofs * proof_bytes, output encoding: A (G1) | B (G2) | C (G1).
  *  timings: NULL, or n_proofs cuzk_timings records.
+ *  n_proofs: bounded by proofs_cap (n_proofs * proof_bytes must fit), and n_proofs * witness_stride
+ *    must not overflow size_t.
  * A witness that fails a check fails the whole call and names the proof index; use batches of one
  * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
  * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
  * Returns: CUZK_OK (proofs written);
  *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown or contradicting flags, n_proofs 0, proofs NULL,
- *                              witnesses NULL, only one of r and s, unknown witness_format, a witness
- *                              value, r or s not < r;
+ *                              witnesses NULL, only one of r and s, n_proofs * witness_stride
+ *                              overflows, unknown witness_format, a witness value, r or s not < r;
  *   CUZK_ERR_FORMAT            a malformed .wtns record;
  *   CUZK_ERR_CURVE_MISMATCH    a .wtns over another field than the key's;
  *   CUZK_ERR_WITNESS_LENGTH    a witness's value count (RAW: witness_stride) differs from n_vars;
@@ -346,8 +354,8 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
  * match the assignment give a proof that fails the self-check (CUZK_ERR_SELF_CHECK, unless skipped).
  * Returns: CUZK_OK (proofs written);
  *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, a, b, c or assignment NULL, unknown or contradicting flags,
- *                              n_proofs 0, proofs NULL, only one of r and s, an evaluation,
- *                              assignment value, r or s not < r;
+ *                              n_proofs 0, proofs NULL, only one of r and s, n_proofs inputs overflow
+ *                              size_t, an evaluation, assignment value, r or s not < r;
  *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails;
  *   CUZK_ERR_SHORT_BUFFER, CUZK_ERR_SELF_CHECK, CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE,
  *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_INTERNAL  as for cuzk_prove.
@@ -371,8 +379,9 @@ CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_le
  * Kernels on their own (benchmarks, tests, callers with their own pipeline). Serialised per
  * context: a second kernel call on the same context waits for the first.
  * ------------------------------------------------------------------------------------------- */
-/* out = sum scalars[i] * points[i]. points: key encoding; scalars: Fr standard LE (any 256-bit
- * value is reduced mod r); out: one point, output encoding. timings may be NULL. */
+/* out = sum scalars[i] * points[i], n < 2^31 (else CUZK_ERR_INVALID_ARGUMENT). points: key encoding;
+ * scalars: Fr standard LE (any 256-bit value is reduced mod r); out: one point, output encoding.
+ * timings may be NULL. */
 CUZK_API cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group, const uint8_t* points,
                               const uint8_t* scalars, size_t n, uint8_t* out, size_t out_cap,
                               cuzk_timings* timings, char* err, size_t err_cap);
@@ -380,7 +389,7 @@ CUZK_API cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group,
 /* In-place NTT over Fr of `curve` on 2^log_n values (standard LE).
  * kind: CUZK_NTT_FORWARD, CUZK_NTT_INVERSE, CUZK_NTT_COSET_FORWARD (evaluate on the coset g*<w>,
  * g = the 2^(log_n+1)-th root of unity, as snarkjs), CUZK_NTT_COSET_INVERSE.
- * Natural order in and out. */
+ * Natural order in and out. log_n <= 27 (else CUZK_ERR_INVALID_ARGUMENT). */
 #define CUZK_NTT_FORWARD 0u
 #define CUZK_NTT_INVERSE 1u
 #define CUZK_NTT_COSET_FORWARD 2u
@@ -394,13 +403,16 @@ CUZK_API cuzk_status cuzk_ntt(cuzk_context* ctx, uint32_t curve, uint8_t* values
  * back to ordinary page-aligned memory and *out_flags says so.
  * cuzk_host_alloc does not zero the memory: its contents are undefined until written.
  * ------------------------------------------------------------------------------------------- */
+/* bytes: 1 .. this machine's physical memory (more is CUZK_ERR_OUT_OF_MEMORY, before any allocation);
+ * device: the GPU whose driver pins the memory, >= 0 (negative: CUZK_ERR_INVALID_ARGUMENT). */
 CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
                                      uint32_t* out_flags, char* err, size_t err_cap);
 /* Frees memory from cuzk_host_alloc; NULL is a no-op. CUZK_ERR_INVALID_ARGUMENT for a pointer the
  * library did not hand out (or already freed). */
 CUZK_API cuzk_status cuzk_host_free(void* ptr, char* err, size_t err_cap);
 /* Page-locks caller memory (cudaHostRegister); slow (~0.04 s/GiB): do it once, not per proof.
- * CUZK_ERR_NO_DEVICE without a driver. *out_ns receives the time it took (may be NULL). */
+ * CUZK_ERR_NO_DEVICE without a driver; bytes beyond this machine's physical memory is
+ * CUZK_ERR_INVALID_ARGUMENT. *out_ns receives the time it took (may be NULL). */
 CUZK_API cuzk_status cuzk_host_register(void* ptr, size_t bytes, uint64_t* out_ns, char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_host_unregister(void* ptr, char* err, size_t err_cap);
 /* Live allocations made by cuzk_host_alloc, and pinned ones among them (for leak checks). */
@@ -469,7 +481,9 @@ typedef struct cuzk_setup_info {
  * to check (`snarkjs zkey verify` cannot check this key; prove, verify and `zkey export
  * verificationkey` work). The verification key is read back with cuzk_key_open + cuzk_key_export_vk.
  * The scalars are computed multi-threaded on the CPU: cpu_threads = 0 uses the library's shared pool,
- * n > 0 a pool of its own. The key points (k_i * G1 or G2) are computed on GPU 0 when the library
+ * n > 0 a pool of its own, bounded as for cuzk_context_create (CUZK_ERR_INVALID_ARGUMENT above
+ * cuzk_library_info.cpu_threads, CUZK_ERR_OUT_OF_MEMORY when the OS refuses a thread). The key
+ * points (k_i * G1 or G2) are computed on GPU 0 when the library
  * was built with CUDA and a GPU is present, else (or with CUZK_SETUP_CPU_ONLY, or if the GPU fails:
  * the call then falls back silently) with CPU fixed-base tables; info->gpu says which ran. Both
  * paths give the same points for the same scalars; the toxic waste differs on every call anyway.

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "cuzk.h"
+#include "util/machine.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cuzk::abi {
 
@@ -37,6 +40,23 @@ cuzk_status guarded(char* err, size_t cap, Body&& body) {
   if (st == CUZK_OK) copy_message(err, cap, "");
   else copy_message(err, cap, msg.empty() ? std::string(cuzk_status_name(st)) : msg);
   return st;
+}
+
+// A thread pool of the size a caller chose (cpu_threads > 0): at most the machine's online CPUs
+// (cuzk_library_info.cpu_threads), and every thread really started.
+inline cuzk_status make_thread_pool(uint32_t cpu_threads, std::unique_ptr<ThreadPool>* out, std::string& msg) {
+  if (cpu_threads > online_cpus()) {
+    msg = "cpu_threads " + std::to_string(cpu_threads) + " exceeds this machine's " + std::to_string(online_cpus()) +
+          " online CPUs (the limit; 0 uses them all)";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  std::string refused;
+  *out = ThreadPool::create(cpu_threads, refused);
+  if (!*out) {
+    msg = "could not start " + std::to_string(cpu_threads) + " CPU threads: " + refused;
+    return CUZK_ERR_OUT_OF_MEMORY;
+  }
+  return CUZK_OK;
 }
 
 }  // namespace cuzk::abi

@@ -83,16 +83,18 @@ CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint3
     *out = nullptr;
     if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (backend > CUZK_BACKEND_CUDA) { msg = "unknown backend " + std::to_string(backend); return CUZK_ERR_INVALID_ARGUMENT; }
+    if (device < 0) { msg = "device " + std::to_string(device) + " is negative (a GPU index is >= 0)"; return CUZK_ERR_INVALID_ARGUMENT; }
     auto ctx = std::make_unique<cuzk_context>();
     if (cpu_threads > 0) {
-      ctx->own_pool = std::make_unique<cuzk::ThreadPool>(cpu_threads);
+      cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &ctx->own_pool, msg);
+      if (st != CUZK_OK) return st;
       ctx->pool = ctx->own_pool.get();
     } else {
       ctx->pool = &cuzk::default_thread_pool();
     }
     ctx->backend = CUZK_BACKEND_CPU;
     if (backend == CUZK_BACKEND_CUDA || backend == CUZK_BACKEND_AUTO) {
-      int dev = device < 0 ? 0 : device;
+      const int dev = device;
       std::string cuda_msg;
       int count = 0;
       cuzk_status st = cuzk::cuda::compiled_in() ? cuzk::cuda::device_count(&count, cuda_msg) : CUZK_ERR_UNSUPPORTED;

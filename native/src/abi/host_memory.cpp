@@ -8,6 +8,7 @@
 #include "abi/abi_util.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "util/clock.hpp"
+#include "util/machine.hpp"
 
 using cuzk::abi::guarded;
 
@@ -41,6 +42,12 @@ CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t devic
     if (out_flags) *out_flags = 0;
     if (bytes == 0) { msg = "bytes is 0"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (flags & ~CUZK_HOST_PINNED) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (device < 0) { msg = "device " + std::to_string(device) + " is negative (a GPU index is >= 0)"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (bytes > cuzk::physical_memory()) {
+      msg = std::to_string(bytes) + " bytes is more than this machine's memory (" +
+            std::to_string(cuzk::physical_memory()) + " bytes)";
+      return CUZK_ERR_OUT_OF_MEMORY;
+    }
     void* p = nullptr;
     bool pinned = false;
     uint64_t start = cuzk::now_ns();
@@ -48,7 +55,7 @@ CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t devic
       std::string cuda_msg;
       int count = 0;
       if (cuzk::cuda::device_count(&count, cuda_msg) == CUZK_OK && count > 0) {
-        cuzk_status st = cuzk::cuda::host_alloc_pinned(bytes, device < 0 ? 0 : device, &p, msg);
+        cuzk_status st = cuzk::cuda::host_alloc_pinned(bytes, device, &p, msg);
         if (st != CUZK_OK) return st;
         pinned = true;
       }
@@ -98,6 +105,11 @@ CUZK_API cuzk_status cuzk_host_register(void* ptr, size_t bytes, uint64_t* out_n
   return guarded(err, err_cap, [&](std::string& msg) {
     if (out_ns) *out_ns = 0;
     if (!ptr || bytes == 0) { msg = "ptr is NULL or bytes is 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (bytes > cuzk::physical_memory()) {
+      msg = std::to_string(bytes) + " bytes is more than this machine's memory (" +
+            std::to_string(cuzk::physical_memory()) + " bytes)";
+      return CUZK_ERR_INVALID_ARGUMENT;  // no such buffer can exist
+    }
     int count = 0;
     if (!cuzk::cuda::compiled_in() || cuzk::cuda::device_count(&count, msg) != CUZK_OK || count == 0) {
       msg = "page-locking needs a CUDA driver and device; none is usable here";

@@ -71,6 +71,7 @@ CUZK_API cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group,
     cuzk_status st = check_curve(curve, msg);
     if (st != CUZK_OK) return st;
     if (group != CUZK_G1 && group != CUZK_G2) { msg = "group must be CUZK_G1 or CUZK_G2"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (n >= (size_t(1) << 31)) { msg = "n = " + std::to_string(n) + ": an MSM takes fewer than 2^31 points"; return CUZK_ERR_INVALID_ARGUMENT; }
     size_t fq = curve == CUZK_CURVE_BN254 ? 32 : 48;
     size_t need = (group == CUZK_G1 ? 2 : 4) * fq;
     if (out_cap < need) { msg = "out holds " + std::to_string(out_cap) + " bytes; " + std::to_string(need) + " needed"; return CUZK_ERR_SHORT_BUFFER; }

@@ -5,7 +5,7 @@
 
 #include "abi/abi_util.hpp"
 #include "cuda/cuda_backend.hpp"
-#include "util/thread_pool.hpp"
+#include "util/machine.hpp"
 
 #ifndef CUZK_VERSION_STRING
 #define CUZK_VERSION_STRING "0.0.0"
@@ -56,7 +56,7 @@ CUZK_API cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, si
     out->abi_version = CUZK_ABI_VERSION;
     out->backends = CUZK_HAS_CPU | (cuzk::cuda::compiled_in() ? CUZK_HAS_CUDA : 0);
     out->curves = CUZK_HAS_BN254 | CUZK_HAS_BLS12_381;
-    out->cpu_threads = cuzk::default_thread_pool().size();
+    out->cpu_threads = cuzk::online_cpus();  // the limit on cpu_threads, and the shared pool's size
     int devices = 0;
     std::string ignored;
     if (cuzk::cuda::compiled_in() && cuzk::cuda::device_count(&devices, ignored) == CUZK_OK)

@@ -78,14 +78,17 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!r1cs_path || !zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (flags & ~CUZK_SETUP_CPU_ONLY) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    std::unique_ptr<cuzk::ThreadPool> own_pool;
+    if (cpu_threads > 0) {
+      cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &own_pool, msg);
+      if (st != CUZK_OK) return st;
+    }
     cuzk::formats::MappedFile file;
     cuzk_status st = cuzk::formats::MappedFile::open(r1cs_path, file, msg, cuzk::formats::MappedFile::Advice::Sequential);
     if (st != CUZK_OK) return st;
     cuzk::formats::R1cs r1cs;
     st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);
     if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
-    std::unique_ptr<cuzk::ThreadPool> own_pool;
-    if (cpu_threads > 0) own_pool = std::make_unique<cuzk::ThreadPool>(cpu_threads);
     cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
     cuzk_setup_info local{};
     st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, local, msg); });

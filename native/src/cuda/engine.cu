@@ -7,6 +7,7 @@
 // whole witness too. CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work.
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "cpu/msm.hpp"
@@ -113,15 +114,22 @@ class GpuEngine final : public engine::Engine<C> {
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
 
     // B2 on the CPU overlaps everything below; its witness bytes are the caller's.
+    auto b2_on_cpu = [&] {
+      engine::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
+      out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, batch.w[p], nv);
+    };
     std::thread cpu_b2;
+    bool b2_after = false;
     if (cpu_b2_) {
-      cpu_b2 = std::thread([&] {
-        engine::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
-        out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, batch.w[p], nv);
-      });
+      try {
+        cpu_b2 = std::thread(b2_on_cpu);
+      } catch (const std::system_error&) {
+        b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
+      }
     }
     cuzk_status st = gpu_part(have_abc, p, out, err);
     if (cpu_b2.joinable()) cpu_b2.join();
+    if (b2_after && st == CUZK_OK) b2_on_cpu();
     (void)va; (void)vb; (void)vc;
     return st;
   }

@@ -1,5 +1,7 @@
 #include "prover/groth16.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -84,6 +86,12 @@ class Groth16Prover final : public Prover {
       err = "proofs buffer holds " + std::to_string(args.proofs_cap) + " bytes; " + std::to_string(n) + " proofs need " +
             std::to_string(n * C::PROOF_BYTES);
       return CUZK_ERR_SHORT_BUFFER;
+    }
+    // The inputs are n records of one size each: their total must be addressable.
+    const size_t record = args.a ? (size_t)std::max(z_.domain_size, z_.n_vars) * 32 : args.witness_stride;
+    if (record > 0 && n > SIZE_MAX / record) {
+      err = std::to_string(n) + " proofs of " + std::to_string(record) + "-byte inputs exceed the address space";
+      return CUZK_ERR_INVALID_ARGUMENT;
     }
     WitnessBatch batch;
     batch.n = n;

@@ -1,6 +1,9 @@
 #include "util/thread_pool.hpp"
 
+#include "util/machine.hpp"
+
 #include <algorithm>
+#include <system_error>
 
 namespace cuzk {
 
@@ -9,8 +12,26 @@ thread_local bool t_inside_task = false;  // nested parallel_for runs inline
 }
 
 ThreadPool::ThreadPool(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 1; i < threads; i++) workers_.emplace_back([this] { worker_loop(); });
+  if (threads == 0) threads = online_cpus();
+  workers_.reserve(threads - 1);  // so that only the thread start itself can fail below
+  for (unsigned i = 1; i < threads; i++) {
+    try {
+      workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error& e) {
+      start_error_ = "the OS refused thread " + std::to_string(i + 1) + " of " + std::to_string(threads) + " (" +
+                     e.what() + ")";
+      break;
+    }
+  }
+}
+
+std::unique_ptr<ThreadPool> ThreadPool::create(unsigned threads, std::string& err) {
+  auto pool = std::make_unique<ThreadPool>(threads);
+  if (!pool->start_error_.empty()) {
+    err = pool->start_error_;
+    return nullptr;  // the destructor stops and joins the threads that did start
+  }
+  return pool;
 }
 
 ThreadPool::~ThreadPool() {

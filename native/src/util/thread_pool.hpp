@@ -8,7 +8,9 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,12 +18,17 @@ namespace cuzk {
 
 class ThreadPool {
  public:
+  // threads = 0: online_cpus(). Starts as many of the threads as the OS allows: a refused thread
+  // ends the start-up (start_error() says why) and the pool runs with those it has.
   explicit ThreadPool(unsigned threads = 0);
+  // A pool of exactly `threads` threads, or nullptr (err names the refusal) when the OS refuses one.
+  static std::unique_ptr<ThreadPool> create(unsigned threads, std::string& err);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   unsigned size() const { return (unsigned)workers_.size() + 1; }  // workers + caller
+  const std::string& start_error() const { return start_error_; }
 
   // Runs fn(i) for every i in [0, n_tasks), spread over the pool.
   void parallel_for(size_t n_tasks, const std::function<void(size_t)>& fn);
@@ -35,6 +42,7 @@ class ThreadPool {
   void run_tasks();
 
   std::vector<std::thread> workers_;
+  std::string start_error_;
   std::mutex region_mutex_;  // one parallel region at a time
   std::mutex mutex_;
   std::condition_variable wake_, done_;
