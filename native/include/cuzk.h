@@ -203,9 +203,11 @@ CUZK_API cuzk_status cuzk_device_info_get(int32_t index, cuzk_device_info* out, 
 CUZK_API const char* cuzk_status_name(int32_t status);
 
 /* ---------------------------------------------------------------------------------------------
- * Proving keys (.zkey), opened in place: the file is memory-mapped and its point sections are
- * used where they lie. Every header is checked: magic, protocol, prime, section sizes against
- * the file size, counts against each other.
+ * Proving keys (.zkey), read whole into memory the key owns (large sequential reads into huge
+ * pages), so that nothing done to the file or the caller's buffer after open can change or fault a
+ * proof: a key file truncated or rewritten in place, or a freed buffer, does not affect an open key.
+ * Every header is checked: magic, protocol, prime, section sizes against the file size, counts
+ * against each other. A key takes its file's size in memory (plus the A/B rows of each prover).
  * ------------------------------------------------------------------------------------------- */
 typedef struct cuzk_key cuzk_key;
 
@@ -234,20 +236,27 @@ typedef struct cuzk_key_info {
  * point lies on its curve, so a corrupted key fails here instead of yielding wrong proofs.
  * Returns: CUZK_OK (*out set; on any failure *out = NULL);
  *   CUZK_ERR_INVALID_ARGUMENT  path or out NULL, unknown flags;
- *   CUZK_ERR_IO                the file cannot be opened, stat'ed or mapped, or is not a regular file;
+ *   CUZK_ERR_IO                the file cannot be opened or read, is not a regular file (a directory,
+ *                              FIFO or device such as /dev/zero is refused before any read), or
+ *                              changes size while it is read;
  *   CUZK_ERR_FORMAT            empty or malformed .zkey (magic, version, sections, sizes, counts,
  *                              coefficients), or a point off its curve (message names section and index);
  *   CUZK_ERR_CURVE_MISMATCH    the key's primes are not those of BN254 or BLS12-381;
  *   CUZK_ERR_UNSUPPORTED       a protocol other than Groth16 (PLONK, FFLONK keys);
- *   CUZK_ERR_OUT_OF_MEMORY     host memory ran out. */
+ *   CUZK_ERR_OUT_OF_MEMORY     the file is larger than this machine's physical memory (checked
+ *                              before reading), or host memory ran out. */
 CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
-/* Same over bytes already in memory; the memory is borrowed and must outlive the key.
+/* Same over bytes in memory, which are copied: the caller may free or reuse them once this returns.
  * Returns: as cuzk_key_open (data NULL is CUZK_ERR_INVALID_ARGUMENT; never CUZK_ERR_IO). */
 CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
                                           char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
-/* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving.
- * Checked against the key: same prime, same variable, public and constraint counts. */
+/* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving
+ * (and so that a failed self-check can say whether the witness or the key is at fault).
+ * Checked against the key: same prime, same variable, public and constraint counts. The file is
+ * read whole into memory the key owns, with the checks and codes of cuzk_key_open (CUZK_ERR_IO,
+ * CUZK_ERR_FORMAT, CUZK_ERR_OUT_OF_MEMORY); CUZK_ERR_CURVE_MISMATCH or CUZK_ERR_INVALID_ARGUMENT
+ * when it belongs to another circuit; CUZK_ERR_BUSY while provers use the key. */
 CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
 /* Checks one witness against the key without proving: exactly the checks cuzk_prove makes before
  * any work (one implementation, shared with cuzk_prove): the .wtns header and its prime against the
@@ -488,7 +497,8 @@ typedef struct cuzk_setup_info {
  * the call then falls back silently) with CPU fixed-base tables; info->gpu says which ran. Both
  * paths give the same points for the same scalars; the toxic waste differs on every call anyway.
  *  flags: 0 or CUZK_SETUP_CPU_ONLY. info: NULL, or receives sizes and timings.
- * CUZK_ERR_IO (r1cs unreadable, zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
+ * CUZK_ERR_IO (r1cs unreadable or not a regular file: it is read whole as by cuzk_key_attach_r1cs;
+ * zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
  * CUZK_ERR_CURVE_MISMATCH (another field), CUZK_ERR_UNSUPPORTED (domain too large for the field's
  * NTT: the H points need the 2*domain_size-th roots of unity), CUZK_ERR_OUT_OF_MEMORY (checked before
  * any work: about 104 bytes per signal, 16 per R1CS term and 128 per domain point).

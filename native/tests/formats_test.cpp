@@ -26,10 +26,11 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/binfile.hpp"
-#include "formats/mapped_file.hpp"
+#include "formats/file_bytes.hpp"
 #include "formats/primes.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/wtns.hpp"
@@ -642,9 +643,9 @@ void expect_count(const Fixture& f, const std::string& key, uint64_t got, const 
 // ---- the promises on real files ----------------------------------------------------------------
 void test_fixture(const Fixture& f) {
   std::string err;
-  MappedFile r1cs_file, wtns_file;
-  if (!expect(MappedFile::open((f.dir / "circuit.r1cs").string(), r1cs_file, err) == CUZK_OK, err)) return;
-  if (!expect(MappedFile::open((f.dir / "witness.wtns").string(), wtns_file, err) == CUZK_OK, err)) return;
+  FileBytes r1cs_file, wtns_file;
+  if (!expect(FileBytes::read((f.dir / "circuit.r1cs").string(), r1cs_file, err) == CUZK_OK, err)) return;
+  if (!expect(FileBytes::read((f.dir / "witness.wtns").string(), wtns_file, err) == CUZK_OK, err)) return;
 
   R1cs r1cs;
   Status s = parse_r1cs(r1cs_file.data(), r1cs_file.size(), r1cs, err);
@@ -683,8 +684,8 @@ void test_fixture(const Fixture& f) {
 
   for (const fs::path& zkey_path : f.zkeys) {
     const std::string zname = f.name + "/" + zkey_path.filename().string();
-    MappedFile zkey_file;
-    if (!expect(MappedFile::open(zkey_path.string(), zkey_file, err, MappedFile::Advice::Sequential) == CUZK_OK, err)) {
+    FileBytes zkey_file;
+    if (!expect(FileBytes::read(zkey_path.string(), zkey_file, err) == CUZK_OK, err)) {
       continue;
     }
     ZkeyGroth16 z;
@@ -1037,32 +1038,40 @@ void test_primes() {
   expect(curve_by_primes(kBn254Q, 32, kBls12381R, 32) == nullptr, "q and r must belong to the same curve");
 }
 
-void test_mapped_file(const fs::path& root) {
+void test_file_bytes(const fs::path& root) {
   std::string err;
-  MappedFile f;
-  expect_status(MappedFile::open("/nonexistent/cuzk.zkey", f, err), CUZK_ERR_IO, err, "open a missing file");
+  FileBytes f;
+  expect_status(FileBytes::read("/nonexistent/cuzk.zkey", f, err), CUZK_ERR_IO, err, "read a missing file");
   expect(err.find("/nonexistent/cuzk.zkey") != std::string::npos && err.find("No such file") != std::string::npos,
          "the message names the path and errno: " + err);
-  expect_status(MappedFile::open(root.string(), f, err), CUZK_ERR_IO, err, "open a directory");
+  expect_status(FileBytes::read(root.string(), f, err), CUZK_ERR_IO, err, "read a directory");
+  // Devices and FIFOs have no size to check first: refused at once, never read without end or waited on.
+  expect_status(FileBytes::read("/dev/zero", f, err), CUZK_ERR_IO, err, "read /dev/zero");
+  expect(err.find("not a regular file") != std::string::npos, "/dev/zero: " + err);
+  const fs::path fifo = fs::temp_directory_path() / ("cuzk_formats_fifo_" + std::to_string(::getpid()));
+  if (::mkfifo(fifo.c_str(), 0600) == 0) {
+    expect_status(FileBytes::read(fifo.string(), f, err), CUZK_ERR_IO, err, "read a FIFO with no writer");
+    fs::remove(fifo);
+  }
   const fs::path empty = fs::temp_directory_path() / ("cuzk_formats_empty_" + std::to_string(::getpid()));
   std::ofstream(empty).close();
-  expect_status(MappedFile::open(empty.string(), f, err), CUZK_ERR_FORMAT, err, "open an empty file");
+  expect_status(FileBytes::read(empty.string(), f, err), CUZK_ERR_FORMAT, err, "read an empty file");
   fs::remove(empty);
 
   const fs::path some = root / "native/tests/data/bn254/witness.wtns";
   if (!fs::exists(some)) return;
-  MappedFile a;
-  expect_status(MappedFile::open(some.string(), a, err, MappedFile::Advice::WillNeed), CUZK_OK, err, "open a wtns");
+  FileBytes a;
+  expect_status(FileBytes::read(some.string(), a, err), CUZK_OK, err, "read a wtns");
   const Bytes direct = read_file(some);
-  expect(a.is_mapped() && a.size() == direct.size() && std::memcmp(a.data(), direct.data(), a.size()) == 0,
-         "the mapping holds the file's bytes");
-  MappedFile b(std::move(a));
-  expect(a.data() == nullptr && a.size() == 0 && b.size() == direct.size(), "move construction transfers the mapping");
-  MappedFile c = MappedFile::borrow(direct.data(), direct.size());
-  c = std::move(b);  // releases the borrowed view (nothing to free) and takes the mapping
-  expect(c.is_mapped() && c.size() == direct.size() && b.data() == nullptr, "move assignment transfers the mapping");
-  MappedFile d = MappedFile::borrow(direct.data(), direct.size());
-  expect(!d.is_mapped() && d.data() == direct.data(), "borrow wraps memory without owning it");
+  expect(a.size() == direct.size() && std::memcmp(a.data(), direct.data(), a.size()) == 0, "read holds the file's bytes");
+  FileBytes b(std::move(a));
+  expect(a.data() == nullptr && a.size() == 0 && b.size() == direct.size(), "move construction transfers the bytes");
+  FileBytes c;
+  expect_status(FileBytes::copy(direct.data(), direct.size(), c, err), CUZK_OK, err, "copy caller memory");
+  expect(c.data() != direct.data() && c.size() == direct.size() && std::memcmp(c.data(), direct.data(), c.size()) == 0,
+         "copy owns an equal copy");
+  c = std::move(b);  // frees the copy and takes the read bytes
+  expect(c.size() == direct.size() && b.data() == nullptr, "move assignment transfers the bytes");
 }
 
 }  // namespace
@@ -1077,7 +1086,7 @@ int main(int argc, char** argv) {
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up as they happen
   test_primes();
-  test_mapped_file(root);
+  test_file_bytes(root);
 
   const std::vector<Fixture> fixtures = find_fixtures(root);
   expect(!fixtures.empty(), "fixtures found under " + root.string() + " (run from the repo root)");

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "cuzk.h"
-#include "formats/mapped_file.hpp"
+#include "formats/file_bytes.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/zkey.hpp"
 #include "prover/groth16.hpp"
@@ -17,9 +17,9 @@ struct Device;  // cuda/cuda_backend.hpp
 }
 
 struct cuzk_key {
-  cuzk::formats::MappedFile file;
+  cuzk::formats::FileBytes file;  // owned: the key stays valid whatever happens to its source
   cuzk::formats::ZkeyGroth16 zkey;
-  cuzk::formats::MappedFile r1cs_file;
+  cuzk::formats::FileBytes r1cs_file;
   std::unique_ptr<cuzk::formats::R1cs> r1cs;  // set by cuzk_key_attach_r1cs
   uint64_t open_ns = 0;
   std::atomic<int> provers{0};  // live provers made from this key: close refused while > 0

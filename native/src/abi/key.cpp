@@ -1,4 +1,4 @@
-// cuzk.h: proving keys (.zkey opened in place) and their optional .r1cs.
+// cuzk.h: proving keys (.zkey read into memory the key owns) and their optional .r1cs.
 #include <cstring>
 
 #include "abi/abi_util.hpp"
@@ -37,7 +37,7 @@ CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** 
     if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
-    cuzk_status st = formats::MappedFile::open(path, key->file, msg);
+    cuzk_status st = formats::FileBytes::read(path, key->file, msg);
     if (st != CUZK_OK) return st;
     st = finish_open(std::move(key), flags, start, out, msg);
     if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
@@ -53,7 +53,10 @@ CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint3
     if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
-    key->file = formats::MappedFile::borrow(data, len);
+    if (len > 0) {  // (an empty key is refused by the reader, with its message)
+      cuzk_status st = formats::FileBytes::copy(data, len, key->file, msg);
+      if (st != CUZK_OK) return st;
+    }
     return finish_open(std::move(key), flags, start, out, msg);
   });
 }
@@ -88,8 +91,8 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!key || !r1cs_path) { msg = "key and r1cs_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (key->provers.load() > 0) { msg = "cannot attach an .r1cs while provers use this key"; return CUZK_ERR_BUSY; }
-    formats::MappedFile file;
-    cuzk_status st = formats::MappedFile::open(r1cs_path, file, msg);
+    formats::FileBytes file;
+    cuzk_status st = formats::FileBytes::read(r1cs_path, file, msg);
     if (st != CUZK_OK) return st;
     auto r1cs = std::make_unique<formats::R1cs>();
     st = formats::parse_r1cs(file.data(), file.size(), *r1cs, msg);

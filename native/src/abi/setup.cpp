@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "abi/abi_util.hpp"
-#include "formats/mapped_file.hpp"
+#include "formats/file_bytes.hpp"
 #include "formats/r1cs.hpp"
 #include "setup/dev_setup.hpp"
 #include "setup/output_file.hpp"
@@ -83,8 +83,8 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
       cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &own_pool, msg);
       if (st != CUZK_OK) return st;
     }
-    cuzk::formats::MappedFile file;
-    cuzk_status st = cuzk::formats::MappedFile::open(r1cs_path, file, msg, cuzk::formats::MappedFile::Advice::Sequential);
+    cuzk::formats::FileBytes file;
+    cuzk_status st = cuzk::formats::FileBytes::read(r1cs_path, file, msg);
     if (st != CUZK_OK) return st;
     cuzk::formats::R1cs r1cs;
     st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);

@@ -1,5 +1,5 @@
 // A proving key as the prover engines see it: the .zkey's sections used in place (points in key
-// encoding, pointers into the mapped file), plus the A and B coefficients regrouped by row (CSR)
+// encoding, pointers into the key's bytes), plus the A and B coefficients regrouped by row (CSR)
 // once per key so that a = A.w and b = B.w are computed row-parallel without write conflicts.
 #pragma once
 

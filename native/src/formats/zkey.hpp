@@ -1,5 +1,5 @@
 // A Groth16 proving key (.zkey, snarkjs; formats.md 1), checked and used in place: every pointer
-// below points into the caller's bytes (a MappedFile), which must outlive this struct.
+// below points into the caller's bytes (a FileBytes), which must outlive this struct.
 #pragma once
 
 #include <cstddef>
