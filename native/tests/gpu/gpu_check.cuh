@@ -1,0 +1,384 @@
+// What the GPU tests (native/tests/gpu/*_test.cu) and the GPU benchmarks (bench/gpu/gpu_bench.cu)
+// share: a harness that skips cleanly on a machine without a GPU, device arrays, inputs with known
+// answers (points k*G, scalars with 0, 1 and r-1 among them, a synthetic key) and the host
+// references the GPU results are checked against.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+#include <unistd.h>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device.cuh"
+#include "cuzk.h"
+#include "curve/ops.hpp"
+#include "engine/engine.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::gpu_check {
+
+using cuda::Device;
+using cuda::DeviceCurve;
+using cuda::Group;
+
+// ctest's SKIP_RETURN_CODE for these tests (native/tests/CMakeLists.txt).
+constexpr int kSkipped = 77;
+
+inline int g_failures = 0;
+inline Device* g_dev = nullptr;  // GPU 0, opened by run_on_gpu0
+
+#define EXPECT(cond, ...)                                 \
+  do {                                                    \
+    if (!(cond)) {                                        \
+      ::cuzk::gpu_check::g_failures++;                    \
+      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
+      std::printf(__VA_ARGS__);                           \
+      std::printf("\n");                                  \
+    }                                                     \
+  } while (0)
+
+#define CHECK_CUDA(expr)                                                                                  \
+  do {                                                                                                    \
+    cudaError_t e_ = (expr);                                                                              \
+    if (e_ != cudaSuccess) {                                                                              \
+      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_));           \
+      std::exit(2);                                                                                       \
+    }                                                                                                     \
+  } while (0)
+// `expr` may name `err`, the std::string the call writes its message into.
+#define CHECK_OK(expr)                                                                        \
+  do {                                                                                        \
+    std::string err;                                                                          \
+    cuzk_status s_ = (expr);                                                                  \
+    if (s_ != CUZK_OK) {                                                                      \
+      std::printf("FATAL %s:%d: %s: status %d: %s\n", __FILE__, __LINE__, #expr, s_, err.c_str()); \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+// The GPU tests link into one runner, gpu_tests (main.cu): each would carry the library's whole
+// device code, so one binary instead of one per test keeps a build folder small enough to carry
+// to a GPU host. ctest runs `gpu_tests <name> [args]` once per test, each in its own process.
+// GPU_TEST(name) { ... } defines and registers one; argv[0] is its name.
+using TestMain = int (*)(int argc, char** argv);
+struct RegisteredTest {
+  const char* name;
+  TestMain main;
+};
+inline std::vector<RegisteredTest>& registered_tests() {
+  static std::vector<RegisteredTest> tests;
+  return tests;
+}
+struct TestRegistration {
+  TestRegistration(const char* name, TestMain main) { registered_tests().push_back({name, main}); }
+};
+#define GPU_TEST(name)                                                                                   \
+  static int gpu_test_##name(int argc, char** argv);                                                     \
+  static const ::cuzk::gpu_check::TestRegistration gpu_test_registration_##name(#name, gpu_test_##name); \
+  static int gpu_test_##name([[maybe_unused]] int argc, [[maybe_unused]] char** argv)
+
+// -1 when a CUDA device is present; otherwise the exit code: kSkipped, or 1 where the caller
+// requires a GPU (CUZK_GPU_REQUIRED=1, as bench/gpu/run.sh sets), so that a GPU host whose driver
+// fails does not pass as "skipped".
+inline int exit_code_without_gpu(const char* name) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaSuccess && count > 0) return -1;
+  const std::string why =
+      e == cudaSuccess ? "no CUDA device" : std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+  const char* required = std::getenv("CUZK_GPU_REQUIRED");
+  if (required && std::strcmp(required, "1") == 0) {
+    std::printf("FAIL %s: CUZK_GPU_REQUIRED=1 but %s\n", name, why.c_str());
+    return 1;
+  }
+  std::printf("SKIP %s: %s; it needs a GPU (`ctest -L gpu` on a GPU host)\n", name, why.c_str());
+  return kSkipped;
+}
+
+// The closing line run.sh's table gathers, and the exit status.
+inline int finish(const char* name) {
+  std::printf("SECTION %s: %s (%d failures)\n", name, g_failures ? "FAILED" : "passed", g_failures);
+  return g_failures ? 1 : 0;
+}
+
+// Skips without a GPU; otherwise opens GPU 0 as g_dev, runs body, closes it and reports.
+template <class Body>
+int run_on_gpu0(const char* name, Body&& body) {
+  if (int code = exit_code_without_gpu(name); code >= 0) return code;
+  cudaDeviceProp p{};
+  CHECK_CUDA(cudaGetDeviceProperties(&p, 0));
+  std::printf("device: %s, %d SMs, %.0f GiB\n", p.name, p.multiProcessorCount, p.totalGlobalMem / 1073741824.0);
+  CHECK_OK(cuda::open_device(0, &g_dev, err));
+  body();
+  cuda::close_device(g_dev);
+  g_dev = nullptr;
+  return finish(name);
+}
+
+inline double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The committed fixtures live in <repo>/tests/fixtures. ctest runs these tests in their build
+// folder, which may have been carried to another machine under another path: look upward from
+// there first, then in the source tree this build was configured from.
+inline std::string fixture_dir(const std::string& curve, const std::string& name) {
+  const std::string rel = "tests/fixtures/" + curve + "/" + name;
+  std::string up;
+  for (int depth = 0; depth < 8; depth++, up += "../")
+    if (std::ifstream(up + rel + "/circuit.zkey").good()) return up + rel;
+#ifdef CUZK_SOURCE_DIR
+  return std::string(CUZK_SOURCE_DIR) + "/" + rel;
+#else
+  return rel;
+#endif
+}
+
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+template <class T>
+struct DevArray {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit DevArray(size_t count) : n(count) { CHECK_CUDA(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T))); }
+  ~DevArray() { cudaFree(p); }
+  DevArray(const DevArray&) = delete;
+  // cudaMemcpy from pageable memory may return before the DMA lands, and the library's kernels
+  // run on a non-blocking stream that does not wait for it: synchronise before anyone reads p.
+  void upload(const T* h) {
+    CHECK_CUDA(cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+  void download(T* h) const { CHECK_CUDA(cudaMemcpy(h, p, n * sizeof(T), cudaMemcpyDeviceToHost)); }
+};
+
+// Parallel loop over [0, n) on plain threads (the host references).
+template <class Fn>
+void par_for(size_t n, Fn fn) {
+  unsigned t = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> th;
+  for (unsigned k = 0; k < t; k++)
+    th.emplace_back([&, k] {
+      for (size_t i = n * k / t; i < n * (k + 1) / t; i++) fn(i);
+    });
+  for (auto& x : th) x.join();
+}
+
+// MSM_ONLY="bls12-381 G2" (a substring of the group's name) runs only the matching groups.
+inline bool msm_selected(const char* name) {
+  const char* only = std::getenv("MSM_ONLY");
+  return !only || std::strstr(name, only) != nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// inputs with known answers
+// ---------------------------------------------------------------------------------------------
+template <class HC, int G>
+struct Gen;
+template <class HC>
+struct Gen<HC, 1> {
+  static const typename HC::G1& g() { return HC::g1_generator(); }
+  using HostField = typename HC::Fq;
+};
+template <class HC>
+struct Gen<HC, 2> {
+  static const typename HC::G2& g() { return HC::g2_generator(); }
+  using HostField = typename HC::Fq2;
+};
+
+// out[i] = (k0 + i) * g: a chain of additions per thread, one inversion per point.
+template <class A, class X>
+__global__ void gen_points(A* out, size_t n, uint64_t k0, A g) {
+  size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 64;
+  if (first >= n) return;
+  uint64_t k = k0 + first;
+  X q = X::infinity();
+  for (int b = 63; b >= 0; b--) {
+    q = q.dbl();
+    if ((k >> b) & 1) q = q.add_affine(g);
+  }
+  for (size_t j = 0; j < 64 && first + j < n; j++) {
+    auto zzz_inv = q.ZZZ.inverse();
+    auto z_inv = q.ZZ * zzz_inv;
+    out[first + j] = A{q.X * z_inv.sqr(), q.Y * zzz_inv};
+    q = q.add_affine(g);
+  }
+}
+
+// n scalars below r, 32 bytes standard LE each; zero_one_fraction of them 0 or 1; r-1, 0 and 1 at
+// indices 3, 5 and 7 when n > 10.
+template <class Fr>
+std::vector<uint8_t> random_scalars(size_t n, uint64_t seed, double zero_one_fraction) {
+  std::vector<uint8_t> s(n * 32);
+  const unsigned T = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> th;
+  for (unsigned t = 0; t < T; t++)
+    th.emplace_back([&, t] {
+      std::mt19937_64 rng(seed * 1000 + t);
+      std::uniform_real_distribution<double> u(0, 1);
+      for (size_t i = n * t / T; i < n * (t + 1) / T; i++) {
+        uint64_t* w = reinterpret_cast<uint64_t*>(&s[i * 32]);
+        if (zero_one_fraction > 0 && u(rng) < zero_one_fraction) {
+          w[0] = rng() & 1;
+          w[1] = w[2] = w[3] = 0;
+          continue;
+        }
+        do {  // uniform below r: mask to r's bit length, reject the rest
+          for (int k = 0; k < 4; k++) w[k] = rng();
+          w[3] &= (1ull << (Fr::Params::BITS - 192)) - 1;
+        } while (!Fr::from_raw(w).is_canonical());
+      }
+    });
+  for (auto& x : th) x.join();
+  // a few special values wherever they land
+  if (n > 10) {
+    uint64_t* w = reinterpret_cast<uint64_t*>(&s[3 * 32]);
+    for (int k = 0; k < 4; k++) w[k] = Fr::Params::MODULUS[k];
+    w[0] -= 1;  // r - 1
+    std::memset(&s[5 * 32], 0, 32);
+    std::memset(&s[7 * 32], 0, 32);
+    s[7 * 32] = 1;
+  }
+  return s;
+}
+
+// 2^L random elements below r, Montgomery form, from an mt19937_64 seeded with `seed`.
+template <class HF>
+std::vector<HF> random_fr(uint32_t L, uint64_t seed) {
+  std::vector<HF> v((size_t)1 << L);
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    uint64_t w[4];
+    for (auto& y : w) y = rng();
+    w[3] >>= 4;
+    x = HF::from_raw(w).to_mont();
+  }
+  return v;
+}
+
+// (sum s_i * k_i) * g on the host, k_i = k0 + i (or ks[i] when given).
+template <class HC, int G>
+typename Group<HC, G>::HostXyzz dlog_reference(const std::vector<uint8_t>& scalars, size_t n, uint64_t k0,
+                                                 const std::vector<typename HC::Fr>* ks = nullptr) {
+  using Fr = typename HC::Fr;
+  const unsigned T = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Fr> part(T, Fr::zero());
+  std::vector<std::thread> th;
+  for (unsigned t = 0; t < T; t++)
+    th.emplace_back([&, t] {
+      Fr acc = Fr::zero();
+      for (size_t i = n * t / T; i < n * (t + 1) / T; i++) {
+        Fr k = ks ? (*ks)[i] : Fr::from_u64(k0 + i);
+        acc += Fr::from_bytes_std(&scalars[i * 32]) * k;
+      }
+      part[t] = acc;
+    });
+  for (auto& x : th) x.join();
+  Fr e = Fr::zero();
+  for (auto& p : part) e += p;
+  uint64_t lim[4];
+  e.to_std_limbs(lim);
+  return curve::scalar_mul(Gen<HC, G>::g(), lim, 4);
+}
+
+// One MSM on g_dev of GPU-resident points and scalars; window 0 lets the planner choose.
+template <class HC, int G>
+typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_scalars, size_t n, bool split,
+                                        int window) {
+  typename Group<HC, G>::HostXyzz out;
+  CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, d_scalars, (uint32_t)n, split, window, g_dev->stream,
+                                                    err)));
+  CHECK_OK((cuda::msm_execute<HC, G>(g_dev->plan, static_cast<const typename Group<HC, G>::Affine*>(d_points),
+                                     g_dev->msm, g_dev->stream, &out, err)));
+  return out;
+}
+
+// A synthetic key of 2^log_n constraints for the engines: points (77+i)*G1 and (99+i)*G2 made on
+// the GPU, 2 A terms and 1 B term per row, 90 % of the witness 0 or 1.
+template <class HC>
+struct SyntheticKey {
+  using Fr = typename HC::Fr;
+  formats::ZkeyGroth16 z;
+  engine::KeyView<HC> view;
+  std::vector<uint8_t> g1, g2;  // one set of points each, shared by A, B1, C, H
+  std::vector<uint8_t> witness;
+
+  explicit SyntheticKey(uint32_t log_n) {
+    const uint32_t n = 1u << log_n, n_public = 3;
+    const uint32_t n_constraints = n - n_public - 1 - 3;
+    const uint32_t n_vars = n - 7;
+    using A1 = typename Group<HC, 1>::Affine;
+    using A2 = typename Group<HC, 2>::Affine;
+    {
+      DevArray<A1> p1(n);
+      DevArray<A2> p2(n);
+      A1 g;
+      A2 h;
+      std::memcpy(&g, &HC::g1_generator(), sizeof g);
+      std::memcpy(&h, &HC::g2_generator(), sizeof h);
+      gen_points<A1, typename Group<HC, 1>::Xyzz><<<cuda::ceil_div(n / 64 + 1, 128), 128>>>(p1.p, n, 77, g);
+      gen_points<A2, typename Group<HC, 2>::Xyzz><<<cuda::ceil_div(n / 64 + 1, 128), 128>>>(p2.p, n, 99, h);
+      CHECK_CUDA(cudaGetLastError());
+      g1.resize((size_t)n * sizeof(A1));
+      g2.resize((size_t)n * sizeof(A2));
+      CHECK_CUDA(cudaMemcpy(g1.data(), p1.p, g1.size(), cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(g2.data(), p2.p, g2.size(), cudaMemcpyDeviceToHost));
+    }
+    z.curve = HC::ID;
+    z.n8q = HC::FQ_BYTES;
+    z.n8r = 32;
+    z.n_vars = n_vars;
+    z.n_public = n_public;
+    z.domain_size = n;
+    z.log_domain = log_n;
+    z.n_constraints = n_constraints;
+    z.points_a = z.points_b1 = z.points_c = z.points_h = g1.data();
+    z.points_b2 = g2.data();
+    view.zkey = &z;
+    view.n_vars = n_vars;
+    view.n_public = n_public;
+    view.n_constraints = n_constraints;
+    view.domain_size = n;
+    view.log_domain = log_n;
+    const uint32_t rows = n_constraints + n_public + 1;
+    std::mt19937_64 rng(log_n);
+    auto coef = [&] {
+      uint64_t w[4];
+      for (auto& x : w) x = rng();
+      w[3] >>= 4;
+      return Fr::from_raw(w);
+    };
+    for (auto* m : {&view.a, &view.b}) {
+      const bool is_a = m == &view.a;
+      m->row_start.assign(rows + 1, 0);
+      for (uint32_t r = 0; r < rows; r++) {
+        uint32_t terms = r >= n_constraints ? (is_a ? 1 : 0) : (is_a ? 2 : 1);
+        for (uint32_t t = 0; t < terms; t++) {
+          m->signal.push_back(r >= n_constraints ? r - n_constraints : (uint32_t)(rng() % n_vars));
+          m->coef.push_back(r >= n_constraints ? Fr::from_raw(Fr::Params::R2) : coef());
+        }
+        m->row_start[r + 1] = m->signal.size();
+      }
+    }
+    witness = random_scalars<Fr>(n_vars, log_n, 0.9);
+    std::memset(witness.data(), 0, 32);
+    witness[0] = 1;
+  }
+};
+
+}  // namespace cuzk::gpu_check

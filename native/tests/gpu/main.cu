@@ -1,0 +1,12 @@
+// gpu_tests <name> [args]: runs the GPU test registered as <name> (GPU_TEST, gpu_check.cuh).
+#include "gpu_check.cuh"
+
+int main(int argc, char** argv) {
+  const std::string name = argc > 1 ? argv[1] : "";
+  for (const auto& test : cuzk::gpu_check::registered_tests())
+    if (name == test.name) return test.main(argc - 1, argv + 1);
+  std::printf("usage: gpu_tests <test> [args]; tests:");
+  for (const auto& test : cuzk::gpu_check::registered_tests()) std::printf(" %s", test.name);
+  std::printf("\n");
+  return 2;
+}

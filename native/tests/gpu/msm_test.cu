@@ -1,0 +1,123 @@
+// MSMs on the GPU against the CPU MSM and a discrete-log reference, in all four groups: n in
+// {1, 2, 3, 1000, 2^16+1, 2^20, 2^24} with infinities, repeated points, P and -P, scalars 0, 1,
+// r-1 and scalars >= r; every window path (forced sizes, with and without the 0/1 split) on the
+// smaller sizes. MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY
+// picks groups by name.
+#include "cpu/msm.hpp"
+#include "gpu_check.cuh"
+
+using namespace cuzk;
+using namespace cuzk::gpu_check;
+
+namespace {
+
+template <class HC, int G>
+void msm_check(const char* name) {
+  using Fr = typename HC::Fr;
+  using HA = typename Group<HC, G>::HostAffine;
+  using HF = typename Gen<HC, G>::HostField;
+  std::mt19937_64 rng(7 + G);
+  // 64 base points with known discrete logs
+  const size_t K = 64;
+  std::vector<Fr> klog(K);
+  std::vector<HA> base(K);
+  par_for(K, [&](size_t j) {
+    std::mt19937_64 r2(1000 + j);
+    uint64_t w[4];
+    for (auto& x : w) x = r2();
+    w[3] >>= 3;
+    klog[j] = Fr::from_raw(w).to_mont();
+    uint64_t lim[4];
+    klog[j].to_std_limbs(lim);
+    base[j] = curve::scalar_mul(Gen<HC, G>::g(), lim, 4).to_affine();
+  });
+  // sizes the issue names; MSM_CHECK_MAX_LOG (default 24) bounds them for quick runs
+  const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
+  const int max_log = max_env ? std::atoi(max_env) : 24;
+  std::vector<size_t> sizes = {1, 2, 3, 1000, (size_t)(1 << 16) + 1};
+  for (int lg : {20, 24})
+    if (lg <= max_log) sizes.push_back((size_t)1 << lg);
+  for (size_t n : sizes) {
+    std::vector<HA> pts(n);
+    std::vector<Fr> ks(n);
+    par_for(n, [&](size_t i) {
+      size_t j = (size_t)((i * 0x9E3779B97F4A7C15ull + (uint64_t)n) >> 58) % K;  // any base, many repeats
+      bool inf = n > 3 && i % 37 == 5;
+      pts[i] = inf ? HA::infinity() : base[j];
+      ks[i] = inf ? Fr::zero() : klog[j];
+    });
+    if (n >= 3) { pts[2] = pts[0]; ks[2] = ks[0]; }  // a repeated point
+    auto sc = random_scalars<Fr>(n, 99 + n, n >= 1000 ? 0.3 : 0.0);
+    if (n == 2) {  // P and -P with equal scalars: cancel
+      pts[1] = -pts[0];
+      ks[1] = -ks[0];
+      std::memcpy(&sc[32], &sc[0], 32);
+    }
+    if (n == 3) {  // scalar r-1 and 1
+      uint64_t* w = reinterpret_cast<uint64_t*>(&sc[0]);
+      for (int k = 0; k < 4; k++) w[k] = Fr::Params::MODULUS[k];
+      w[0] -= 1;
+      std::memset(&sc[32], 0, 32);
+      sc[32] = 1;
+    }
+    auto expect = dlog_reference<HC, G>(sc, n, 0, &ks);
+    DevArray<HA> dp(n);
+    DevArray<uint8_t> ds(n * 32);
+    dp.upload(pts.data());
+    ds.upload(sc.data());
+    auto cpu = cpu::msm<HC, HF>(default_thread_pool(), reinterpret_cast<const uint8_t*>(pts.data()), sc.data(), n);
+    EXPECT(cpu.equals(expect), "%s n=%zu: CPU MSM disagrees with the discrete-log reference", name, n);
+    int bad = 0, runs = 0;
+    const bool big = n >= (1u << 20);  // the window paths are covered by the smaller sizes
+    for (bool split : {true, false})
+      for (int window : {0, 3, 8, 13}) {
+        if (big && window != 0) continue;
+        auto got = gpu_msm<HC, G>(dp.p, reinterpret_cast<const uint32_t*>(ds.p), n, split, window);
+        runs++;
+        if (!got.equals(expect)) {
+          bad++;
+          std::printf("  %s n=%zu split=%d window=%d: wrong\n", name, n, split, window);
+        }
+      }
+    EXPECT(bad == 0, "%s n=%zu: %d of %d GPU MSM variants wrong", name, n, bad, runs);
+    std::printf("msm-check %s n=%zu: %d/%d variants right\n", name, n, runs - bad, runs);
+  }
+  // scalars >= r are reduced: s + r must give the same sum as s
+  {
+    size_t n = 257;
+    std::vector<HA> pts(n);
+    std::vector<Fr> ks(n);
+    for (size_t i = 0; i < n; i++) { pts[i] = base[i % K]; ks[i] = klog[i % K]; }
+    auto sc = random_scalars<Fr>(n, 5, 0);
+    std::vector<uint8_t> big = sc;
+    for (size_t i = 0; i < n; i += 2) {  // add r where it fits in 256 bits
+      uint64_t* w = reinterpret_cast<uint64_t*>(&big[i * 32]);
+      uint64_t carry = 0;
+      uint64_t t[4];
+      for (int k = 0; k < 4; k++) {
+        unsigned __int128 s = (unsigned __int128)w[k] + Fr::Params::MODULUS[k] + carry;
+        t[k] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+      }
+      if (!carry) std::memcpy(w, t, 32);
+    }
+    auto expect = dlog_reference<HC, G>(sc, n, 0, &ks);
+    DevArray<HA> dp(n);
+    DevArray<uint8_t> ds(n * 32);
+    dp.upload(pts.data());
+    ds.upload(big.data());
+    auto got = gpu_msm<HC, G>(dp.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0);
+    EXPECT(got.equals(expect), "%s: scalars >= r not reduced", name);
+  }
+}
+
+}  // namespace
+
+GPU_TEST(msm) {
+  return run_on_gpu0("msm-check", [] {
+    if (msm_selected("bn254 G1")) msm_check<curve::Bn254, 1>("bn254 G1");
+    if (msm_selected("bn254 G2")) msm_check<curve::Bn254, 2>("bn254 G2");
+    if (msm_selected("bls12-381 G1")) msm_check<curve::Bls12381, 1>("bls12-381 G1");
+    if (msm_selected("bls12-381 G2")) msm_check<curve::Bls12381, 2>("bls12-381 G2");
+  });
+}
