@@ -20,8 +20,6 @@ export const LIMITS = {
   witnessFileSlack: 64 * 1024,
   /** Bytes of a circuit.wasm read from a path. */
   wasmFileBytes: 2 ** 31 - 1,
-  /** Bytes of a .zkey or .r1cs given by path (mapped, not read whole: a sanity bound, 1 TiB). */
-  keyFileBytes: 2 ** 40,
 } as const;
 
 /** The largest GPU index: cuzk.h takes an int32_t. */

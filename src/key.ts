@@ -1,16 +1,14 @@
 /**
  * @module
- * A proving key (.zkey) opened by the library: a file is memory-mapped and checked, bytes in
- * memory are copied (the library owns what it reads later). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
+ * A proving key (.zkey) opened by the library: a file is read whole and checked, bytes in memory
+ * are copied (the library owns what it reads later). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
  * exists. `checkWitness` is the library's one witness check, the same that every proof makes first.
  */
-import { LIMITS } from "./bounds.ts";
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { asPointer } from "./ffi/types.ts";
 import type { Pointer } from "./ffi/types.ts";
-import { requireRegularFile } from "./files.ts";
 import { curveOf, verificationKeyToJson } from "./formats/snarkjs.ts";
 import { isWtns, publicSignalsAt } from "./formats/witness.ts";
 import { NativeHandle } from "./handle.ts";
@@ -69,13 +67,13 @@ export class Key extends NativeHandle {
   }
 
   /**
-   * Opens and checks the .zkey at `path` (off the JS thread). The path must name a regular file
-   * (of at most 1 TiB, `LIMITS.keyFileBytes`): anything else is refused with INVALID_ARGUMENT.
+   * Opens and checks the .zkey at `path` (off the JS thread); the library reads it whole into its
+   * own memory. A path that is not a regular file (/dev/zero, a FIFO, a directory) is refused by the
+   * library at once with IO; a file larger than this machine's memory with OUT_OF_MEMORY.
    */
   static async open(path: string, options: KeyOpenOptions = {}): Promise<Key> {
     const native = nativeOf(options.library);
     native.require("cuzk_key_open");
-    requireRegularFile(path, "proving key", LIMITS.keyFileBytes);
     const out = new BigUint64Array(1);
     await invokeAsync(native, "cuzk_key_open", [path, openFlags(options), out], { detail: path });
     return new Key(native, asPointer(out[0]), path);
@@ -139,11 +137,10 @@ export class Key extends NativeHandle {
   }
 
   /**
-   * Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint. The path
-   * must name a regular file (at most `LIMITS.keyFileBytes`), else INVALID_ARGUMENT.
+   * Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint (the path
+   * is refused as for Key.open).
    */
   attachR1cs(path: string): void {
-    requireRegularFile(path, "constraint system", LIMITS.keyFileBytes);
     invoke(this.native, "cuzk_key_attach_r1cs", [this.live(), path], { detail: path });
   }
 

@@ -11,8 +11,7 @@
  * waste, and whoever learnt it could forge proofs. Nothing here prints; callers warn their users
  * (the CLI's `cuzk setup --insecure-dev` does, on stderr).
  */
-import { integerIn, LIMITS } from "./bounds.ts";
-import { requireRegularFile } from "./files.ts";
+import { integerIn } from "./bounds.ts";
 import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { curveOf } from "./formats/snarkjs.ts";
@@ -127,7 +126,6 @@ export async function writeSynthCircuit(options: SynthOptions, paths: { r1cs: st
  */
 export async function setupInsecureDev(r1csPath: string, zkeyPath: string, options: DevSetupOptions = {}): Promise<DevSetupResult> {
   const native = nativeOf(options.library);
-  requireRegularFile(r1csPath, "constraint system", LIMITS.keyFileBytes);
   const limit = (options.library ?? Library.default()).info().cpuThreads;
   const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
   const info = allocateStruct(SETUP_INFO_LAYOUT);
