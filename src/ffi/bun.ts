@@ -112,7 +112,7 @@ export function openBunLibrary(
 
   const spawn = (): BunWorker => {
     const WorkerClass = (globalThis as unknown as { Worker: new (url: URL) => BunWorker }).Worker;
-    const worker = new WorkerClass(new URL("./bun_worker.ts", import.meta.url));
+    const worker = new WorkerClass(new URL(import.meta.url.endsWith(".ts") ? "./bun_worker.ts" : "./bun_worker.js", import.meta.url)); // .js: the compiled package
     worker.addEventListener("message", (event) => {
       const { id, result, error } = event.data as { id: number; result?: unknown; error?: string };
       const call = pending.get(id);

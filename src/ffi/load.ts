@@ -3,10 +3,13 @@
  * Finds and opens the native library with the FFI of the runtime we run in, and wraps it in
  * `Native`: calls by C name that throw `MISSING_SYMBOL` for functions the library does not export
  * yet, encode `cstring` arguments, and keep `callAsync` the one way to run a long call off the JS
- * thread. The library is looked for at: an explicit path (authoritative), else `$CUZK_LIB`, then
- * `build/libcuzk.so` under the package root; a failure lists what was tried and how to build it.
+ * thread. The library is looked for at: an explicit path, else `$CUZK_LIB` (both authoritative: a
+ * missing file is an error), then `build/libcuzk.so` under the package root (a source build), then
+ * the prebuilt platform packages (`cuzk-linux-x64-cuda` first where an NVIDIA driver and a GPU are
+ * present, else `cuzk-linux-x64`); a failure lists what was tried and ends with the command that fixes it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { CuzkError } from "../errors.ts";
@@ -33,40 +36,112 @@ const bunFfi: BunFfi | undefined = runtime === "bun" ? await importBunFfi() : un
 /** The package root (where package.json and build/ live). */
 export const packageRoot: string = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The command that builds the library, quoted in load errors. */
-export const BUILD_COMMAND = "npm run build   (or: npm run build:cmake)";
+/** The command that builds the library in a checkout (the package root holds CMakeLists.txt). */
+export const BUILD_COMMAND = "npm run build:cmake";
+
+/** The prebuilt library packages of this platform, by what they run on (none off linux-x64). */
+export const PLATFORM_PACKAGES: { cpu: string; cuda: string } | undefined =
+  process.platform === "linux" && process.arch === "x64" ? { cpu: "cuzk-linux-x64", cuda: "cuzk-linux-x64-cuda" } : undefined;
+
+/** Whether an NVIDIA driver is loaded and a GPU node exists (what the CUDA package needs to be worth it). */
+export function nvidiaGpuPresent(): boolean {
+  try {
+    return existsSync("/proc/driver/nvidia/version") && readdirSync("/dev").some((name) => /^nvidia\d+$/.test(name));
+  } catch {
+    return false; // e.g. Deno without read permission for /dev
+  }
+}
+
+/** The platform packages to look in, the one this machine should use first. */
+function platformPackageOrder(): string[] {
+  if (!PLATFORM_PACKAGES) return [];
+  const { cpu, cuda } = PLATFORM_PACKAGES;
+  // The CUDA library holds the CPU backend too: without a GPU it is used when it is all there is.
+  return nvidiaGpuPresent() ? [cuda, cpu] : [cpu, cuda];
+}
+
+/** libcuzk.so of an installed platform package, or undefined when that package is not installed. */
+function platformPackageLibrary(name: string): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve(`${name}/libcuzk.so`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This package's version (the platform packages are published with the same one). */
+function packageVersion(): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(`${packageRoot}package.json`, "utf8")) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command that installs `name` at this package's version, for the runtime we run in. */
+function installCommand(name: string): string {
+  const version = packageVersion();
+  const spec = version ? `${name}@${version}` : name;
+  return runtime === "deno" ? `deno add npm:${spec}` : runtime === "bun" ? `bun add ${spec}` : `npm install ${spec}`;
+}
+
+/** The command that gives this machine a working library: a source build in a checkout, else the platform package. */
+export function fixCommand(): string {
+  if (existsSync(`${packageRoot}CMakeLists.txt`)) return `cd ${packageRoot} && ${BUILD_COMMAND}`;
+  const order = platformPackageOrder();
+  if (order.length > 0) return installCommand(order[0]);
+  return `no prebuilt library for ${process.platform}-${process.arch}: build libcuzk.so from the cuzk sources ` +
+    `(README, "Build from source") and run with: CUZK_LIB=/path/to/libcuzk.so`;
+}
+
+/** The command that replaces the library at `path` (stale, or built for another ABI). */
+function replaceCommand(path: string): string {
+  const fromPackage = platformPackageOrder().find((name) => platformPackageLibrary(name) === path);
+  return fromPackage ? installCommand(fromPackage) : fixCommand();
+}
 
 /** Where to find the library. */
 export interface LoadOptions {
-  /** Path of libcuzk.so; overrides $CUZK_LIB and the build/ folder. */
+  /** Path of libcuzk.so; overrides $CUZK_LIB, the build/ folder and the platform packages. */
   path?: string;
 }
 
 /** The library path that `options` selects, or a LOAD CuzkError listing what was tried. */
 export function resolveLibraryPath(options: LoadOptions = {}): string {
-  const tried: string[] = [];
   if (options.path) {
     // An explicit path is authoritative: falling back silently would load another build.
     if (existsSync(options.path)) return options.path;
     throw new CuzkError(
       "LOAD",
       `cuzk native library not found at ${options.path} (the path option). ` +
-        `Build it from the package root with: ${BUILD_COMMAND}, or pass the path of an existing libcuzk.so.`,
+        `Pass the path of an existing libcuzk.so, or get one with: ${fixCommand()}`,
       { operation: "load" },
     );
   }
   const fromEnv = process.env.CUZK_LIB;
   if (fromEnv) {
+    // As authoritative as the option: a typo must not load some other library.
     if (existsSync(fromEnv)) return fromEnv;
-    tried.push(`${fromEnv} ($CUZK_LIB)`);
+    throw new CuzkError(
+      "LOAD",
+      `cuzk native library not found at ${fromEnv} ($CUZK_LIB). ` +
+        `Point CUZK_LIB at an existing libcuzk.so, or use the default search with: unset CUZK_LIB`,
+      { operation: "load" },
+    );
   }
+  const tried: string[] = [];
   const built = fileURLToPath(new URL("../../build/libcuzk.so", import.meta.url));
   if (existsSync(built)) return built;
-  tried.push(`${built} (the package's build folder)`);
+  tried.push(`${built} (a source build)`);
+  for (const name of platformPackageOrder()) {
+    const fromPackage = platformPackageLibrary(name);
+    if (fromPackage && existsSync(fromPackage)) return fromPackage;
+    tried.push(`${fromPackage ?? name} (the package ${name}${fromPackage ? "" : ": not installed"})`);
+  }
   throw new CuzkError(
     "LOAD",
     `cuzk native library not found. Tried:\n  ${tried.join("\n  ")}\n` +
-      `Build it from the package root with: ${BUILD_COMMAND}, or set CUZK_LIB to the path of libcuzk.so.`,
+      `Set CUZK_LIB to the path of a libcuzk.so, or get one with: ${fixCommand()}`,
     { operation: "load" },
   );
 }
@@ -104,7 +179,7 @@ export class Native {
       throw new CuzkError(
         "MISSING_SYMBOL",
         `${this.#library.path} does not export ${absent.join(", ")} (not implemented in this build of the library yet?). ` +
-          `Rebuild it with: ${BUILD_COMMAND}`,
+          `Replace it with: ${replaceCommand(this.#library.path)}`,
         { operation: absent.join(", ") },
       );
     }
@@ -176,7 +251,7 @@ export function openNative(options: LoadOptions = {}): Native {
     throw new CuzkError(
       "LOAD",
       `cannot load ${path} with ${runtime}'s FFI${hint}: ${(cause as Error)?.message ?? cause}\n` +
-        `If the file is stale or built for another machine, rebuild it with: ${BUILD_COMMAND}`,
+        `If the file is stale or built for another machine, replace it with: ${replaceCommand(path)}`,
       { cause, operation: "load" },
     );
   }
@@ -186,7 +261,7 @@ export function openNative(options: LoadOptions = {}): Native {
     if (version !== ABI.ABI_VERSION) {
       throw new CuzkError(
         "ABI_MISMATCH",
-        `${path} implements cuzk ABI ${version}, these bindings ABI ${ABI.ABI_VERSION}: rebuild it with ${BUILD_COMMAND}`,
+        `${path} implements cuzk ABI ${version}, these bindings ABI ${ABI.ABI_VERSION}: replace it with: ${replaceCommand(path)}`,
         { operation: "load" },
       );
     }
