@@ -245,6 +245,46 @@ sed -e 's/"NodeNext"/"Bundler"/2' -e 's/"module": "NodeNext"/"module": "ESNext"/
 check "tsc --noEmit --strict against the published .d.ts (NodeNext, @types/node): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.json"
 check "tsc --noEmit --strict against the published .d.ts (Bundler, no Node types): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.bundler.json"
 
+echo "=== a missing runtime dependency is named, with the command that installs it"
+cat >"$consumer/missing.mjs" <<'EOF'
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { groth16, Library } from "cuzk";
+
+const [fixture, dependency] = process.argv.slice(2);
+try {
+  if (dependency === "circom_runtime") {
+    await groth16.fullProve(JSON.parse(readFileSync(`${fixture}/input.json`, "utf8")), `${fixture}/circuit.wasm`, `${fixture}/circuit.zkey`);
+  } else {
+    Library.default();
+  }
+  console.log(`no error without ${dependency}`);
+  process.exit(1);
+} catch (error) {
+  console.log(`${error.code}: ${error.message}`);
+  process.exit(error.code === "LOAD" && error.message.includes(`install ${dependency}`) ? 0 : 1);
+}
+EOF
+without() { # without <package> <runtime command...>: runs missing.mjs with node_modules/<package> moved aside
+  local dependency=$1 status
+  shift
+  mv "$consumer/node_modules/$dependency" "$work/aside-$dependency"
+  (cd "$consumer" && "$@" missing.mjs "$fixture" "$dependency")
+  status=$?
+  mv "$work/aside-$dependency" "$consumer/node_modules/$dependency"
+  return $status
+}
+check "node20 without circom_runtime: fullProve names it" without circom_runtime node
+check "bun without circom_runtime: fullProve names it" without circom_runtime "$bun"
+check "deno without circom_runtime: fullProve names it" without circom_runtime "$deno" run -A
+check "node20 without koffi: loading names it" without koffi node
+missing_cuzk_lib() {
+  local output
+  output=$(cd "$consumer" && CUZK_LIB=/nonexistent/libcuzk.so node prove.mjs "$fixture" out 2>&1) && { echo "loaded: $output"; return 1; }
+  grep -o 'not found at /nonexistent/libcuzk.so (\$CUZK_LIB)[^\n]*' <<<"$output" | head -1 | grep . || { echo "$output"; return 1; }
+}
+check "CUZK_LIB naming a missing file is an error, not a fallback" missing_cuzk_lib
+
 echo "=== sizes"
 for tgz in "$repo"/dist/npm/*-"$version".tgz; do
   printf '%-36s %9d bytes packed, %9d bytes unpacked\n' "$(basename "$tgz")" "$(stat -c %s "$tgz")" "$(tar -xzOf "$tgz" | wc -c)"

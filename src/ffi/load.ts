@@ -252,6 +252,12 @@ export function openNative(options: LoadOptions = {}): Native {
       ? openBunLibrary(bunFfi!, path, symbolTable, available)
       : openNodeLibrary(path, symbolTable, available);
   } catch (cause) {
+    if (runtime === "node" && (cause as { code?: string })?.code === "MODULE_NOT_FOUND" && /koffi/.test(String((cause as Error).message))) {
+      throw new CuzkError("LOAD", "Node loads the library through the npm package koffi, which is not installed; install it with: npm install koffi", {
+        cause,
+        operation: "load",
+      });
+    }
     const hint = runtime === "deno" ? " (Deno needs --allow-ffi, or -A)" : "";
     throw new CuzkError(
       "LOAD",
