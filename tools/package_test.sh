@@ -16,7 +16,8 @@
 #   tools/package_test.sh --deno-only     on a GPU host without Node or npm: a consumer project whose
 #       node_modules is unpacked from dist/npm/cuzk-*.tgz (the main package, carried) and
 #       cuzk-linux-x64-cuda-*.tgz (built there: tools/build_packages.sh cuda), proved under Deno
-#       with backend "auto", which must choose CUDA where a GPU is present.
+#       with backend "auto", which must choose CUDA where a GPU is present (the full run does the
+#       same, expecting the CPU backend, when dist/npm has a CUDA tarball).
 # Env: CUZK_PKG_CPU_LIB (package this prebuilt libcuzk.so instead of building build-pkg-cpu),
 # DENO (the deno binary for --deno-only; default node_modules/.bin/deno, else deno on PATH).
 set -uo pipefail
@@ -94,28 +95,39 @@ from_package() { # from_package <package> <output of prove.mjs>
   grep -q "from $consumer/node_modules/$1/libcuzk.so" <<<"$2" || { echo "library not loaded from $1: $2"; return 1; }
 }
 
-if [[ "$mode" == "--deno-only" ]]; then
-  deno=${DENO:-$repo/node_modules/.bin/deno}
+# The CUDA package without npm (as on a GPU host): node_modules unpacked from the tarballs, Deno.
+cuda_package_check() {
+  local deno=${DENO:-$repo/node_modules/.bin/deno} cuda_consumer=$work/consumer-cuda main_tgz cuda_tgz tgz name expected
   [[ -x "$deno" ]] || deno=$(command -v deno)
   main_tgz=$(ls "$repo"/dist/npm/cuzk-[0-9]*.tgz 2>/dev/null | head -1)
   cuda_tgz=$(ls "$repo"/dist/npm/cuzk-linux-x64-cuda-[0-9]*.tgz 2>/dev/null | head -1)
-  [[ -f "$main_tgz" && -f "$cuda_tgz" ]] || { echo "need dist/npm/cuzk-<v>.tgz and dist/npm/cuzk-linux-x64-cuda-<v>.tgz (tools/build_packages.sh js / cuda)"; failed=1; finish; }
+  if [[ ! -f "$main_tgz" || ! -f "$cuda_tgz" ]]; then
+    failed=$((failed + 1))
+    echo "FAIL need dist/npm/cuzk-<v>.tgz and dist/npm/cuzk-linux-x64-cuda-<v>.tgz (tools/build_packages.sh js / cuda)"
+    return
+  fi
+  mkdir -p "$cuda_consumer/out"
+  cp "$consumer/prove.mjs" "$consumer/package.json" "$cuda_consumer/"
   # What npm install would write, without npm: each tarball's package/ as node_modules/<name>.
   for tgz in "$main_tgz" "$cuda_tgz"; do
     name=$(basename "$tgz" | sed 's/-[0-9][^-]*\.tgz$//')
-    mkdir -p "$consumer/node_modules/$name"
-    tar -xzf "$tgz" -C "$consumer/node_modules/$name" --strip-components=1
+    mkdir -p "$cuda_consumer/node_modules/$name"
+    tar -xzf "$tgz" -C "$cuda_consumer/node_modules/$name" --strip-components=1
   done
   expected=cpu
   [[ -e /proc/driver/nvidia/version ]] && ls /dev/nvidia[0-9]* >/dev/null 2>&1 && expected=cuda
-  echo "deno $("$deno" --version | head -1 | cut -d' ' -f2); GPU present: $([[ $expected == cuda ]] && echo yes || echo no)"
+  echo "deno $("$deno" --version | head -1 | cut -d' ' -f2); NVIDIA driver and GPU present: $([[ $expected == cuda ]] && echo yes || echo no)"
   deno_prove() {
     local output
-    output=$(cd "$consumer" && "$deno" run -A --node-modules-dir=manual prove.mjs "$fixture" "$consumer/out" "$expected") || { echo "$output"; return 1; }
+    output=$(cd "$cuda_consumer" && "$deno" run -A --node-modules-dir=manual prove.mjs "$fixture" "$cuda_consumer/out" "$expected" 2>&1) || { echo "$output"; return 1; }
     echo "$output"
-    from_package cuzk-linux-x64-cuda "$output"
+    grep -q "from $cuda_consumer/node_modules/cuzk-linux-x64-cuda/libcuzk.so" <<<"$output" || { echo "library not loaded from cuzk-linux-x64-cuda"; return 1; }
   }
-  check "Deno: the consumer project proves with backend auto = $expected from cuzk-linux-x64-cuda" deno_prove
+  check "Deno, cuzk + cuzk-linux-x64-cuda unpacked without npm: backend auto chooses $expected" deno_prove
+}
+
+if [[ "$mode" == "--deno-only" ]]; then
+  cuda_package_check
   finish
 fi
 
@@ -284,6 +296,11 @@ missing_cuzk_lib() {
   grep -o 'not found at /nonexistent/libcuzk.so (\$CUZK_LIB)[^\n]*' <<<"$output" | head -1 | grep . || { echo "$output"; return 1; }
 }
 check "CUZK_LIB naming a missing file is an error, not a fallback" missing_cuzk_lib
+
+if compgen -G "$repo/dist/npm/cuzk-linux-x64-cuda-$version.tgz" >/dev/null; then
+  echo "=== the CUDA package (built by tools/build_packages.sh cuda)"
+  cuda_package_check
+fi
 
 echo "=== sizes"
 for tgz in "$repo"/dist/npm/*-"$version".tgz; do
