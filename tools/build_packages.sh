@@ -60,8 +60,9 @@ build_library() {
     return
   fi
   local started=$SECONDS
-  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCUZK_TESTS=OFF -DCUZK_NATIVE_ARCH=OFF "$@" >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log" >&2; exit 1; }
+  mkdir -p "$dir"
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCUZK_TESTS=OFF -DCUZK_NATIVE_ARCH=OFF "$@" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; exit 1; }
   nice cmake --build "$dir" --target cuzk -j "$jobs"
   echo "$kind library built in $((SECONDS - started)) s"
   built_library=$dir/libcuzk.so
