@@ -290,6 +290,7 @@ check "node20 without circom_runtime: fullProve names it" without circom_runtime
 check "bun without circom_runtime: fullProve names it" without circom_runtime "$bun"
 check "deno without circom_runtime: fullProve names it" without circom_runtime "$deno" run -A
 check "node20 without koffi: loading names it" without koffi node
+check "node20 without cuzk-linux-x64: the load error ends with npm install cuzk-linux-x64@$version" without cuzk-linux-x64 node
 missing_cuzk_lib() {
   local output
   output=$(cd "$consumer" && CUZK_LIB=/nonexistent/libcuzk.so node prove.mjs "$fixture" out 2>&1) && { echo "loaded: $output"; return 1; }
