@@ -26,7 +26,7 @@ namespace cuzk::cpu::ifma {
 template <class F>
 struct alignas((2 * 8 * VecOf<F>::type::WP) % 64 == 0 ? 64 : 32) IfmaPoint {
   static constexpr int WP = VecOf<F>::type::WP;
-  uint64_t x[WP], y[WP];
+  uint64_t xy[2 * WP];  // x, then y at xy + WP: one array, because the code walks both in one loop
 };
 
 // y -> p - y (0 stays 0), per Fp component, on packed words.
@@ -35,7 +35,7 @@ inline void negate_y(IfmaPoint<F>& pt) {
   using P = typename VecOf<F>::Params;
   constexpr int N = P::LIMBS;
   for (int c = 0; c < IfmaPoint<F>::WP; c += N) {
-    uint64_t* y = pt.y + c;
+    uint64_t* y = pt.xy + IfmaPoint<F>::WP + c;
     uint64_t acc = 0;
     for (int i = 0; i < N; i++) acc |= y[i];
     if (acc == 0) continue;
@@ -73,7 +73,7 @@ CUZK_AVX512 void convert_points(const uint8_t* points, const uint32_t* idx, size
       vstore_lanes(vcanon2(vmul(v, c_in)), lanes, c * L);
     }
     for (size_t ln = 0; ln < nl; ln++) {
-      uint64_t* o = out[g + ln].x;  // x and y are contiguous
+      uint64_t* o = out[g + ln].xy;
       for (int c = 0; c < comps; c++) {
         uint64_t words[L];
         for (int i = 0; i < L; i++) words[i] = lanes[c * L + i][ln];
@@ -99,7 +99,7 @@ CUZK_AVX512 void to_affine_points(const IfmaPoint<F>* in, curve::Affine<F>* out,
     for (size_t ln = 0; ln < 8; ln++)
       for (int c = 0; c < comps; c++) {
         uint64_t words[L];
-        if (ln < nl) slice52(in[g + ln].x + c * N, N, words, L);
+        if (ln < nl) slice52(in[g + ln].xy + c * N, N, words, L);
         else std::memset(words, 0, sizeof words);
         for (int i = 0; i < L; i++) lanes[c * L + i][ln] = words[i];
       }
@@ -173,7 +173,7 @@ struct IfmaTree {
     const uint64_t* ptr[8];
     unsigned neg = 0;
     for (int i = 0; i < 8; i++) {
-      ptr[i] = addr(refs[i])->x;
+      ptr[i] = addr(refs[i])->xy;
       neg |= (unsigned)(refs[i] & 1) << i;
     }
     load_points8(ptr, x, y);
@@ -298,11 +298,11 @@ struct IfmaTree {
       __mmask8 wa = (__mmask8)~special[g], wb = (__mmask8)~special[h];
       uint64_t* ptr[8];
       if (wa) {
-        for (int i = 0; i < 8; i++) ptr[i] = out[8 * g + i]->x;
+        for (int i = 0; i < 8; i++) ptr[i] = out[8 * g + i]->xy;
         store_points8(ptr, wa, vcanon4(x3a), vcanon4(y3a));
       }
       if (wb) {
-        for (int i = 0; i < 8; i++) ptr[i] = out[8 * h + i]->x;
+        for (int i = 0; i < 8; i++) ptr[i] = out[8 * h + i]->xy;
         store_points8(ptr, wb, vcanon4(x3b), vcanon4(y3b));
       }
       if (special[g]) settle_special(g);
@@ -447,7 +447,7 @@ CUZK_AVX512 curve::Xyzz<F> bucket_fold(const IfmaPoint<F>* bucket, const uint8_t
     const uint64_t* ptr[8];
     for (int l = 0; l < 8; l++) {
       active |= (__mmask8)((has[l * S + s] ? 1u : 0u) << l);
-      ptr[l] = bucket[l * S + s].x;
+      ptr[l] = bucket[l * S + s].xy;
     }
     if (active) {
       V bx, by;

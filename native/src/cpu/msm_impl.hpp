@@ -227,7 +227,7 @@ struct IfmaBackend {
   }
   const Pt& get(size_t i) const { return converted[i]; }
   static void negate(Pt& p) { ifma::negate_y<F>(p); }
-  static bool is_inf(const Pt& p) { return ifma::is_infinity_words(p.x, 2 * Pt::WP); }
+  static bool is_inf(const Pt& p) { return ifma::is_infinity_words(p.xy, 2 * Pt::WP); }
   static void to_affine(const Pt* in, Affine<F>* out, size_t n) { ifma::to_affine_points<F>(in, out, n); }
 };
 #endif
