@@ -6,7 +6,7 @@
 # copied to native/tests/regressions/<target>/ (commit it: the fuzz_<target>_replay ctest replays it
 # in every build once the bug is fixed) and reproduced with `BUILD_DIR/native/fuzz/fuzz_<target> <file>`.
 # Env: CUZK_FUZZ_TARGETS="key_open wtns r1cs verify", CLANGXX/CLANG (default clang++-19/clang-19),
-# CUZK_FUZZ_JOBS (build parallelism, default nproc).
+# CUZK_FUZZ_JOBS (build parallelism, default nproc), CUZK_FUZZ_NO_BUILD=1 (run the targets as built).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 seconds=${1:-30}
@@ -20,9 +20,11 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=OFF -DCUZK_TESTS=OFF -DCUZK_FUZZ=ON \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" >/dev/null
 fi
-build_start=$SECONDS
-cmake --build "$build" -j "$jobs" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) >/dev/null
-echo "fuzz targets built in $((SECONDS - build_start)) s ($build)"
+if [[ "${CUZK_FUZZ_NO_BUILD:-0}" != 1 ]]; then
+  build_start=$SECONDS
+  cmake --build "$build" -j "$jobs" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) >/dev/null
+  echo "fuzz targets built in $((SECONDS - build_start)) s ($build)"
+fi
 
 work="$build/fuzz-run"
 rm -rf "$work"
