@@ -14,7 +14,8 @@
  * Options: --backend cpu|cuda|auto (default cpu), --sample N (N cases drawn with the seed; default
  * all), --cli N (cases also run through the CLI, default 40), --seed S (default 1), --timeout-s T
  * (per case, default 60), --only <case id> (one case), --write <dir> (with --only: write its files),
- * --json <file> (every case's outcome). Env: CUZK_LIB picks the library, as everywhere.
+ * --json <file> (every case's outcome), --no-self-check (prove with the self-check off: shows that
+ * the check of this script fails without it). Env: CUZK_LIB picks the library, as everywhere.
  *
  * The bulk runs in worker processes of the same runtime, one JSON line per case, so that a signal or
  * a hang is pinned on its case and the run goes on with the next one.
@@ -32,7 +33,7 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const isDeno = typeof globalThis.Deno !== "undefined";
 
 function parseArgs(argv) {
-  const o = { backend: "cpu", sample: 0, cli: 40, seed: 1, timeoutS: 60, only: "", write: "", json: "", worker: "" };
+  const o = { backend: "cpu", sample: 0, cli: 40, seed: 1, timeoutS: 60, only: "", write: "", json: "", worker: "", noSelfCheck: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -48,6 +49,7 @@ function parseArgs(argv) {
     else if (a === "--write") o.write = val();
     else if (a === "--json") o.json = val();
     else if (a === "--worker") o.worker = val();
+    else if (a === "--no-self-check") o.noSelfCheck = true;
     else throw new Error(`unknown option ${a} (see the header of ${SCRIPT})`);
   }
   if (!["cpu", "cuda", "auto"].includes(o.backend)) throw new Error(`--backend must be cpu, cuda or auto, not ${o.backend}`);
@@ -105,7 +107,7 @@ async function worker(o) {
       let detail = "";
       let prover;
       try {
-        prover = await Prover.open({ zkey: zkeyPath, backend: o.backend });
+        prover = await Prover.open({ zkey: zkeyPath, backend: o.backend, ...(o.noSelfCheck ? { selfCheck: false } : {}) });
         const { proof, publicSignals } = await prover.prove(wtns);
         outcome = (await snarkjsVerify(snarkjs, f.vkey, publicSignals, proof)) ? "exit 0, snarkjs accepts" : "exit 0, snarkjs REJECTED";
       } catch (error) {
@@ -137,7 +139,7 @@ async function runBulk(o, cases, onResult) {
     while (rest.length > 0) {
       const idsFile = join(dir, "ids.json");
       writeFileSync(idsFile, JSON.stringify(rest));
-      const args = ["--worker", idsFile, "--backend", o.backend, "--seed", String(o.seed)];
+      const args = ["--worker", idsFile, "--backend", o.backend, "--seed", String(o.seed), ...(o.noSelfCheck ? ["--no-self-check"] : [])];
       const [cmd, argv] = runtimeCommand(SCRIPT, args);
       const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"], cwd: ROOT });
       let running = null;
@@ -203,7 +205,7 @@ async function runCli(o, c, fixtures, snarkjs, dir) {
   writeFileSync(p("witness.wtns"), wtns);
   rmSync(p("proof.json"), { force: true });
   rmSync(p("public.json"), { force: true });
-  const [cmd, argv] = runtimeCommand(join(ROOT, "cli.ts"), ["prove", p("circuit.zkey"), p("witness.wtns"), p("proof.json"), p("public.json"), "--backend", o.backend]);
+  const [cmd, argv] = runtimeCommand(join(ROOT, "cli.ts"), ["prove", p("circuit.zkey"), p("witness.wtns"), p("proof.json"), p("public.json"), "--backend", o.backend, ...(o.noSelfCheck ? ["--no-self-check"] : [])]);
   const child = spawn(cmd, argv, { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
