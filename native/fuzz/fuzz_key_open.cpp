@@ -14,14 +14,14 @@ constexpr uint32_t kMaxProvedDomain = 64;
 void prove_once(cuzk_key* key, const cuzk_key_info& info) {
   char err[512];
   cuzk_prover* prover = nullptr;
-  cuzk_status st = cuzk_prover_create(cpu_context(), key, 0, &prover, err, sizeof err);
+  cuzk_status st = cuzk_prover_create(cpu_context(), key, 0, &prover, nullptr, err, sizeof err);
   require_clean(st, err, sizeof err, "cuzk_prover_create");
   if (st != CUZK_OK) return;
   Bytes witness(size_t(info.n_vars) * CUZK_FR_BYTES, 0);
   for (size_t i = 0; i < info.n_vars; i++) witness[i * CUZK_FR_BYTES] = uint8_t(i + 1);  // w[0] = 1
   Bytes proof(info.proof_bytes);
   st = cuzk_prove(prover, witness.data(), witness.size(), CUZK_WITNESS_RAW, 1, fixed_blinding(), fixed_blinding(), 0,
-                  proof.data(), proof.size(), nullptr, err, sizeof err);
+                  proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
   require_clean(st, err, sizeof err, "cuzk_prove");
   require_ok(cuzk_prover_destroy(prover, err, sizeof err), err, "cuzk_prover_destroy");
 }

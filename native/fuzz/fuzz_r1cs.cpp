@@ -79,10 +79,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (st == CUZK_OK && parsed != CUZK_OK) die("cuzk_key_attach_r1cs accepted an .r1cs that parse_r1cs refuses: " + why);
   if (st == CUZK_OK) {
     cuzk_prover* prover = nullptr;
-    require_ok(cuzk_prover_create(cpu_context(), key, 0, &prover, err, sizeof err), err, "cuzk_prover_create");
+    require_ok(cuzk_prover_create(cpu_context(), key, 0, &prover, nullptr, err, sizeof err), err, "cuzk_prover_create");
     Bytes proof(f.proof_bytes);
     st = cuzk_prove(prover, f.wtns.data(), f.wtns.size(), CUZK_WITNESS_WTNS, 1, fixed_blinding(), fixed_blinding(), 0,
-                    proof.data(), proof.size(), nullptr, err, sizeof err);
+                    proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
     require_clean(st, err, sizeof err, "cuzk_prove(attached .r1cs)");
     require_ok(cuzk_prover_destroy(prover, err, sizeof err), err, "cuzk_prover_destroy");
   }

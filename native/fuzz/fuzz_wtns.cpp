@@ -26,7 +26,7 @@ Fixture& fixture(cuzk_curve curve) {
                           "/mulchain_4/circuit.zkey");
   char err[512];
   require_ok(cuzk_key_open_memory(f.zkey.data(), f.zkey.size(), 0, &f.key, err, sizeof err), err, "cuzk_key_open_memory");
-  require_ok(cuzk_prover_create(cpu_context(), f.key, 0, &f.prover, err, sizeof err), err, "cuzk_prover_create");
+  require_ok(cuzk_prover_create(cpu_context(), f.key, 0, &f.prover, nullptr, err, sizeof err), err, "cuzk_prover_create");
   cuzk_key_info info;
   require_ok(cuzk_key_get_info(f.key, &info, err, sizeof err), err, "cuzk_key_get_info");
   f.proof_bytes = info.proof_bytes;
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;  // a zero stride is an argument error, not a .wtns
   Bytes proof(f.proof_bytes);
   cuzk_status st = cuzk_prove(f.prover, data, size, CUZK_WITNESS_WTNS, 1, fixed_blinding(), fixed_blinding(), 0,
-                              proof.data(), proof.size(), nullptr, err, sizeof err);
+                              proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
   require_clean(st, err, sizeof err, "cuzk_prove(.wtns)");
   if (checked != CUZK_OK && st != checked)
     die("cuzk_prove gave status " + std::to_string(st) + " where cuzk_key_check_witness gave " + std::to_string(checked));

@@ -56,7 +56,7 @@ extern "C" {
 #endif
 
 /* Bumped on every incompatible change of a signature, enum value or struct layout. */
-#define CUZK_ABI_VERSION 1
+#define CUZK_ABI_VERSION 2 /* 2: cuzk_progress parameter, CUZK_ERR_CANCELLED */
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes
@@ -76,7 +76,8 @@ typedef enum cuzk_status {
   CUZK_ERR_OUT_OF_MEMORY = 11,   /* host or device allocation failed */
   CUZK_ERR_BUSY = 12,            /* the object is in use by a running call */
   CUZK_ERR_SELF_CHECK = 13,      /* a proof made by the library failed its own verification */
-  CUZK_ERR_INTERNAL = 14         /* a bug: please report the message */
+  CUZK_ERR_INTERNAL = 14,        /* a bug: please report the message */
+  CUZK_ERR_CANCELLED = 15        /* the caller asked the call to stop (cuzk_progress.cancel) */
 } cuzk_status;
 
 /* ---------------------------------------------------------------------------------------------
@@ -125,6 +126,33 @@ typedef enum cuzk_witness_format {
 #define CUZK_FR_BYTES 32u
 #define CUZK_PROOF_BYTES_BN254 256u     /* A (64) | B (128) | C (64) */
 #define CUZK_PROOF_BYTES_BLS12_381 384u /* A (96) | B (192) | C (96) */
+
+/* ---------------------------------------------------------------------------------------------
+ * Progress of a long call, and the caller's request to stop it. The caller owns the memory (its
+ * own, or cuzk_host_alloc; 8-byte aligned) and sets struct_size; it passes the pointer to one call
+ * at a time (NULL: no progress, no cancellation). While the call runs the library updates
+ * done/total/stage with atomic stores (readable from any thread, e.g. a JS timer reading a
+ * typed-array view) and reads `cancel` with atomic loads between units of work: the circuits of a
+ * proving batch, the chunks of a setup or a key upload. A call that sees cancel != 0 stops at the
+ * next such point, frees what it allocated, leaves no output (proof bytes zeroed; setup output
+ * files removed) and returns CUZK_ERR_CANCELLED. struct_size < 32 or a pointer not 8-byte aligned
+ * is CUZK_ERR_INVALID_ARGUMENT. A cancel set before the call stops it before any work.
+ * ------------------------------------------------------------------------------------------- */
+typedef enum cuzk_stage {
+  CUZK_STAGE_IDLE = 0,
+  CUZK_STAGE_KEY_UPLOAD = 1, /* cuzk_prover_create: key rows/points to the engine (units: bytes) */
+  CUZK_STAGE_PROVE = 2,      /* cuzk_prove / cuzk_prove_abc (units: proofs of the batch) */
+  CUZK_STAGE_SETUP = 3       /* cuzk_setup_insecure_dev (units: key points made) */
+} cuzk_stage;
+
+typedef struct cuzk_progress {
+  uint32_t struct_size; /* sizeof(cuzk_progress) = 32, set by the caller */
+  uint32_t cancel;      /* set non-zero by the caller: stop at the next unit boundary */
+  uint32_t stage;       /* cuzk_stage, written by the library */
+  uint32_t reserved;    /* 0 */
+  uint64_t done;        /* units finished, written by the library */
+  uint64_t total;       /* units in all (0 until known), written by the library */
+} cuzk_progress;
 
 /* ---------------------------------------------------------------------------------------------
  * Phase timings: one record per proof, written by the library with a monotonic clock.
@@ -312,8 +340,11 @@ CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t e
  * ------------------------------------------------------------------------------------------- */
 typedef struct cuzk_prover cuzk_prover;
 
+/* progress: NULL or a cuzk_progress (stage CUZK_STAGE_KEY_UPLOAD, units: bytes of key rows and
+ * points the engine uploads; 0 of 0 on the CPU backend, which reads the key in place). Cancellation
+ * is checked at the start, between the upload's parts and at the end: CUZK_ERR_CANCELLED, no prover. */
 CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
-                                        char* err, size_t err_cap);
+                                        cuzk_progress* progress, char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
 
 /*
@@ -326,6 +357,11 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  *  timings: NULL, or n_proofs cuzk_timings records.
  *  n_proofs: bounded by proofs_cap (n_proofs * proof_bytes must fit), and n_proofs * witness_stride
  *    must not overflow size_t.
+ *  progress: NULL or a cuzk_progress: stage CUZK_STAGE_PROVE, total n_proofs, done counts the proofs
+ *    whose sums are computed; cancel is checked before each proof of the batch (CUZK_ERR_CANCELLED,
+ *    the proofs buffer zeroed).
+ * The witnesses of a batch are checked one ahead of the proving: proof i+1's check runs while proof
+ * i is computed.
  * A witness that fails a check fails the whole call and names the proof index; use batches of one
  * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
  * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
@@ -345,12 +381,13 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  *                              either is possible and that attaching the .r1cs tells which;
  *   CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE  the GPU of a CUDA context failed;
  *   CUZK_ERR_OUT_OF_MEMORY     host or device memory ran out;
+ *   CUZK_ERR_CANCELLED         progress->cancel was set: no proof is returned (the buffer is zeroed);
  *   CUZK_ERR_INTERNAL          the OS CSPRNG failed, or a bug (please report the message).
  */
 CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                 uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                char* err, size_t err_cap);
+                                cuzk_progress* progress, char* err, size_t err_cap);
 
 /*
  * Second entry point, the shape of supraseal's generate_groth16_proofs_c: for callers that
@@ -367,12 +404,12 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
  *                              size_t, an evaluation, assignment value, r or s not < r;
  *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails;
  *   CUZK_ERR_SHORT_BUFFER, CUZK_ERR_SELF_CHECK, CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE,
- *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_INTERNAL  as for cuzk_prove.
+ *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_CANCELLED, CUZK_ERR_INTERNAL  as for cuzk_prove.
  */
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
                                     const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                    char* err, size_t err_cap);
+                                    cuzk_progress* progress, char* err, size_t err_cap);
 
 /* ---------------------------------------------------------------------------------------------
  * Verification (native pairing check).
@@ -497,6 +534,10 @@ typedef struct cuzk_setup_info {
  * the call then falls back silently) with CPU fixed-base tables; info->gpu says which ran. Both
  * paths give the same points for the same scalars; the toxic waste differs on every call anyway.
  *  flags: 0 or CUZK_SETUP_CPU_ONLY. info: NULL, or receives sizes and timings.
+ *  progress: NULL or a cuzk_progress: stage CUZK_STAGE_SETUP, units the key points made (total
+ *    known once the .r1cs is read); cancel is checked between chunks of points (at most 2^20 each)
+ *    and between the scalar steps: CUZK_ERR_CANCELLED, and no file is left at zkey_path (nor its
+ *    temporary).
  * CUZK_ERR_IO (r1cs unreadable or not a regular file: it is read whole as by cuzk_key_attach_r1cs;
  * zkey unwritable), CUZK_ERR_FORMAT (malformed .r1cs),
  * CUZK_ERR_CURVE_MISMATCH (another field), CUZK_ERR_UNSUPPORTED (domain too large for the field's
@@ -507,7 +548,8 @@ typedef struct cuzk_setup_info {
 #define CUZK_SETUP_CPU_ONLY 1u /* cuzk_setup_insecure_dev: never use a GPU */
 
 CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
-                                             uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap);
+                                             uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
+                                             char* err, size_t err_cap);
 
 #ifdef __cplusplus
 }

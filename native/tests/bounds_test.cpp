@@ -85,7 +85,7 @@ void thread_counts() {
     CHECK(ctx == nullptr);
     CHECK(std::strstr(err, ("exceeds this machine's " + std::to_string(limit()) + " online CPUs").c_str()) != nullptr);
     CHECK(cuzk_setup_insecure_dev("tests/fixtures/bn254/mulchain_4/circuit.r1cs", "/tmp/cuzk_bounds_never.zkey", n, 0,
-                                  nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+                                  nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   }
   CHECK(threads_now() == before);  // nothing was started for the refused counts
   cuzk_context* ctx = nullptr;
@@ -123,28 +123,28 @@ void batch_sizes() {
   cuzk_prover* prover = nullptr;
   CHECK(cuzk_key_open("tests/fixtures/bn254/mulchain_10/circuit.zkey", 0, &key, err, sizeof err) == CUZK_OK);
   CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK);
-  CHECK(cuzk_prover_create(ctx, key, 0, &prover, err, sizeof err) == CUZK_OK);
+  CHECK(cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK);
   if (!prover) return;
   const Bytes wtns = read_file("tests/fixtures/bn254/mulchain_10/witness.wtns");
   uint8_t proofs[3 * CUZK_PROOF_BYTES_BN254];
   // Three records of SIZE_MAX / 2 bytes: their total does not fit in size_t. Refused before any read.
   CHECK(cuzk_prove(prover, wtns.data(), SIZE_MAX / 2, CUZK_WITNESS_WTNS, 3, nullptr, nullptr, 0, proofs, sizeof proofs,
-                   nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+                   nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(err, "exceed the address space") != nullptr);
   // A batch larger than its proofs buffer.
   CHECK(cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, SIZE_MAX, nullptr, nullptr, 0, proofs,
-                   sizeof proofs, nullptr, err, sizeof err) == CUZK_ERR_SHORT_BUFFER);
+                   sizeof proofs, nullptr, nullptr, err, sizeof err) == CUZK_ERR_SHORT_BUFFER);
   // a, b, c of domain_size values per proof: a batch whose proofs fit a (claimed) buffer but whose inputs overflow.
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, err, sizeof err);
   const size_t record = (size_t)info.domain_size * 32, n = SIZE_MAX / record + 1;
   CHECK(n <= SIZE_MAX / CUZK_PROOF_BYTES_BN254);  // so that the proofs buffer is not what refuses it
   CHECK(cuzk_prove_abc(prover, wtns.data(), wtns.data(), wtns.data(), wtns.data(), n, nullptr, nullptr, 0, proofs,
-                       SIZE_MAX, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+                       SIZE_MAX, nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(err, "exceed the address space") != nullptr);
   // Sanity: one proof of the same witness works.
   CHECK(cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proofs, sizeof proofs,
-                   nullptr, err, sizeof err) == CUZK_OK);
+                   nullptr, nullptr, err, sizeof err) == CUZK_OK);
 
   // Kernels: MSM sizes and NTT lengths.
   uint8_t out[256];

@@ -52,11 +52,11 @@ bool proves(cuzk_key* key, const Bytes& vk, const std::string& dir) {
   cuzk_context* ctx = nullptr;
   cuzk_prover* prover = nullptr;
   bool ok = cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK &&
-            cuzk_prover_create(ctx, key, 0, &prover, err, sizeof err) == CUZK_OK;
+            cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK;
   const Bytes wtns = read_file(dir + "/witness.wtns");
   Bytes proof(info.proof_bytes);
   ok = ok && cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
-                        proof.size(), nullptr, err, sizeof err) == CUZK_OK;
+                        proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK;
   if (!ok) std::fprintf(stderr, "  prove: %s\n", err);
   cuzk::formats::Wtns w;
   std::string e;
@@ -118,7 +118,7 @@ void not_regular_files(const fs::path& tmp, const std::string& dir) {
     cuzk_key* key = nullptr;
     CHECK(cuzk_key_open(path.c_str(), 0, &key, err, sizeof err) == CUZK_ERR_IO);
     CHECK(key == nullptr && std::strstr(err, path.c_str()) != nullptr);
-    CHECK(cuzk_setup_insecure_dev(path.c_str(), (tmp / "never.zkey").c_str(), 0, CUZK_SETUP_CPU_ONLY, nullptr, err,
+    CHECK(cuzk_setup_insecure_dev(path.c_str(), (tmp / "never.zkey").c_str(), 0, CUZK_SETUP_CPU_ONLY, nullptr, nullptr, err,
                                   sizeof err) == CUZK_ERR_IO);
   }
   cuzk_key* key = nullptr;

@@ -59,7 +59,7 @@ struct Session {
     vk.resize(len);
     if (cuzk_key_export_vk(key, vk.data(), vk.size(), &len, err, sizeof err) != CUZK_OK) return false;
     if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) != CUZK_OK) return false;
-    return cuzk_prover_create(ctx, key, 0, &prover, err, sizeof err) == CUZK_OK;
+    return cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK;
   }
   bool verify(const uint8_t* proof, const uint8_t* public_signals) {
     int32_t valid = -1;
@@ -126,7 +126,7 @@ void prove_fixture(const Fixture& f) {
   std::vector<uint8_t> proof(pb);
   cuzk_timings t{};
   cuzk_status st = cuzk_prove(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r.data(), sv.data(),
-                              CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, s.err, sizeof s.err);
+                              CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK);
   if (st != CUZK_OK) std::fprintf(stderr, "  %s: %s\n", f.dir.c_str(), s.err);
   CHECK(s.verify(proof.data(), pub.data()));
@@ -148,7 +148,7 @@ void prove_fixture(const Fixture& f) {
   std::vector<uint8_t> raw(w.values, w.values + (size_t)w.n_witness * 32);
   std::vector<uint8_t> proof_raw(pb);
   st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), sv.data(), 0, proof_raw.data(),
-                  proof_raw.size(), nullptr, s.err, sizeof s.err);
+                  proof_raw.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK && proof_raw == proof);
 
   // a/b/c path (supraseal's shape), evaluations computed here from the .r1cs
@@ -157,7 +157,7 @@ void prove_fixture(const Fixture& f) {
   else abc_from_r1cs<cuzk::curve::Bls12381>(f.r1cs(), raw.data(), s.info.domain_size, a, b, c, s.info.n_public);
   std::vector<uint8_t> proof_abc(pb);
   st = cuzk_prove_abc(s.prover, a.data(), b.data(), c.data(), raw.data(), 1, r.data(), sv.data(), 0, proof_abc.data(),
-                      proof_abc.size(), nullptr, s.err, sizeof s.err);
+                      proof_abc.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK && proof_abc == proof);
 
   // batch of three with random r, s: all verify, all differ
@@ -166,7 +166,7 @@ void prove_fixture(const Fixture& f) {
   std::vector<uint8_t> proofs(pb * 3);
   std::vector<cuzk_timings> ts(3);
   st = cuzk_prove(s.prover, batch.data(), raw.size(), CUZK_WITNESS_RAW, 3, nullptr, nullptr, 0, proofs.data(),
-                  proofs.size(), ts.data(), s.err, sizeof s.err);
+                  proofs.size(), ts.data(), nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK);
   for (int i = 0; i < 3; i++) CHECK(s.verify(&proofs[i * pb], pub.data()));
   CHECK(std::memcmp(&proofs[0], &proofs[pb], pb) != 0);
@@ -174,27 +174,27 @@ void prove_fixture(const Fixture& f) {
 
   // errors: short proof buffer, r without s, witness length, w[0], unsatisfied constraint
   st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb - 1,
-                  nullptr, s.err, sizeof s.err);
+                  nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_SHORT_BUFFER);
   st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), nullptr, 0, proof.data(), pb,
-                  nullptr, s.err, sizeof s.err);
+                  nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_INVALID_ARGUMENT);
   st = cuzk_prove(s.prover, raw.data(), raw.size() - 32, CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
-                  nullptr, s.err, sizeof s.err);
+                  nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_WITNESS_LENGTH);
   std::vector<uint8_t> w0 = raw;
   w0[0] = 2;
   st = cuzk_prove(s.prover, w0.data(), w0.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb, nullptr,
-                  s.err, sizeof s.err);
+                  nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_UNSATISFIED);
   std::vector<uint8_t> unsat = raw;
   unsat[unsat.size() - 32] ^= 1;  // last signal: an internal wire every circuit here constrains
   st = cuzk_prove(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
-                  nullptr, s.err, sizeof s.err);
+                  nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_UNSATISFIED && std::strstr(s.err, "constraint") != nullptr);
   // without the .r1cs, the self-check catches the same witness instead of returning a bad proof
   st = cuzk_prove(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr,
-                  CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK, proof.data(), pb, nullptr, s.err, sizeof s.err);
+                  CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK, proof.data(), pb, nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_SELF_CHECK);
   // busy: key and context refuse to go while the prover lives
   CHECK(cuzk_key_close(s.key, s.err, sizeof s.err) == CUZK_ERR_BUSY);
@@ -208,7 +208,7 @@ void cross_curve(const Fixture& bn, const Fixture& bls) {
   std::vector<uint8_t> wtns = read_file(bls.wtns());
   std::vector<uint8_t> proof(s.info.proof_bytes);
   cuzk_status st = cuzk_prove(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
-                              proof.data(), proof.size(), nullptr, s.err, sizeof s.err);
+                              proof.data(), proof.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_CURVE_MISMATCH);
   cuzk_key* k = nullptr;
   CHECK(cuzk_key_open(bn.wtns().c_str(), 0, &k, s.err, sizeof s.err) == CUZK_ERR_FORMAT && k == nullptr);
@@ -244,7 +244,7 @@ void mutants(const Fixture& f, int count, uint64_t seed) {
     }
     std::vector<uint8_t> proof(s.info.proof_bytes);
     cuzk_status st = cuzk_prove(s.prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
-                                CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, s.err, sizeof s.err);
+                                CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, nullptr, s.err, sizeof s.err);
     if (st != CUZK_OK) {
       if (verbose) std::printf("    mutant %d (file %d, kind %d): %s\n", i, i % 3, kind, s.err);
       rejected++;

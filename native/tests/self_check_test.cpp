@@ -46,7 +46,7 @@ struct Prover {
     size_t len = 0;
     if (cuzk_key_export_vk(key, vk.data(), vk.size(), &len, err, sizeof err) != CUZK_OK) return false;
     if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) != CUZK_OK) return false;
-    return cuzk_prover_create(ctx, key, 0, &prover, err, sizeof err) == CUZK_OK;
+    return cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK;
   }
   // Proves one raw witness with fixed r, s; returns the status, the proof and the message.
   cuzk_status prove(const Bytes& w, uint32_t flags, Bytes& proof, std::string& msg, cuzk_timings* t = nullptr) {
@@ -56,7 +56,7 @@ struct Prover {
     proof.assign(info.proof_bytes, 0xAB);
     char err[1024] = {0};
     cuzk_status st = cuzk_prove(prover, w.data(), w.size(), CUZK_WITNESS_RAW, 1, r.data(), s.data(), flags,
-                                proof.data(), proof.size(), t, err, sizeof err);
+                                proof.data(), proof.size(), t, nullptr, err, sizeof err);
     msg = err;
     return st;
   }

@@ -132,7 +132,7 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
 
   cuzk_setup_info info;
   std::memset(&info, 0xff, sizeof info);
-  st = cuzk_setup_insecure_dev(r1cs.c_str(), zkey.c_str(), 0, 0, &info, err, sizeof err);
+  st = cuzk_setup_insecure_dev(r1cs.c_str(), zkey.c_str(), 0, 0, &info, nullptr, err, sizeof err);
   CHECK(st == CUZK_OK);
   if (st != CUZK_OK) { std::fprintf(stderr, "  setup: %s\n", err); return; }
   CHECK(info.struct_size == sizeof info && info.curve == curve && info.n_constraints == n && info.n_public == n_public);
@@ -155,7 +155,7 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
   cuzk_context* ctx = nullptr;
   cuzk_prover* prover = nullptr;
   CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK);
-  CHECK(cuzk_prover_create(ctx, key, 0, &prover, err, sizeof err) == CUZK_OK);
+  CHECK(cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK);
   std::vector<uint8_t> wtns_bytes = read_file(wtns);
   cuzk::formats::Wtns w;
   std::string e;
@@ -165,7 +165,7 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
   for (int i = 0; i < 2; i++) {  // fresh r, s each time
     std::vector<uint8_t> proof(ki.proof_bytes);
     st = cuzk_prove(prover, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
-                    proof.data(), proof.size(), nullptr, err, sizeof err);
+                    proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
     CHECK(st == CUZK_OK);
     if (st != CUZK_OK) { std::fprintf(stderr, "  prove: %s\n", err); break; }
     int32_t valid = -1;
@@ -187,14 +187,14 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
   // A second setup of the same circuit draws new toxic waste: its proofs do not verify under the
   // first key's vk.
   const std::string zkey2 = base + "_2.zkey";
-  CHECK(cuzk_setup_insecure_dev(r1cs.c_str(), zkey2.c_str(), 1, 0, nullptr, err, sizeof err) == CUZK_OK);
+  CHECK(cuzk_setup_insecure_dev(r1cs.c_str(), zkey2.c_str(), 1, 0, nullptr, nullptr, err, sizeof err) == CUZK_OK);
   cuzk_key* key2 = nullptr;
   cuzk_prover* prover2 = nullptr;
   if (cuzk_key_open(zkey2.c_str(), 0, &key2, err, sizeof err) == CUZK_OK &&
-      cuzk_prover_create(ctx, key2, 0, &prover2, err, sizeof err) == CUZK_OK) {
+      cuzk_prover_create(ctx, key2, 0, &prover2, nullptr, err, sizeof err) == CUZK_OK) {
     std::vector<uint8_t> proof(ki.proof_bytes);
     CHECK(cuzk_prove(prover2, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
-                     CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, err, sizeof err) == CUZK_OK);
+                     CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK);
     int32_t valid = -1;
     CHECK(cuzk_verify(curve, vk.data(), vk_len, proof.data(), proof.size(), pub.data(), n_public, &valid, err,
                       sizeof err) == CUZK_OK && valid == 0);
@@ -242,19 +242,19 @@ void bad_arguments(const std::string& dir) {
   CHECK(cuzk_synth_circuit_write(CUZK_CURVE_BN254, CUZK_SYNTH_POREP, 64, 1, 1, r1cs_path.c_str(), wtns_path.c_str(), err,
                                  sizeof err) == CUZK_OK);
   const std::string zkey = dir + "/out.zkey";
-  CHECK(cuzk_setup_insecure_dev(nullptr, zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), nullptr, 0, 0, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), zkey.c_str(), 0, 4, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(cuzk_setup_insecure_dev((dir + "/none.r1cs").c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_IO);
-  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), (missing_dir + "/k.zkey").c_str(), 0, 0, nullptr, err, sizeof err) ==
+  CHECK(cuzk_setup_insecure_dev(nullptr, zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), nullptr, 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), zkey.c_str(), 0, 4, nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_setup_insecure_dev((dir + "/none.r1cs").c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_IO);
+  CHECK(cuzk_setup_insecure_dev(r1cs_path.c_str(), (missing_dir + "/k.zkey").c_str(), 0, 0, nullptr, nullptr, err, sizeof err) ==
         CUZK_ERR_IO);
   CHECK(std::strstr(err, "no/such/dir") != nullptr);
   // A witness is not an .r1cs; a truncated .r1cs is malformed; neither leaves a key behind.
-  CHECK(cuzk_setup_insecure_dev(wtns_path.c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_FORMAT);
+  CHECK(cuzk_setup_insecure_dev(wtns_path.c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_FORMAT);
   std::vector<uint8_t> bytes = read_file(r1cs_path);
   const std::string cut = dir + "/cut.r1cs";
   write_file(cut, std::vector<uint8_t>(bytes.begin(), bytes.begin() + bytes.size() / 2));
-  CHECK(cuzk_setup_insecure_dev(cut.c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_FORMAT);
+  CHECK(cuzk_setup_insecure_dev(cut.c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_FORMAT);
   // A header that claims 2^32 - 16 wires (no label section to contradict it): refused for memory
   // before anything is allocated, not killed half-way.
   {
@@ -267,7 +267,7 @@ void bad_arguments(const std::string& dir) {
     std::memcpy(&huge[60], &claimed, 4);
     const std::string path = dir + "/huge.r1cs";
     write_file(path, huge);
-    CHECK(cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 0, 0, nullptr, err, sizeof err) == CUZK_ERR_OUT_OF_MEMORY);
+    CHECK(cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) == CUZK_ERR_OUT_OF_MEMORY);
     CHECK(std::strstr(err, "MiB") != nullptr);
   }
   // Every single-byte change of the header and the first constraint: a status, never a crash.
@@ -277,7 +277,7 @@ void bad_arguments(const std::string& dir) {
     mutated[i] ^= 0x80;
     const std::string path = dir + "/mutated.r1cs";
     write_file(path, mutated);
-    cuzk_status st = cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 1, 0, nullptr, err, sizeof err);
+    cuzk_status st = cuzk_setup_insecure_dev(path.c_str(), zkey.c_str(), 1, 0, nullptr, nullptr, err, sizeof err);
     if (st == CUZK_OK) ok++;
     else if (st == CUZK_ERR_FORMAT || st == CUZK_ERR_CURVE_MISMATCH || st == CUZK_ERR_UNSUPPORTED || st == CUZK_ERR_IO ||
              st == CUZK_ERR_OUT_OF_MEMORY) refused++;

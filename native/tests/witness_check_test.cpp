@@ -68,7 +68,7 @@ bool open(const std::string& dir, Keyed& k) {
   if (cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &k.key, err, sizeof err) != CUZK_OK) return false;
   if (cuzk_key_get_info(k.key, &k.info, err, sizeof err) != CUZK_OK) return false;
   if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &k.ctx, err, sizeof err) != CUZK_OK) return false;
-  return cuzk_prover_create(k.ctx, k.key, 0, &k.prover, err, sizeof err) == CUZK_OK;
+  return cuzk_prover_create(k.ctx, k.key, 0, &k.prover, nullptr, err, sizeof err) == CUZK_OK;
 }
 
 void check_case(Keyed& k, const Case& c) {
@@ -84,7 +84,7 @@ void check_case(Keyed& k, const Case& c) {
   Bytes proof(k.info.proof_bytes, 0xAB);
   char perr[512] = {0};
   cuzk_status pst = cuzk_prove(k.prover, c.witness.data(), c.witness.size(), c.format, 1, nullptr, nullptr, 0,
-                               proof.data(), proof.size(), nullptr, perr, sizeof perr);
+                               proof.data(), proof.size(), nullptr, nullptr, perr, sizeof perr);
   CHECK(pst == c.want);
   if (c.want != CUZK_OK) {
     const bool same_message = std::string(perr) == std::string("proof 0: ") + err;

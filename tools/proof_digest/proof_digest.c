@@ -15,10 +15,12 @@ typedef cuzk_status (*key_open_fn)(const char*, uint32_t, cuzk_key**, char*, siz
 typedef cuzk_status (*key_close_fn)(cuzk_key*, char*, size_t);
 typedef cuzk_status (*ctx_create_fn)(uint32_t, int32_t, uint32_t, uint32_t, cuzk_context**, char*, size_t);
 typedef cuzk_status (*ctx_destroy_fn)(cuzk_context*, char*, size_t);
-typedef cuzk_status (*prover_create_fn)(cuzk_context*, cuzk_key*, uint32_t, cuzk_prover**, char*, size_t);
+typedef cuzk_status (*prover_create_fn)(cuzk_context*, cuzk_key*, uint32_t, cuzk_prover**, cuzk_progress*, char*,
+                                        size_t);
 typedef cuzk_status (*prover_destroy_fn)(cuzk_prover*, char*, size_t);
 typedef cuzk_status (*prove_fn)(cuzk_prover*, const uint8_t*, size_t, uint32_t, size_t, const uint8_t*,
-                                const uint8_t*, uint32_t, uint8_t*, size_t, cuzk_timings*, char*, size_t);
+                                const uint8_t*, uint32_t, uint8_t*, size_t, cuzk_timings*, cuzk_progress*, char*,
+                                size_t);
 
 static void* sym(void* lib, const char* name) {
   void* f = dlsym(lib, name);
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
     cuzk_key* key = NULL;
     cuzk_prover* prover = NULL;
     if (key_open(path, 0, &key, err, sizeof err) != CUZK_OK) { printf("%s ERROR key %s\n", argv[i], err); failures++; continue; }
-    if (prover_create(ctx, key, 0, &prover, err, sizeof err) != CUZK_OK) {
+    if (prover_create(ctx, key, 0, &prover, NULL, err, sizeof err) != CUZK_OK) {
       printf("%s ERROR prover %s\n", argv[i], err); failures++; key_close(key, err, sizeof err); continue;
     }
     snprintf(path, sizeof path, "%s/witness.wtns", argv[i]);
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
     uint8_t* w = read_file(path, &wlen);
     uint8_t proof[CUZK_PROOF_BYTES_BLS12_381];
     memset(proof, 0, sizeof proof);
-    cuzk_status st = w ? prove(prover, w, wlen, CUZK_WITNESS_WTNS, 1, r, s, 0, proof, sizeof proof, NULL, err, sizeof err)
+    cuzk_status st = w ? prove(prover, w, wlen, CUZK_WITNESS_WTNS, 1, r, s, 0, proof, sizeof proof, NULL, NULL, err, sizeof err)
                        : CUZK_ERR_IO;
     if (st != CUZK_OK) { printf("%s ERROR prove %d %s\n", argv[i], (int)st, w ? err : "witness unreadable"); failures++; }
     else {

@@ -2,6 +2,8 @@
 // turns C++ exceptions into status codes so that nothing ever unwinds across the C boundary.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -9,6 +11,7 @@
 
 #include "cuzk.h"
 #include "util/machine.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::abi {
@@ -56,6 +59,19 @@ inline cuzk_status make_thread_pool(uint32_t cpu_threads, std::unique_ptr<Thread
     msg = "could not start " + std::to_string(cpu_threads) + " CPU threads: " + refused;
     return CUZK_ERR_OUT_OF_MEMORY;
   }
+  return CUZK_OK;
+}
+
+// The caller's cuzk_progress, checked: NULL, or struct_size >= 32 and 8-byte aligned (its 64-bit
+// counters are updated atomically).
+inline cuzk_status checked_progress(cuzk_progress* p, Progress* out, std::string& msg) {
+  static_assert(sizeof(cuzk_progress) == 32 && offsetof(cuzk_progress, done) == 16, "cuzk_progress layout");
+  if (p && (reinterpret_cast<uintptr_t>(p) % 8 != 0 || p->struct_size < sizeof(cuzk_progress))) {
+    msg = "progress must be 8-byte aligned with struct_size >= " + std::to_string(sizeof(cuzk_progress)) +
+          " (sizeof(cuzk_progress))";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  *out = Progress(p);
   return CUZK_OK;
 }
 

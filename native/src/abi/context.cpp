@@ -12,7 +12,7 @@ namespace {
 // The engine of a context's backend: the one place that picks cpu/ or cuda/ for a prover.
 class ContextEngines final : public cuzk::engine::EngineMaker {
  public:
-  explicit ContextEngines(const cuzk_context& ctx) : ctx_(ctx) {}
+  ContextEngines(const cuzk_context& ctx, const cuzk::Progress& progress) : ctx_(ctx), progress_(progress) {}
   cuzk_status make(const cuzk::engine::KeyView<cuzk::curve::Bn254>& key,
                    std::unique_ptr<cuzk::engine::Engine<cuzk::curve::Bn254>>* out, std::string& err) const override {
     return make_for(key, out, err);
@@ -27,11 +27,12 @@ class ContextEngines final : public cuzk::engine::EngineMaker {
   template <class C>
   cuzk_status make_for(const cuzk::engine::KeyView<C>& key, std::unique_ptr<cuzk::engine::Engine<C>>* out,
                        std::string& err) const {
-    if (ctx_.backend == CUZK_BACKEND_CUDA) return cuzk::cuda::make_engine<C>(ctx_.gpu, key, out, err);
+    if (ctx_.backend == CUZK_BACKEND_CUDA) return cuzk::cuda::make_engine<C>(ctx_.gpu, key, progress_, out, err);
     *out = cuzk::cpu::make_engine<C>(key, *ctx_.pool);
     return CUZK_OK;
   }
   const cuzk_context& ctx_;
+  const cuzk::Progress& progress_;
 };
 
 // Counts a running call on a handle for as long as it lives (destroy is refused meanwhile).
@@ -43,8 +44,10 @@ struct CallGuard {
 
 // The arguments both proving entry points share.
 cuzk::prover::ProveArgs common_args(size_t n_proofs, const uint8_t* r, const uint8_t* s, uint32_t flags,
-                                    uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings) {
+                                    uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                    cuzk_progress* progress) {
   cuzk::prover::ProveArgs args;
+  args.progress_record = progress;
   args.n = n_proofs;
   args.r = r;
   args.s = s;
@@ -56,9 +59,11 @@ cuzk::prover::ProveArgs common_args(size_t n_proofs, const uint8_t* r, const uin
 }
 
 // Checks the handle and flags, counts the call on the prover, and proves.
-cuzk_status run_prove(cuzk_prover* prover, const cuzk::prover::ProveArgs& args, char* err, size_t err_cap) {
+cuzk_status run_prove(cuzk_prover* prover, cuzk::prover::ProveArgs& args, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk_status checked = cuzk::abi::checked_progress(args.progress_record, &args.progress, msg);
+    if (checked != CUZK_OK) return checked;
     if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK | CUZK_PROVE_NO_SELF_CHECK)) {
       msg = "unknown flags";
       return CUZK_ERR_INVALID_ARGUMENT;
@@ -134,15 +139,22 @@ CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t e
   });
 }
 
-CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out, char* err,
-                                        size_t err_cap) {
+CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
+                                        cuzk_progress* progress, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
     if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    auto p = std::make_unique<cuzk_prover>();
-    cuzk_status st = cuzk::prover::make_prover(key->zkey, *ctx->pool, ContextEngines(*ctx), &p->impl, msg);
+    cuzk::Progress prog;
+    cuzk_status st = cuzk::abi::checked_progress(progress, &prog, msg);
     if (st != CUZK_OK) return st;
+    prog.begin(CUZK_STAGE_KEY_UPLOAD, 0);
+    if (prog.cancelled()) { msg = "cancelled before the key upload"; return CUZK_ERR_CANCELLED; }
+    auto p = std::make_unique<cuzk_prover>();
+    st = cuzk::prover::make_prover(key->zkey, *ctx->pool, ContextEngines(*ctx, prog), &p->impl, msg);
+    if (st != CUZK_OK) return st;
+    // The upload is done; a cancel that arrived meanwhile still means "no prover" (it is freed here).
+    if (prog.cancelled()) { msg = "cancelled during the key upload"; return CUZK_ERR_CANCELLED; }
     p->ctx = ctx;
     p->key = key;
     ctx->provers++;
@@ -165,9 +177,9 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
 
 CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings, char* err,
-                                size_t err_cap) {
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings);
+                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                cuzk_progress* progress, char* err, size_t err_cap) {
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
   args.witnesses = witnesses;
   args.witness_stride = witness_stride;
   args.witness_format = witness_format;
@@ -177,9 +189,9 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
                                     const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                    char* err, size_t err_cap) {
+                                    cuzk_progress* progress, char* err, size_t err_cap) {
   if (!a) return guarded(err, err_cap, [](std::string& msg) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; });
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings);
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
   args.a = a;
   args.b = b;
   args.c = c;

@@ -44,6 +44,7 @@ CUZK_API const char* cuzk_status_name(int32_t status) {
     case CUZK_ERR_BUSY: return "BUSY";
     case CUZK_ERR_SELF_CHECK: return "SELF_CHECK";
     case CUZK_ERR_INTERNAL: return "INTERNAL";
+    case CUZK_ERR_CANCELLED: return "CANCELLED";
     default: return "UNKNOWN_STATUS";
   }
 }

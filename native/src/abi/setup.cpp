@@ -74,10 +74,15 @@ CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, 
 }
 
 CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
-                                             uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap) {
+                                             uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
+                                             char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!r1cs_path || !zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (flags & ~CUZK_SETUP_CPU_ONLY) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk::Progress prog;
+    cuzk_status checked = cuzk::abi::checked_progress(progress, &prog, msg);
+    if (checked != CUZK_OK) return checked;
+    prog.begin(CUZK_STAGE_SETUP, 0);
     std::unique_ptr<cuzk::ThreadPool> own_pool;
     if (cpu_threads > 0) {
       cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &own_pool, msg);
@@ -91,7 +96,7 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
     if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
     cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
     cuzk_setup_info local{};
-    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, local, msg); });
+    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, prog, local, msg); });
     if (st == CUZK_OK && info) *info = local;
     return st;
   });

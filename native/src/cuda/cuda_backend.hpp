@@ -8,6 +8,7 @@
 
 #include "cuzk.h"
 #include "engine/engine.hpp"
+#include "util/progress.hpp"
 
 namespace cuzk::cuda {
 
@@ -21,9 +22,10 @@ struct Device;  // one GPU: its streams, pools and resident key points
 cuzk_status open_device(int index, Device** out, std::string& err);
 void close_device(Device* device);
 
+// progress: the key upload's (cuzk_prover_create): the bytes the engine uploaded, once it has.
 template <class C>
-cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, std::unique_ptr<engine::Engine<C>>* out,
-                        std::string& err);
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const Progress& progress,
+                        std::unique_ptr<engine::Engine<C>>* out, std::string& err);
 
 cuzk_status msm(Device* device, cuzk_curve curve, cuzk_group group, const uint8_t* points_key_encoding,
                 const uint8_t* scalars_std_le, size_t n, uint8_t* out_point_output_encoding, engine::PhaseTimes& times,

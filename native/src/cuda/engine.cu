@@ -36,6 +36,15 @@ class GpuEngine final : public engine::Engine<C> {
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
 
+  // Key bytes held on the device (rows, and the points when resident): the key upload's units.
+  uint64_t device_bytes() const {
+    uint64_t b = 0;
+    for (const DeviceBuffer* d : {&bufs_a_.start, &bufs_a_.signal, &bufs_a_.coef, &bufs_b_.start, &bufs_b_.signal,
+                                  &bufs_b_.coef, &pa_, &pb1_, &pb2_, &pc_, &ph_})
+      b += d->bytes();
+    return b;
+  }
+
   cuzk_status init(std::string& err) {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
@@ -237,19 +246,23 @@ class GpuEngine final : public engine::Engine<C> {
 }  // namespace
 
 template <class C>
-cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, std::unique_ptr<engine::Engine<C>>* out,
-                        std::string& err) {
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const Progress& progress,
+                        std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
   auto e = std::make_unique<GpuEngine<C>>(device, key);
   CUZK_TRY(e->init(err));
+  // The upload is one step (init): reported whole once it is done.
+  const uint64_t uploaded = e->device_bytes();
+  progress.set_total(uploaded);
+  progress.add(uploaded);
   *out = std::move(e);
   return CUZK_OK;
 }
 
-template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&, const Progress&,
                                                std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&, const Progress&,
                                                   std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 
 }  // namespace cuzk::cuda

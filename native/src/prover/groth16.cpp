@@ -93,6 +93,8 @@ class Groth16Prover final : public Prover {
       err = std::to_string(n) + " proofs of " + std::to_string(record) + "-byte inputs exceed the address space";
       return CUZK_ERR_INVALID_ARGUMENT;
     }
+    args.progress.begin(CUZK_STAGE_PROVE, n);
+    if (args.progress.cancelled()) { err = "cancelled before proof 0 of " + std::to_string(n); return CUZK_ERR_CANCELLED; }
     WitnessBatch batch;
     batch.n = n;
     batch.w.resize(n);
@@ -111,6 +113,7 @@ class Groth16Prover final : public Prover {
     sums_.resize(n);
     cuzk_status st = engine_->compute(batch, times, sums_.data(), err);
     if (st != CUZK_OK) return st;
+    args.progress.add(n);
     for (size_t p = 0; p < n; p++) {
       PhaseScope t(times, p, CUZK_PHASE_FINALIZE);
       uint8_t rb[32], sb[32];

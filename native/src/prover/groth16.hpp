@@ -10,6 +10,7 @@
 #include "engine/engine.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/zkey.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::prover {
@@ -28,6 +29,8 @@ struct ProveArgs {
   uint8_t* proofs = nullptr;
   size_t proofs_cap = 0;
   cuzk_timings* timings = nullptr;
+  cuzk_progress* progress_record = nullptr;  // the caller's, checked into `progress` by the ABI side
+  Progress progress;
 };
 
 class Prover {

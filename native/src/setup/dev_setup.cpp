@@ -26,12 +26,16 @@
 #include "setup/output_file.hpp"
 #include "setup/random.hpp"
 #include "util/clock.hpp"
+#include "util/progress.hpp"
 
 namespace cuzk::setup {
 namespace {
 
 constexpr size_t kBlock = 1 << 15;  // points per block written: bounds the buffers to a few MiB
 constexpr size_t kGpuBlock = 1 << 20;  // points per GPU call (at most 192 MiB of BLS12-381 G2 output)
+
+// Thrown at a unit boundary when the caller asked to stop: the unwinding drops the temporary file.
+struct Cancelled {};
 
 // GPU 0 for the key points, when the library has CUDA and the machine a GPU; else none.
 struct GpuHandle {
@@ -72,7 +76,8 @@ class DevSetup {
   static constexpr size_t kG1 = C::G1_BYTES, kG2 = C::G2_BYTES;
 
  public:
-  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool, GpuHandle* gpu) : r1cs_(r1cs), pool_(pool), gpu_(gpu) {}
+  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool, GpuHandle* gpu, const Progress& progress)
+      : r1cs_(r1cs), pool_(pool), gpu_(gpu), progress_(progress) {}
 
   formats::Status run(const std::string& path, cuzk_setup_info& info, std::string& err) {
     const uint64_t t0 = now_ns();
@@ -110,15 +115,20 @@ class DevSetup {
     }
 
     OutputFile out(path);  // before the work: an unwritable path fails at once
+    // Progress counts the key points: 6 in the header, IC, A, B1, B2, C and H.
+    progress_.set_total(6 + (uint64_t)n_public_ + 1 + 3ull * n_vars_ + (n_vars_ - n_public_ - 1) + n_);
+    stop_if_cancelled();
 
     draw_toxic_waste();
     compute_scalars();
+    stop_if_cancelled();
     const uint64_t t1 = now_ns();
 
     // With a GPU the tables serve only the six header points: small ones (and full-size ones are
     // built if the GPU fails half-way, in emit).
     const bool gpu = gpu_ && gpu_->device;
     build_tables(gpu);
+    stop_if_cancelled();
     const uint64_t t2 = now_ns();
 
     write_key(out);
@@ -145,6 +155,10 @@ class DevSetup {
   }
 
  private:
+  void stop_if_cancelled() const {
+    if (progress_.cancelled()) throw Cancelled{};
+  }
+
   void draw_toxic_waste() {
     for (;;) {  // tau must not be a 2n-th root of unity: the Lagrange formulas divide by tau - w^i
       tau_ = random_nonzero<Fr>();
@@ -251,12 +265,14 @@ class DevSetup {
     const size_t block = gpu ? kGpuBlock : kBlock;
     std::vector<uint8_t> buf(std::min(n, block) * point_bytes);
     for (size_t b = 0; b < n; b += block) {
+      stop_if_cancelled();  // between chunks of points (at most kGpuBlock each)
       const size_t cnt = std::min(block, n - b);
       if (gpu_ && gpu_->device) {
         std::string err;
         if (cuda::fixed_base_mul(gpu_->device, C::ID, group, reinterpret_cast<const uint8_t*>(scalars + b), cnt,
                                  buf.data(), err) == CUZK_OK) {
           out.write(buf.data(), cnt * point_bytes);
+          progress_.add(cnt);
           continue;
         }
         gpu_->drop();
@@ -265,6 +281,7 @@ class DevSetup {
       if (group == CUZK_G1) g1_->mul_many(scalars + b, cnt, buf.data(), pool_);
       else g2_->mul_many(scalars + b, cnt, buf.data(), pool_);
       out.write(buf.data(), cnt * point_bytes);
+      progress_.add(cnt);
     }
   }
 
@@ -275,6 +292,7 @@ class DevSetup {
     uint8_t bytes[4 * Fq::BYTES];
     curve::store_key_point(table.mul(limbs, Fr::N), bytes);
     out.write(bytes, 2 * F::BYTES);
+    progress_.add(1);
   }
 
   void write_coefficients(OutputFile& out) {
@@ -354,6 +372,7 @@ class DevSetup {
   const formats::R1cs& r1cs_;
   ThreadPool& pool_;
   GpuHandle* gpu_;
+  const Progress& progress_;
   std::unique_ptr<FixedBaseTable<Fq>> g1_;
   std::unique_ptr<FixedBaseTable<Fq2>> g2_;
   uint32_t n_vars_ = 0, n_public_ = 0, n_constraints_ = 0, log_n_ = 0;
@@ -368,12 +387,20 @@ class DevSetup {
 }  // namespace
 
 formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool,
-                                   uint32_t flags, cuzk_setup_info& info, std::string& err) {
+                                   uint32_t flags, const Progress& progress, cuzk_setup_info& info, std::string& err) {
+  if (progress.cancelled()) return formats::fail(err, CUZK_ERR_CANCELLED, "setup cancelled before it started");
   std::unique_ptr<GpuHandle> gpu;
   if (!(flags & CUZK_SETUP_CPU_ONLY)) gpu = std::make_unique<GpuHandle>();
-  if (r1cs.curve == CUZK_CURVE_BN254) return DevSetup<curve::Bn254>(r1cs, pool, gpu.get()).run(zkey_path, info, err);
-  if (r1cs.curve == CUZK_CURVE_BLS12_381)
-    return DevSetup<curve::Bls12381>(r1cs, pool, gpu.get()).run(zkey_path, info, err);
+  try {
+    if (r1cs.curve == CUZK_CURVE_BN254)
+      return DevSetup<curve::Bn254>(r1cs, pool, gpu.get(), progress).run(zkey_path, info, err);
+    if (r1cs.curve == CUZK_CURVE_BLS12_381)
+      return DevSetup<curve::Bls12381>(r1cs, pool, gpu.get(), progress).run(zkey_path, info, err);
+  } catch (const Cancelled&) {
+    return formats::fail(err, CUZK_ERR_CANCELLED,
+                         "setup cancelled after " + std::to_string(progress.done()) + " of " +
+                             std::to_string(progress.total()) + " key points; no file written");
+  }
   return formats::fail(err, CUZK_ERR_CURVE_MISMATCH, "r1cs: unsupported curve");
 }
 

@@ -10,15 +10,17 @@
 #include "cuzk.h"
 #include "formats/r1cs.hpp"
 #include "formats/status.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::setup {
 
 // Writes the .zkey for `r1cs` to `zkey_path` (whole or not at all) and fills `info` (struct_size
-// included). The key points go to GPU 0 when there is one, unless flags has CUZK_SETUP_CPU_ONLY (any
+// included), reporting the key points made to `progress` and stopping with CUZK_ERR_CANCELLED
+// (no file left) when it is cancelled between chunks. The key points go to GPU 0 when there is one, unless flags has CUZK_SETUP_CPU_ONLY (any
 // GPU failure falls back to the CPU tables). Status codes as documented for cuzk_setup_insecure_dev; may throw IoError (the caller
 // maps it to CUZK_ERR_IO) and std::bad_alloc.
 formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool, uint32_t flags,
-                                   cuzk_setup_info& info, std::string& err);
+                                   const Progress& progress, cuzk_setup_info& info, std::string& err);
 
 }  // namespace cuzk::setup

@@ -33,10 +33,10 @@ int prove_on_device_only(int d) {
   std::vector<uint8_t> wtns = read_file(dir + "/witness.wtns");
   bool ok = !wtns.empty() && cuzk_context_create(CUZK_BACKEND_CUDA, d, 0, 0, &ctx, err, sizeof err) == CUZK_OK &&
             cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &key, err, sizeof err) == CUZK_OK &&
-            cuzk_prover_create(ctx, key, 0, &pr, err, sizeof err) == CUZK_OK;
+            cuzk_prover_create(ctx, key, 0, &pr, nullptr, err, sizeof err) == CUZK_OK;
   std::vector<uint8_t> proof(1024);
   ok = ok && cuzk_prove(pr, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, CUZK_PROVE_SELF_CHECK,
-                        proof.data(), proof.size(), nullptr, err, sizeof err) == CUZK_OK;
+                        proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK;
   EXPECT(ok, "device %d: proof: %s", d, wtns.empty() ? "no witness" : err);
   // the contexts this process holds, by PCI bus id, while the prover is alive
   FILE* f = popen("nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv,noheader", "r");

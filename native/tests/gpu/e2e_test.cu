@@ -37,8 +37,8 @@ void prove_fixtures() {
       cuzk_key_info info{};
       cuzk_key_get_info(key, &info, err, sizeof err);
       cuzk_prover *pc = nullptr, *pg = nullptr;
-      bool ok = cuzk_prover_create(cpu, key, 0, &pc, err, sizeof err) == CUZK_OK;
-      ok = ok && cuzk_prover_create(gpu, key, 0, &pg, err, sizeof err) == CUZK_OK;
+      bool ok = cuzk_prover_create(cpu, key, 0, &pc, nullptr, err, sizeof err) == CUZK_OK;
+      ok = ok && cuzk_prover_create(gpu, key, 0, &pg, nullptr, err, sizeof err) == CUZK_OK;
       EXPECT(ok, "%s: prover: %s", label.c_str(), err);
       if (ok) {
         std::vector<uint8_t> r(32 * 2, 0), s(32 * 2, 0);
@@ -49,9 +49,9 @@ void prove_fixtures() {
         std::vector<uint8_t> p1(info.proof_bytes * 2), p2(info.proof_bytes * 2);
         cuzk_timings tg[2];
         cuzk_status a = cuzk_prove(pc, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(), 0,
-                                   p1.data(), p1.size(), nullptr, err, sizeof err);
+                                   p1.data(), p1.size(), nullptr, nullptr, err, sizeof err);
         cuzk_status b = cuzk_prove(pg, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(),
-                                   CUZK_PROVE_SELF_CHECK, p2.data(), p2.size(), tg, err, sizeof err);
+                                   CUZK_PROVE_SELF_CHECK, p2.data(), p2.size(), tg, nullptr, err, sizeof err);
         EXPECT(a == CUZK_OK && b == CUZK_OK, "%s: prove cpu %d gpu %d: %s", label.c_str(), a, b, err);
         bool same = p1 == p2;
         EXPECT(same, "%s: GPU proof differs from the CPU proof", label.c_str());

@@ -17,7 +17,7 @@ void proving_loop(cuzk_context* gpu, const char* curve) {
   cuzk_key* key = nullptr;
   cuzk_prover* pg = nullptr;
   if (wtns.empty() || cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &key, err, sizeof err) != CUZK_OK ||
-      cuzk_prover_create(gpu, key, 0, &pg, err, sizeof err) != CUZK_OK) {
+      cuzk_prover_create(gpu, key, 0, &pg, nullptr, err, sizeof err) != CUZK_OK) {
     EXPECT(false, "loop %s: %s", dir.c_str(), wtns.empty() ? "no witness" : err);
     cuzk_key_close(key, nullptr, 0);
     return;
@@ -40,7 +40,7 @@ void proving_loop(cuzk_context* gpu, const char* curve) {
     cuzk_timings t{};
     t.struct_size = sizeof t;
     cuzk_status st = cuzk_prove(pg, static_cast<uint8_t*>(pinned), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr,
-                                nullptr, CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, err, sizeof err);
+                                nullptr, CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, nullptr, err, sizeof err);
     if (st != CUZK_OK) { failed++; std::printf("  loop %s proof %d: %s\n", curve, i, err); }
     const auto& reg = t.phases[CUZK_PHASE_HOST_REGISTER];
     register_ns += reg.end_ns - reg.start_ns;
