@@ -78,6 +78,17 @@ function sample(items, n, seed) {
 /** Outcomes that break the contract (the last three: this library cannot run the test). */
 const isBad = (o) => /REJECTED|signal|hang|untyped|no message|MISSING_SYMBOL|ABI_MISMATCH|LOAD/.test(o);
 
+/** snarkjs; under Deno with single-threaded curves: ffjavascript's worker threads fail there
+ * (web-worker sets Event.currentTarget), and groth16.verify takes the cached curve when one is set. */
+async function loadSnarkjs() {
+  const snarkjs = await import("snarkjs");
+  if (isDeno) {
+    globalThis.curve_bn128 = await snarkjs.curves.getCurveFromName("bn128", { singleThread: true });
+    globalThis.curve_bls12381 = await snarkjs.curves.getCurveFromName("bls12381", { singleThread: true });
+  }
+  return snarkjs;
+}
+
 async function snarkjsVerify(snarkjs, vkeyPath, publicSignals, proof) {
   try {
     return (await snarkjs.groth16.verify(JSON.parse(readFileSync(vkeyPath, "utf8")), publicSignals, proof)) === true;
@@ -89,7 +100,7 @@ async function snarkjsVerify(snarkjs, vkeyPath, publicSignals, proof) {
 // ---- worker: proves its cases in-process, one JSON line each --------------------------------
 async function worker(o) {
   const { Prover, CuzkError } = await import("../../mod.ts");
-  const snarkjs = await import("snarkjs");
+  const snarkjs = await loadSnarkjs();
   const fixtures = loadFixtures();
   const byId = new Map(buildCases(fixtures, { seed: o.seed }).map((c) => [c.id, c]));
   const ids = JSON.parse(readFileSync(o.worker, "utf8"));
@@ -262,8 +273,8 @@ async function main() {
   const bulkMs = Date.now() - started;
 
   const cliStarted = Date.now();
-  const snarkjs = await import("snarkjs");
-  const cliCases = sample(cases, Math.min(o.cli, cases.length), o.seed + 1);
+  const snarkjs = await loadSnarkjs();
+  const cliCases = o.cli === 0 ? [] : sample(cases, Math.min(o.cli, cases.length), o.seed + 1);
   const cliResults = new Map();
   const dir = mkdtempSync(join(tmpdir(), "cuzk-mutate-cli-"));
   try {
