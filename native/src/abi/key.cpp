@@ -117,7 +117,8 @@ CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* 
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     const uint8_t* values = nullptr;
-    cuzk_status st = cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format, &values, msg);
+    cuzk_status st = cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format,
+                                                 cuzk::default_thread_pool(), &values, msg);
     if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
     return st;
   });

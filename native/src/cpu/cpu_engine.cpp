@@ -24,7 +24,7 @@ class CpuEngine final : public engine::Engine<C> {
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CPU; }
 
-  cuzk_status compute(const engine::WitnessBatch& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+  cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     const size_t n = key_.domain_size;
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
@@ -33,20 +33,23 @@ class CpuEngine final : public engine::Engine<C> {
     Fr* c = c_.reserve(n);
     uint8_t* h = h_.reserve(n * 32);
     const auto& z = *key_.zkey;
-    for (size_t p = 0; p < batch.n; p++) {
-      const uint8_t* w = batch.w[p];
+    for (size_t p = 0; p < batch.size(); p++) {
+      engine::ProofInputs in;
+      cuzk_status st = batch.inputs(p, &in, err);  // waits for its check; fails the batch with it
+      if (st != CUZK_OK) return st;
+      const uint8_t* w = in.w;
       {
         PhaseScope t(times, p, CUZK_PHASE_ABC);
-        if (batch.a.empty()) {
+        if (!in.a) {
           evaluate_rows(key_.a, w, a);
           evaluate_rows(key_.b, w, b);
           pool_.parallel_range(n, [&](size_t lo, size_t hi) {
             for (size_t i = lo; i < hi; i++) c[i] = a[i] * b[i];
           }, 1024);
         } else {
-          load_evaluations(batch.a[p], a);
-          load_evaluations(batch.b[p], b);
-          load_evaluations(batch.c[p], c);
+          load_evaluations(in.a, a);
+          load_evaluations(in.b, b);
+          load_evaluations(in.c, c);
         }
       }
       {
@@ -83,8 +86,8 @@ class CpuEngine final : public engine::Engine<C> {
         PhaseScope t(times, p, CUZK_PHASE_MSM_H);
         s.h = msm<C, Fq>(pool_, z.points_h, h, n);
       }
+      batch.computed(p);
     }
-    (void)err;
     return CUZK_OK;
   }
 

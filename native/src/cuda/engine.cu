@@ -82,7 +82,7 @@ class GpuEngine final : public engine::Engine<C> {
     return CUZK_OK;
   }
 
-  cuzk_status compute(const engine::WitnessBatch& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+  cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
@@ -91,16 +91,20 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(va_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
-    for (size_t p = 0; p < batch.n; p++) {
-      cuzk_status st = prove_one(batch, p, times, sums[p], err);
+    for (size_t p = 0; p < batch.size(); p++) {
+      // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
+      engine::ProofInputs in;
+      CUZK_TRY(batch.inputs(p, &in, err));
+      cuzk_status st = prove_one(in, p, times, sums[p], err);
       dev_->timeline.flush(times);
       if (st != CUZK_OK) return st;
+      batch.computed(p);
     }
     return CUZK_OK;
   }
 
  private:
-  cuzk_status prove_one(const engine::WitnessBatch& batch, size_t p, engine::PhaseTimes& times,
+  cuzk_status prove_one(const engine::ProofInputs& in, size_t p, engine::PhaseTimes& times,
                         engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
@@ -112,12 +116,12 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(tl.begin(s, err));
 
     int t0 = tl.mark(err);
-    CUZK_TRY(dev_->staging.upload(w_.as(), batch.w[p], (size_t)nv * 32, s, err));
-    const bool have_abc = !batch.a.empty();
+    CUZK_TRY(dev_->staging.upload(w_.as(), in.w, (size_t)nv * 32, s, err));
+    const bool have_abc = in.a != nullptr;
     if (have_abc) {
-      CUZK_TRY(dev_->staging.upload(va, batch.a[p], (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vb, batch.b[p], (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vc, batch.c[p], (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(va, in.a, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(vb, in.b, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(vc, in.c, (size_t)nd * 32, s, err));
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
@@ -125,7 +129,7 @@ class GpuEngine final : public engine::Engine<C> {
     // B2 on the CPU overlaps everything below; its witness bytes are the caller's.
     auto b2_on_cpu = [&] {
       engine::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
-      out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, batch.w[p], nv);
+      out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, in.w, nv);
     };
     std::thread cpu_b2;
     bool b2_after = false;

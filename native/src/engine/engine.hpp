@@ -16,13 +16,42 @@
 
 namespace cuzk::engine {
 
-struct WitnessBatch {
+// One proof's inputs, already checked: n_vars witness values (32 bytes each, standard form LE,
+// < r) and, only for cuzk_prove_abc, its a, b, c evaluations (domain_size values each, standard
+// LE, < r); a, b, c are NULL when the engine computes them from the key's coefficients.
+struct ProofInputs {
+  const uint8_t* w = nullptr;
+  const uint8_t *a = nullptr, *b = nullptr, *c = nullptr;
+};
+
+// The proofs of a batch as an engine consumes them, in order 0..size()-1. inputs(p) may wait: the
+// orchestration checks proof p+1 while the engine computes proof p. When it fails (the check's
+// status, its message naming the proof, or CUZK_ERR_CANCELLED between proofs) the engine returns
+// that status and message at once.
+class WitnessSource {
+ public:
+  virtual ~WitnessSource() = default;
+  virtual size_t size() const = 0;
+  virtual cuzk_status inputs(size_t p, ProofInputs* out, std::string& err) = 0;
+  // The engine has proof p's sums (the batch's progress counts it).
+  virtual void computed(size_t p) { (void)p; }
+};
+
+// A batch whose inputs are all checked already (engine tests and benchmarks).
+struct WitnessBatch final : WitnessSource {
   size_t n = 0;
-  // Per proof: n_vars values, 32 bytes each, standard form LE, already checked to be < r.
   std::vector<const uint8_t*> w;
-  // Per proof, only for cuzk_prove_abc: domain_size values each (standard LE, checked < r).
-  // Empty when the engine computes a, b, c from the key's coefficients.
-  std::vector<const uint8_t*> a, b, c;
+  std::vector<const uint8_t*> a, b, c;  // empty, or n each (cuzk_prove_abc)
+  size_t size() const override { return n; }
+  cuzk_status inputs(size_t p, ProofInputs* out, std::string&) override {
+    out->w = w[p];
+    if (!a.empty()) {
+      out->a = a[p];
+      out->b = b[p];
+      out->c = c[p];
+    }
+    return CUZK_OK;
+  }
 };
 
 // The sums an engine returns, in projective form (the orchestration adds the blinding terms):
@@ -39,9 +68,10 @@ class Engine {
  public:
   virtual ~Engine() = default;
   virtual cuzk_backend kind() const = 0;
-  // Fills sums[0..batch.n). Times its phases (ABC, NTT_H, MSM_*, UPLOAD, ...) into `times`.
-  virtual cuzk_status compute(const WitnessBatch& batch, PhaseTimes& times, ProofSums<C>* sums,
-                              std::string& err) = 0;
+  // Fills sums[0..batch.size()), one proof after another, taking each proof's inputs from
+  // batch.inputs(p) and reporting batch.computed(p). Times its phases (ABC, NTT_H, MSM_*, UPLOAD,
+  // ...) into `times`.
+  virtual cuzk_status compute(WitnessSource& batch, PhaseTimes& times, ProofSums<C>* sums, std::string& err) = 0;
 };
 
 // Makes the engine that works on a key view, for either curve. The ABI side implements it for a

@@ -1,9 +1,13 @@
 #include "prover/groth16.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "curve/ops.hpp"
@@ -23,7 +27,6 @@ using engine::KeyView;
 using engine::PhaseScope;
 using engine::PhaseTimes;
 using engine::ProofSums;
-using engine::WitnessBatch;
 
 template <class Fr>
 void scalar_limbs(const uint8_t* bytes, uint64_t out[4]) {
@@ -38,6 +41,120 @@ cuzk_status random_scalar(uint8_t* out, std::string& err) {
   std::memcpy(out, v.l, 32);
   return CUZK_OK;
 }
+
+// The witnesses of a batch, checked one proof ahead of the engine on a helper thread: proof p+1's
+// check (values < r, w[0], the attached .r1cs) runs while the engine computes proof p, so that it
+// leaves the critical path. The engine takes proofs in order; inputs(p) waits for p's check and
+// returns its failure (the first failing proof of the batch) or CUZK_ERR_CANCELLED when the
+// caller's progress.cancel is set. Without a helper thread (the OS refused one) the checks run in
+// inputs() itself.
+class CheckAhead final : public engine::WitnessSource {
+ public:
+  using Check = std::function<cuzk_status(size_t p, engine::ProofInputs& in, std::string& err)>;
+  CheckAhead(size_t n, Check check, const Progress& progress)
+      : n_(n), check_(std::move(check)), progress_(progress), checked_(n) {}
+  ~CheckAhead() { stop(); }
+
+  void start() {
+    try {
+      helper_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      // no helper: inputs() checks each proof itself
+    }
+  }
+  // Stops the helper after its current proof and joins it (before the batch's memory goes away).
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (helper_.joinable()) helper_.join();
+  }
+
+  size_t size() const override { return n_; }
+  void computed(size_t) override { progress_.add(1); }
+  const engine::ProofInputs& checked(size_t p) const { return checked_[p]; }
+
+  cuzk_status inputs(size_t p, engine::ProofInputs* out, std::string& err) override {
+    if (progress_.cancelled()) return cancelled(p, err);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (p + 1 > asked_) asked_ = p + 1;
+    wake_.notify_all();
+    if (!helper_.joinable()) {  // checks inline, in order
+      while (ready_ <= p && !failed_) {
+        lock.unlock();
+        check_next();
+        lock.lock();
+      }
+    }
+    wake_.wait(lock, [&] { return ready_ > p || failed_ || halted_; });
+    if (ready_ > p) {
+      *out = checked_[p];
+      return CUZK_OK;
+    }
+    if (failed_) {
+      err = fail_err_;
+      return fail_st_;
+    }
+    return cancelled(p, err);
+  }
+
+ private:
+  cuzk_status cancelled(size_t p, std::string& err) const {
+    err = "cancelled after " + std::to_string(p) + " of " + std::to_string(n_) + " proofs; no proof returned";
+    return CUZK_ERR_CANCELLED;
+  }
+
+  // Checks proof ready_ (one thread at a time: the helper, or inputs() without one).
+  void check_next() {
+    const size_t p = ready_;
+    engine::ProofInputs in;
+    std::string e;
+    cuzk_status st = check_(p, in, e);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (st == CUZK_OK) {
+      checked_[p] = in;
+      ready_ = p + 1;
+    } else {
+      failed_ = true;
+      fail_st_ = st;
+      fail_err_ = std::move(e);
+    }
+    wake_.notify_all();
+  }
+
+  void run() {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        // Proof q is checked once the engine has asked for q - 1: one ahead, no further.
+        wake_.wait(lock, [&] { return stop_ || ready_ < std::min(n_, asked_ + 1); });
+        if (stop_ || failed_ || ready_ >= n_) break;
+      }
+      if (progress_.cancelled()) break;
+      check_next();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failed_ || ready_ >= n_) break;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    halted_ = true;
+    wake_.notify_all();
+  }
+
+  const size_t n_;
+  const Check check_;
+  const Progress& progress_;
+  std::vector<engine::ProofInputs> checked_;
+  std::thread helper_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  size_t ready_ = 0;  // proofs [0, ready_) are checked
+  size_t asked_ = 0;  // the engine has asked for proofs [0, asked_)
+  bool failed_ = false, stop_ = false, halted_ = false;
+  cuzk_status fail_st_ = CUZK_OK;
+  std::string fail_err_;
+};
 
 template <class C>
 class Groth16Prover final : public Prover {
@@ -93,27 +210,22 @@ class Groth16Prover final : public Prover {
       err = std::to_string(n) + " proofs of " + std::to_string(record) + "-byte inputs exceed the address space";
       return CUZK_ERR_INVALID_ARGUMENT;
     }
+    if (args.a ? (!args.b || !args.c || !args.assignment) : !args.witnesses) {
+      err = args.a ? "a, b, c and assignment are all required" : "witnesses is NULL";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
     args.progress.begin(CUZK_STAGE_PROVE, n);
-    if (args.progress.cancelled()) { err = "cancelled before proof 0 of " + std::to_string(n); return CUZK_ERR_CANCELLED; }
-    WitnessBatch batch;
-    batch.n = n;
-    batch.w.resize(n);
-    {
-      PhaseScope t(times, PhaseScope::kAll, CUZK_PHASE_PARSE);
-      cuzk_status st = args.a ? collect_evaluations(args, batch, err) : collect_witnesses(args, batch, err);
-      if (st != CUZK_OK) return st;
-    }
-    if (r1cs && !(args.flags & CUZK_PROVE_SKIP_R1CS_CHECK)) {
-      for (size_t p = 0; p < n; p++) {
-        PhaseScope t(times, p, CUZK_PHASE_WITNESS_CHECK);
-        cuzk_status st = check_r1cs_witness<C>(*r1cs, batch.w[p], pool_, err);
-        if (st != CUZK_OK) { err = "proof " + std::to_string(p) + ": " + err; return st; }
-      }
-    }
+    CheckAhead batch(n, [&](size_t p, engine::ProofInputs& in, std::string& e) {
+      return check_proof_inputs(args, r1cs, times, p, in, e);
+    }, args.progress);
+    batch.start();
     sums_.resize(n);
     cuzk_status st = engine_->compute(batch, times, sums_.data(), err);
-    if (st != CUZK_OK) return st;
-    args.progress.add(n);
+    batch.stop();
+    if (st != CUZK_OK) {
+      std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // nothing of a failed or cancelled batch is returned
+      return st;
+    }
     for (size_t p = 0; p < n; p++) {
       PhaseScope t(times, p, CUZK_PHASE_FINALIZE);
       uint8_t rb[32], sb[32];
@@ -135,12 +247,12 @@ class Groth16Prover final : public Prover {
         bool valid;
         {
           PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
-          valid = self_check(args.proofs + p * C::PROOF_BYTES, batch.w[p]);
+          valid = self_check(args.proofs + p * C::PROOF_BYTES, batch.checked(p).w);
         }
         if (!valid) {
           std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // a proof that failed is never returned
           err = "proof " + std::to_string(p) + " failed its self-check (pairing) and was not returned: " +
-                blame(args, r1cs, batch.w[p], times, p);
+                blame(args, r1cs, batch.checked(p).w, times, p);
           return CUZK_ERR_SELF_CHECK;
         }
       }
@@ -148,42 +260,40 @@ class Groth16Prover final : public Prover {
     return CUZK_OK;
   }
 
-  cuzk_status collect_witnesses(const ProveArgs& args, WitnessBatch& batch, std::string& err) {
-    if (!args.witnesses) { err = "witnesses is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    for (size_t p = 0; p < args.n; p++) {
-      cuzk_status st = check_witness(z_, args.witnesses + p * args.witness_stride, args.witness_stride,
-                                     args.witness_format, &batch.w[p], err);
-      if (st != CUZK_OK) { err = "proof " + std::to_string(p) + ": " + err; return st; }
+  // The checks of proof p's inputs before any work on it (timed as PARSE, then WITNESS_CHECK for
+  // an attached .r1cs); messages name the proof. Runs on the batch's helper thread (CheckAhead).
+  cuzk_status check_proof_inputs(const ProveArgs& args, const formats::R1cs* r1cs, PhaseTimes& times, size_t p,
+                                 engine::ProofInputs& in, std::string& err) {
+    cuzk_status st = CUZK_OK;
+    {
+      PhaseScope t(times, p, CUZK_PHASE_PARSE);
+      st = args.a ? check_evaluations(args, p, in, err)
+                  : check_witness(z_, args.witnesses + p * args.witness_stride, args.witness_stride,
+                                  args.witness_format, pool_, &in.w, err);
     }
-    return CUZK_OK;
+    if (st == CUZK_OK && r1cs && !(args.flags & CUZK_PROVE_SKIP_R1CS_CHECK)) {
+      PhaseScope t(times, p, CUZK_PHASE_WITNESS_CHECK);
+      st = check_r1cs_witness<C>(*r1cs, in.w, pool_, err);
+    }
+    if (st != CUZK_OK) err = "proof " + std::to_string(p) + ": " + err;
+    return st;
   }
 
-  cuzk_status collect_evaluations(const ProveArgs& args, WitnessBatch& batch, std::string& err) {
-    if (!args.b || !args.c || !args.assignment) {
-      err = "a, b, c and assignment are all required";
+  cuzk_status check_evaluations(const ProveArgs& args, size_t p, engine::ProofInputs& in, std::string& err) {
+    const size_t d = z_.domain_size;
+    in.w = args.assignment + p * (size_t)z_.n_vars * 32;
+    in.a = args.a + p * d * 32;
+    in.b = args.b + p * d * 32;
+    in.c = args.c + p * d * 32;
+    if (first_value_not_below_r(z_, in.w, z_.n_vars, &pool_) < z_.n_vars ||
+        first_value_not_below_r(z_, in.a, d, &pool_) < d || first_value_not_below_r(z_, in.b, d, &pool_) < d ||
+        first_value_not_below_r(z_, in.c, d, &pool_) < d) {
+      err = "an assignment or evaluation value is not < r";
       return CUZK_ERR_INVALID_ARGUMENT;
     }
-    const size_t d = z_.domain_size;
-    batch.a.resize(args.n);
-    batch.b.resize(args.n);
-    batch.c.resize(args.n);
-    for (size_t p = 0; p < args.n; p++) {
-      batch.w[p] = args.assignment + p * (size_t)z_.n_vars * 32;
-      batch.a[p] = args.a + p * d * 32;
-      batch.b[p] = args.b + p * d * 32;
-      batch.c[p] = args.c + p * d * 32;
-      if (first_value_not_below_r(z_, batch.w[p], z_.n_vars) < z_.n_vars ||
-          first_value_not_below_r(z_, batch.a[p], d) < d || first_value_not_below_r(z_, batch.b[p], d) < d ||
-          first_value_not_below_r(z_, batch.c[p], d) < d) {
-        err = "proof " + std::to_string(p) + ": an assignment or evaluation value is not < r";
-        return CUZK_ERR_INVALID_ARGUMENT;
-      }
-    }
-    for (size_t p = 0; p < args.n; p++) {
-      if (!is_constant_one(batch.w[p])) {
-        err = "proof " + std::to_string(p) + ": witness w[0] must be 1 (the constant wire)";
-        return CUZK_ERR_UNSATISFIED;
-      }
+    if (!is_constant_one(in.w)) {
+      err = "witness w[0] must be 1 (the constant wire)";
+      return CUZK_ERR_UNSATISFIED;
     }
     return CUZK_OK;
   }

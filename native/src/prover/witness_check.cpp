@@ -1,5 +1,8 @@
 #include "prover/witness_check.hpp"
 
+#include <algorithm>
+#include <atomic>
+
 #include "formats/primes.hpp"
 #include "formats/wtns.hpp"
 
@@ -11,10 +14,27 @@ const char* curve_name(cuzk_curve c) { return c == CUZK_CURVE_BN254 ? "bn254" : 
 
 }  // namespace
 
-size_t first_value_not_below_r(const formats::ZkeyGroth16& key, const uint8_t* values, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!formats::less_than_le(values + i * 32, key.r, 32)) return i;
-  return n;
+size_t first_value_not_below_r(const formats::ZkeyGroth16& key, const uint8_t* values, size_t n, ThreadPool* pool) {
+  auto first_in = [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++)
+      if (!formats::less_than_le(values + i * 32, key.r, 32)) return i;
+    return hi;
+  };
+  constexpr size_t kChunk = 1 << 16;  // values per task: ~2 MiB, far above the pool's hand-off cost
+  if (!pool || pool->size() == 1 || n <= kChunk) return first_in(0, n);
+  // Chunks in parallel; the smallest bad index wins, so the message names the same value as a
+  // serial scan. A chunk past a bad one already found is skipped.
+  std::atomic<size_t> first{n};
+  pool->parallel_for((n + kChunk - 1) / kChunk, [&](size_t t) {
+    const size_t lo = t * kChunk, hi = std::min(n, lo + kChunk);
+    if (lo >= first.load(std::memory_order_relaxed)) return;
+    const size_t bad = first_in(lo, hi);
+    if (bad == hi) return;
+    size_t seen = first.load(std::memory_order_relaxed);
+    while (bad < seen && !first.compare_exchange_weak(seen, bad, std::memory_order_relaxed)) {
+    }
+  });
+  return first.load();
 }
 
 bool is_constant_one(const uint8_t* value) {
@@ -25,7 +45,7 @@ bool is_constant_one(const uint8_t* value) {
 }
 
 cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                          uint32_t format, const uint8_t** values, std::string& err) {
+                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err) {
   const uint8_t* w = nullptr;
   if (format == CUZK_WITNESS_RAW) {
     const size_t raw_bytes = (size_t)key.n_vars * 32;
@@ -53,7 +73,7 @@ cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witnes
     err = "unknown witness_format " + std::to_string(format);
     return CUZK_ERR_INVALID_ARGUMENT;
   }
-  size_t bad = first_value_not_below_r(key, w, key.n_vars);
+  size_t bad = first_value_not_below_r(key, w, key.n_vars, &pool);
   if (bad < key.n_vars) {
     err = "witness value " + std::to_string(bad) + " is not < r";
     return CUZK_ERR_INVALID_ARGUMENT;

@@ -8,18 +8,21 @@
 
 #include "cuzk.h"
 #include "formats/zkey.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cuzk::prover {
 
 // witness: witness_len bytes in `format` (CUZK_WITNESS_WTNS or CUZK_WITNESS_RAW). Checks the .wtns
 // header and its prime against the key's curve, the value count against n_vars, every value < r
 // and w[0] = 1. On CUZK_OK, *values points at the n_vars raw 32-byte values inside `witness`.
-// Messages name no proof index; the caller prefixes it.
+// Messages name no proof index; the caller prefixes it. The values are scanned on `pool`.
 cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                          uint32_t format, const uint8_t** values, std::string& err);
+                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err);
 
 // Index of the first of n values (32 bytes each, standard LE) that is not below the key's r, or n.
-size_t first_value_not_below_r(const formats::ZkeyGroth16& key, const uint8_t* values, size_t n);
+// pool: scans chunks in parallel (the result is the same as a serial scan); NULL scans serially.
+size_t first_value_not_below_r(const formats::ZkeyGroth16& key, const uint8_t* values, size_t n,
+                               ThreadPool* pool = nullptr);
 
 // w[0] = 1 (standard LE): the constant wire every circuit relies on.
 bool is_constant_one(const uint8_t* value);
