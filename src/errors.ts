@@ -15,7 +15,8 @@ export const ERROR_BUFFER_BYTES = 1024;
 export type NativeErrorCode = Exclude<(typeof STATUS_NAMES)[number], "OK">;
 
 /**
- * Symbolic error codes: those of the native library, plus
+ * Symbolic error codes: those of the native library (CANCELLED: the call stopped at the caller's
+ * request, an AbortSignal), plus
  * - `LOAD`: the library could not be found or loaded (the message says how to build it);
  * - `MISSING_SYMBOL`: the library does not export a function of cuzk.h (yet);
  * - `ABI_MISMATCH`: the library was built from a different cuzk.h;

@@ -143,7 +143,7 @@ export class Prover extends NativeHandle {
       if (options.r1cs) key.attachR1cs(options.r1cs);
       context = options.context ?? Context.create({ ...options, library: options.library });
       const out = new BigUint64Array(1);
-      invoke(native, "cuzk_prover_create", [context.unsafeHandle, key.unsafeHandle, 0, out]);
+      invoke(native, "cuzk_prover_create", [context.unsafeHandle, key.unsafeHandle, 0, out, null]);
       return new Prover(native, asPointer(out[0]), key, ownsKey, context, !options.context, options);
     } catch (error) {
       if (context && !options.context) context.close();
@@ -271,7 +271,7 @@ export class Prover extends NativeHandle {
     const timings = allocateStruct(TIMINGS_LAYOUT, n);
     const release = source.acquire();
     try {
-      await invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings], {
+      await invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings, null], {
         detail: `${n} witness${n === 1 ? "" : "es"}`,
       });
     } finally {

@@ -129,7 +129,7 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   const limit = (options.library ?? Library.default()).info().cpuThreads;
   const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
   const info = allocateStruct(SETUP_INFO_LAYOUT);
-  await invokeAsync(native, "cuzk_setup_insecure_dev", [r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info], {
+  await invokeAsync(native, "cuzk_setup_insecure_dev", [r1csPath, zkeyPath, threads, options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0, info, null], {
     detail: r1csPath,
   });
   const raw = decodeStruct(SETUP_INFO_LAYOUT, info);

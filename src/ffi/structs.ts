@@ -116,6 +116,20 @@ export const SETUP_INFO_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
+/** `cuzk_progress`, 32 bytes: the caller owns it (8-byte aligned); the library writes stage/done/total, reads cancel. */
+export const PROGRESS_LAYOUT = {
+  name: "cuzk_progress",
+  size: 32,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    cancel: { offset: 4, type: "u32" },
+    stage: { offset: 8, type: "u32" },
+    reserved: { offset: 12, type: "u32" },
+    done: { offset: 16, type: "u64" },
+    total: { offset: 24, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
 /** Every struct layout of cuzk.h, by C name. */
 export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_timings: TIMINGS_LAYOUT,
@@ -123,6 +137,7 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_library_info: LIBRARY_INFO_LAYOUT,
   cuzk_device_info: DEVICE_INFO_LAYOUT,
   cuzk_setup_info: SETUP_INFO_LAYOUT,
+  cuzk_progress: PROGRESS_LAYOUT,
 };
 
 /** One `cuzk_interval`: when a phase ran, in ns from the start of the call. */

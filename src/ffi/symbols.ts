@@ -61,25 +61,25 @@ export const symbols = {
 
   // ---- provers ------------------------------------------------------------------------------
   // cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
-  //                                char* err, size_t err_cap);
-  cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "usize"], "i32"),
+  //                                cuzk_progress* progress, char* err, size_t err_cap);
+  cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
   cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
   //                        uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
   //                        uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-  //                        char* err, size_t err_cap);
+  //                        cuzk_progress* progress, char* err, size_t err_cap);
   cuzk_prove: s(
-    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "usize"],
+    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
     "i32",
     true,
   ),
   // cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
   //                            const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
   //                            uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-  //                            char* err, size_t err_cap);
+  //                            cuzk_progress* progress, char* err, size_t err_cap);
   cuzk_prove_abc: s(
-    ["pointer", "buffer", "buffer", "buffer", "buffer", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "usize"],
+    ["pointer", "buffer", "buffer", "buffer", "buffer", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
     "i32",
     true,
   ),
@@ -129,8 +129,9 @@ export const symbols = {
   //                                      const char* wtns_path, char* err, size_t err_cap);
   cuzk_synth_circuit_write: s(["u32", "u32", "u32", "u32", "u64", "cstring", "cstring", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
-  //                                     uint32_t flags, cuzk_setup_info* info, char* err, size_t err_cap);
-  cuzk_setup_insecure_dev: s(["cstring", "cstring", "u32", "u32", "buffer", "buffer", "usize"], "i32", true),
+  //                                     uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
+  //                                     char* err, size_t err_cap);
+  cuzk_setup_insecure_dev: s(["cstring", "cstring", "u32", "u32", "buffer", "buffer", "buffer", "usize"], "i32", true),
 } as const satisfies Record<string, SymbolDefinition>;
 
 /** The C name of a function of the table. */
@@ -156,11 +157,12 @@ export const STATUS_NAMES = [
   "BUSY",
   "SELF_CHECK",
   "INTERNAL",
+  "CANCELLED",
 ] as const;
 
 /** Constants of cuzk.h that the TypeScript side uses. */
 export const ABI = {
-  ABI_VERSION: 1,
+  ABI_VERSION: 2,
   CURVE_BN254: 1,
   CURVE_BLS12_381: 2,
   BACKEND_AUTO: 0,
@@ -191,6 +193,10 @@ export const ABI = {
   SYNTH_UNIFORM: 0,
   SYNTH_POREP: 1,
   SETUP_CPU_ONLY: 1,
+  STAGE_IDLE: 0,
+  STAGE_KEY_UPLOAD: 1,
+  STAGE_PROVE: 2,
+  STAGE_SETUP: 3,
 } as const;
 
 /** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */
