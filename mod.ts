@@ -40,6 +40,8 @@ export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptio
 export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";
 export { setupInsecureDev, synthCircuit, writeSynthCircuit } from "./src/setup.ts";
 export type { DevSetupOptions, DevSetupResult, SynthOptions, SynthProfile, SyntheticCircuit } from "./src/setup.ts";
+export { PROGRESS_POLL_MS } from "./src/progress.ts";
+export type { LongCallOptions, Progress, ProgressStage } from "./src/progress.ts";
 export { timelineSvg } from "./src/timeline.ts";
 export type { TimelineOptions } from "./src/timeline.ts";
 export { curveOf } from "./src/formats/snarkjs.ts";

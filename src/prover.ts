@@ -24,7 +24,9 @@ import { nativeOf } from "./library.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
 import type { PinnedBuffer } from "./memory/buffer.ts";
 import { BufferPool } from "./memory/pool.ts";
-import { invoke, invokeAsync } from "./native_call.ts";
+import { invokeAsync } from "./native_call.ts";
+import { ProgressSlot } from "./progress.ts";
+import type { LongCallOptions } from "./progress.ts";
 import { decodeTimings } from "./timings.ts";
 import type { Timings } from "./timings.ts";
 
@@ -37,8 +39,11 @@ import type { Timings } from "./timings.ts";
  */
 export type Witness = Uint8Array | ReadonlyArray<bigint> | NativeBuffer;
 
-/** Options of Prover.open. */
-export interface ProverOptions extends Omit<ContextOptions, "library"> {
+/**
+ * Options of Prover.open. `signal` and `onProgress` cover the key upload to the engine
+ * (`key_upload`, in bytes; nothing to upload on the CPU backend), not the opening of the .zkey.
+ */
+export interface ProverOptions extends Omit<ContextOptions, "library">, LongCallOptions {
   /** Path of the .zkey, or a Key opened already (then shared, not closed by the prover). */
   zkey: string | Key;
   /** The circuit's .r1cs: witnesses are then checked constraint by constraint before proving. */
@@ -60,8 +65,12 @@ export interface ProverOptions extends Omit<ContextOptions, "library"> {
   library?: Library;
 }
 
-/** Options of one prove/proveBatch call. */
-export interface ProveOptions {
+/**
+ * Options of one prove/proveBatch call. `onProgress` counts the proofs of the batch (`prove`);
+ * aborting `signal` stops the batch before its next proof (also while the call waits behind
+ * earlier ones): the call rejects with CANCELLED and returns no proof; the prover stays usable.
+ */
+export interface ProveOptions extends LongCallOptions {
   /** Verify each proof before returning it (default: the prover's selfCheck, itself true by default). */
   selfCheck?: boolean;
   /** Do not check the witness against an attached .r1cs. */
@@ -101,6 +110,7 @@ interface PreparedCall {
   r: Uint8Array | null;
   s: Uint8Array | null;
   flags: number;
+  progress: LongCallOptions;
 }
 
 /** A key bound to a backend, ready to prove. */
@@ -113,11 +123,22 @@ export class Prover extends NativeHandle {
   readonly #curve: CurveParameters;
   readonly #selfCheck: boolean;
   readonly #staging: BufferPool;
+  /** The cuzk_progress of this prover's calls, which run one at a time. */
+  readonly #progress: ProgressSlot;
   #queue: Promise<unknown> = Promise.resolve();
   /** Calls queued or running: at most LIMITS.queuedCalls. */
   #queued = 0;
 
-  private constructor(native: Native, handle: Pointer, key: Key, ownsKey: boolean, context: Context, ownsContext: boolean, options: ProverOptions) {
+  private constructor(
+    native: Native,
+    handle: Pointer,
+    key: Key,
+    ownsKey: boolean,
+    context: Context,
+    ownsContext: boolean,
+    progress: ProgressSlot,
+    options: ProverOptions,
+  ) {
     super(native, handle, "cuzk_prover_destroy");
     this.#key = key;
     this.#ownsKey = ownsKey;
@@ -126,6 +147,7 @@ export class Prover extends NativeHandle {
     this.#info = key.info();
     this.#curve = curveOf(this.#info.curve);
     this.#selfCheck = options.selfCheck ?? true;
+    this.#progress = progress;
     this.#staging = new BufferPool({ library: options.library, device: context.device, maxBuffers: LIMITS.queuedCalls });
     key[ADD_USER](this);
     context[ADD_USER](this);
@@ -139,13 +161,17 @@ export class Prover extends NativeHandle {
     const ownsKey = typeof options.zkey === "string";
     const key = typeof options.zkey === "string" ? await Key.open(options.zkey, { library: options.library, skipPointChecks: options.skipPointChecks }) : options.zkey;
     let context: Context | undefined;
+    let progress: ProgressSlot | undefined;
     try {
       if (options.r1cs) key.attachR1cs(options.r1cs);
       context = options.context ?? Context.create({ ...options, library: options.library });
       const out = new BigUint64Array(1);
-      invoke(native, "cuzk_prover_create", [context.unsafeHandle, key.unsafeHandle, 0, out, null]);
-      return new Prover(native, asPointer(out[0]), key, ownsKey, context, !options.context, options);
+      progress = ProgressSlot.alloc(options.library);
+      const handles = [context.unsafeHandle, key.unsafeHandle] as const;
+      await progress.run(options, (pointer) => invokeAsync(native, "cuzk_prover_create", [...handles, 0, out, pointer]));
+      return new Prover(native, asPointer(out[0]), key, ownsKey, context, !options.context, progress, options);
     } catch (error) {
+      progress?.free();
       if (context && !options.context) context.close();
       if (ownsKey) key.close();
       throw error;
@@ -249,7 +275,8 @@ export class Prover extends NativeHandle {
     let flags = (options.selfCheck ?? this.#selfCheck) ? ABI.PROVE_SELF_CHECK : ABI.PROVE_NO_SELF_CHECK;
     if (options.skipR1csCheck) flags |= ABI.PROVE_SKIP_R1CS_CHECK;
     const direct = n === 1 ? checked[0].native : undefined;
-    if (n === 0 || direct) return { checked, source: direct, r, s, flags };
+    const progress = { signal: options.signal, onProgress: options.onProgress };
+    if (n === 0 || direct) return { checked, source: direct, r, s, flags, progress };
     const staging = this.#staging.take(n * stride);
     try {
       const target = staging.bytes;
@@ -258,12 +285,12 @@ export class Prover extends NativeHandle {
       this.#staging.give(staging);
       throw error;
     }
-    return { checked, source: staging, staging, r, s, flags };
+    return { checked, source: staging, staging, r, s, flags, progress };
   }
 
   async #proveNow(call: PreparedCall): Promise<ProofResult[]> {
     const handle = this.live();
-    const { checked, source, r, s, flags } = call;
+    const { checked, source, r, s, flags, progress } = call;
     const n = checked.length;
     if (n === 0 || !source) return [];
     const { format, stride } = checked[0];
@@ -271,9 +298,10 @@ export class Prover extends NativeHandle {
     const timings = allocateStruct(TIMINGS_LAYOUT, n);
     const release = source.acquire();
     try {
-      await invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings, null], {
-        detail: `${n} witness${n === 1 ? "" : "es"}`,
-      });
+      const detail = `${n} witness${n === 1 ? "" : "es"}`;
+      await this.#progress.run(progress, (pointer) =>
+        invokeAsync(this.native, "cuzk_prove", [handle, source.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings, pointer], { detail })
+      );
     } finally {
       release();
     }
@@ -320,6 +348,7 @@ export class Prover extends NativeHandle {
   /** Destroys the prover (see close()), then the context and key it opened itself. */
   protected override afterClose(): void {
     this.#staging.close({ force: true });
+    this.#progress.free();
     this.#key[REMOVE_USER](this);
     this.#context[REMOVE_USER](this);
     if (this.#ownsContext) this.#context.close();

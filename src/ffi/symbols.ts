@@ -62,7 +62,7 @@ export const symbols = {
   // ---- provers ------------------------------------------------------------------------------
   // cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
   //                                cuzk_progress* progress, char* err, size_t err_cap);
-  cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "buffer", "usize"], "i32"),
+  cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
   cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
