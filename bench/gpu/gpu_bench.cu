@@ -197,7 +197,7 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
       setenv("CUZK_GPU_B2", b2_cpu ? "cpu" : "gpu", 1);
       std::unique_ptr<engine::Engine<HC>> gpu;
       double t0 = now_ms();
-      CHECK_OK(make_engine<HC>(g_dev, key.view, &gpu, err));
+      CHECK_OK(make_engine<HC>(g_dev, key.view, cuzk::Progress(), &gpu, err));
       double setup = now_ms() - t0;
       engine::WitnessBatch batch;
       batch.n = 1;

@@ -12,7 +12,7 @@ template <class HC>
 void engine_check(const char* name, uint32_t log_n) {
   SyntheticKey<HC> key(log_n);
   std::unique_ptr<engine::Engine<HC>> gpu;
-  CHECK_OK(cuzk::cuda::make_engine<HC>(g_dev, key.view, &gpu, err));
+  CHECK_OK(cuzk::cuda::make_engine<HC>(g_dev, key.view, cuzk::Progress(), &gpu, err));
   auto cpu = cpu::make_engine<HC>(key.view, default_thread_pool());
   engine::WitnessBatch batch;
   batch.n = 1;
