@@ -16,6 +16,8 @@
  * written; on by default, --self-check is accepted), --timings (phase table on stderr),
  * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
  * Files are read only when they are regular files within a size limit (README, "CLI").
+ * On a terminal, `prove` and `setup` draw a progress bar on stderr (nothing when stderr is not a
+ * TTY); Ctrl-C (SIGINT) cancels them between proofs / chunks of key points: exit 130, no output file.
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
  * proving key for testing only (docs/benchmarks.md, "Synthetic circuits").
  */
@@ -23,7 +25,7 @@ import { writeFileSync } from "node:fs";
 import process from "node:process";
 
 import { CuzkError, FR_BYTES, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "./mod.ts";
-import type { BackendName } from "./mod.ts";
+import type { BackendName, LongCallOptions, Progress } from "./mod.ts";
 
 const USAGE = `usage:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
@@ -34,6 +36,53 @@ const USAGE = `usage:
              [--public N] [--seed N]
   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
              (a proving key from fresh random toxic waste: FOR TESTING ONLY)`;
+
+/** Exit status of a run cancelled by Ctrl-C (128 + SIGINT, as shells report it). */
+const EXIT_CANCELLED = 130;
+
+const UNITS: Record<Progress["stage"], string> = { idle: "", key_upload: "bytes", prove: "proofs", setup: "key points" };
+const STAGE_WORDS: Record<Progress["stage"], string> = { idle: "", key_upload: "key upload", prove: "prove", setup: "setup" };
+
+/**
+ * The options of a long call run by this command: a signal that SIGINT aborts (a second Ctrl-C
+ * exits at once), and a progress bar on stderr when it is a terminal. `done()` ends the bar's line
+ * and removes the SIGINT handler.
+ */
+function longCall(): LongCallOptions & { done(): void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT_CANCELLED);
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const tty = process.stderr.isTTY === true;
+  const started = performance.now();
+  let drawn = false;
+  const onProgress = (p: Progress) => {
+    if (p.total === 0) return; // nothing to show yet (or nothing to do: a CPU key upload)
+    const width = Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 60));
+    const fraction = Math.min(1, p.done / p.total);
+    const filled = Math.round(fraction * width);
+    const bar = "=".repeat(filled) + (filled < width ? ">" + " ".repeat(width - filled - 1) : "");
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    process.stderr.write(`\r\x1b[2Kcuzk: ${STAGE_WORDS[p.stage]} [${bar}] ${Math.floor(fraction * 100)}% ${p.done}/${p.total} ${UNITS[p.stage]} ${seconds} s`);
+    drawn = true;
+  };
+  return {
+    signal: controller.signal,
+    onProgress: tty ? onProgress : undefined,
+    done() {
+      process.off("SIGINT", onSigint);
+      if (drawn) process.stderr.write("\n");
+      drawn = false;
+    },
+  };
+}
+
+/** Whether `error` is the cancellation a Ctrl-C asked for. */
+function cancelled(error: unknown, call: LongCallOptions): boolean {
+  return call.signal?.aborted === true && error instanceof CuzkError && error.code === "CANCELLED";
+}
 
 /** A failure the user caused (bad arguments, unreadable file): one line, exit 2. */
 class UsageError extends Error {}
@@ -120,24 +169,28 @@ async function prove(p: Parsed): Promise<number> {
   // A witness that is not a regular file is refused before the key is opened (Key.open checks the
   // key and the .r1cs itself); its size is checked once the key says how many values it needs.
   requireRegularFile(wtnsPath, "witness");
-  const prover = await Prover.open({
-    zkey: zkeyPath,
-    backend: backend as "auto" | BackendName,
-    device,
-    r1cs: typeof r1cs === "string" ? r1cs : undefined,
-    selfCheck,
-  });
+  const call = longCall();
+  let prover: Prover | undefined;
   try {
+    prover = await Prover.open({
+      zkey: zkeyPath,
+      backend: backend as "auto" | BackendName,
+      device,
+      r1cs: typeof r1cs === "string" ? r1cs : undefined,
+      selfCheck,
+      ...call,
+    });
     // A witness holds the key's n_vars values and a .wtns header: anything larger is not one.
     const wtns = readRegularFile(wtnsPath, "witness", prover.info.nVars * FR_BYTES + LIMITS.witnessFileSlack);
     // A proof that fails the self-check is an error here: nothing is written.
-    const { proof, publicSignals, timings } = await prover.prove(wtns, { selfCheck }).catch((error) => {
+    const { proof, publicSignals, timings } = await prover.prove(wtns, { selfCheck, ...call }).catch((error) => {
       if (error instanceof CuzkError && error.code === "SELF_CHECK" && r1cs === undefined) {
         const options = { cause: error, nativeMessage: error.nativeMessage, operation: error.operation };
         throw new CuzkError("SELF_CHECK", `${error.message} (here: prove again with --r1cs circuit.r1cs)`, options);
       }
       throw error;
     });
+    call.done();
     writeJson(proofPath, proof);
     writeJson(publicPath, publicSignals);
     if (p.flags.has("--timings")) process.stderr.write(phaseTable(timings) + "\n");
@@ -145,8 +198,14 @@ async function prove(p: Parsed): Promise<number> {
     if (typeof jsonTimings === "string") writeJson(jsonTimings, timings);
     const timeline = p.flags.get("--timeline");
     if (typeof timeline === "string") writeText(timeline, timelineSvg(timings));
+  } catch (error) {
+    if (!cancelled(error, call)) throw error;
+    call.done();
+    process.stderr.write("cuzk: cancelled (Ctrl-C); no proof written\n");
+    return EXIT_CANCELLED;
   } finally {
-    prover.close();
+    call.done();
+    prover?.close();
   }
   return 0;
 }
@@ -246,7 +305,18 @@ async function setup(p: Parsed): Promise<number> {
   // Checked here too (setupInsecureDev refuses it as well) so that the refusal comes before the warning.
   const threads = integerFlag(p, "--threads", 0, 0, cores, ` (0 = all; the library reports ${cores} cores here)`);
   process.stderr.write(INSECURE_WARNING);
-  const result = await setupInsecureDev(r1cs, zkey, { threads, cpuOnly: p.flags.has("--cpu") });
+  const call = longCall();
+  let result;
+  try {
+    result = await setupInsecureDev(r1cs, zkey, { threads, cpuOnly: p.flags.has("--cpu"), ...call });
+  } catch (error) {
+    if (!cancelled(error, call)) throw error;
+    call.done();
+    process.stderr.write(`cuzk: setup cancelled (Ctrl-C); no key written: ${oneLine((error as Error).message)}\n`);
+    return EXIT_CANCELLED;
+  } finally {
+    call.done();
+  }
   if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
   const s = (ms: number) => (ms / 1000).toFixed(2);
   process.stderr.write(
