@@ -6,6 +6,8 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -111,7 +113,16 @@ class CheckAhead final : public engine::WitnessSource {
     const size_t p = ready_;
     engine::ProofInputs in;
     std::string e;
-    cuzk_status st = check_(p, in, e);
+    cuzk_status st;
+    try {  // nothing may escape the helper thread: the failure goes to the engine's inputs(p)
+      st = check_(p, in, e);
+    } catch (const std::bad_alloc&) {
+      st = CUZK_ERR_OUT_OF_MEMORY;
+      e = "proof " + std::to_string(p) + ": out of host memory";
+    } catch (const std::exception& x) {
+      st = CUZK_ERR_INTERNAL;
+      e = "proof " + std::to_string(p) + ": internal error: " + x.what();
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (st == CUZK_OK) {
       checked_[p] = in;
