@@ -361,7 +361,9 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  *    whose sums are computed; cancel is checked before each proof of the batch (CUZK_ERR_CANCELLED,
  *    the proofs buffer zeroed).
  * The witnesses of a batch are checked one ahead of the proving: proof i+1's check runs while proof
- * i is computed.
+ * i is computed; the first failing proof (in batch order) fails the call. Once the arguments are
+ * accepted, any failure (a witness, a cancel, the device) zeroes the proofs buffer: no proof of a
+ * failed call is ever returned.
  * A witness that fails a check fails the whole call and names the proof index; use batches of one
  * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
  * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
