@@ -37,6 +37,8 @@ export function jobView(job: Job, scheduler: Scheduler) {
     state: job.state,
     source: job.source,
     position: scheduler.position(job),
+    /** A running job's batch: proofs done of its total. */
+    progress: scheduler.progress(job),
     createdAt: iso(job.createdAt),
     startedAt: iso(job.startedAt),
     finishedAt: iso(job.finishedAt),

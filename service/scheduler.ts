@@ -9,7 +9,8 @@
  * constraints) fails only its own job.
  */
 import { randomUUID } from "node:crypto";
-import type { Groth16Proof, ProofResult } from "../mod.ts";
+import { CuzkError } from "../mod.ts";
+import type { Groth16Proof, ProofResult, Progress } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -22,7 +23,7 @@ const FINAL: ReadonlySet<JobState> = new Set(["succeeded", "failed", "cancelled"
 export interface Attempt {
   batch: number;
   size: number;
-  outcome: "proved" | "batch_failed" | "failed";
+  outcome: "proved" | "batch_failed" | "failed" | "cancelled";
   /** The library's message when the call failed. */
   error?: string;
 }
@@ -102,6 +103,9 @@ export class Scheduler {
   /** Witness bytes held by queued jobs. */
   #queuedBytes = 0;
   #running: Job[] = [];
+  /** The running batch's progress (proofs done of its total) and the way to cancel it. */
+  #runningProgress: Progress | undefined;
+  #runningAbort: AbortController | undefined;
   #busy = false;
   #batchTimer: ReturnType<typeof setTimeout> | undefined;
   #batches = 0;
@@ -251,7 +255,17 @@ export class Scheduler {
     return undefined;
   }
 
-  /** Cancels a queued job. A running one cannot be interrupted (409); a final one is left as is (409, unless already cancelled). */
+  /** The progress of the batch a running job is in (proofs done of the batch's total), else undefined. */
+  progress(job: Job): Progress | undefined {
+    return job.state === "running" && this.#running.includes(job) ? this.#runningProgress : undefined;
+  }
+
+  /**
+   * Cancels a queued job, or a running job alone in its batch: that batch's library call is
+   * cancelled (it stops before its next proof; a proof already started runs to its end on the
+   * device and is discarded) and the job is final at once. A running job that shares its batch is
+   * not interrupted (409 JOB_RUNNING); a final one is left as is (409, unless already cancelled).
+   */
   cancel(id: string, reason = "cancelled by the client"): Job {
     const job = this.get(id);
     if (job.state === "queued") {
@@ -260,8 +274,13 @@ export class Scheduler {
       return job;
     }
     if (job.state === "cancelled") return job;
+    if (job.state === "running" && this.#running.length === 1 && this.#running[0] === job && this.#runningAbort) {
+      this.#runningAbort.abort(reason);
+      this.#finish(job, "cancelled", { error: { code: "CANCELLED", message: reason } });
+      return job;
+    }
     if (job.state === "running") {
-      throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved (a library call cannot be interrupted); its result will be ready shortly`);
+      throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved in a batch of ${this.#running.length} jobs (only a job alone in its batch can be cancelled); its result will be ready shortly`);
     }
     throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${job.state}`);
   }
@@ -326,6 +345,7 @@ export class Scheduler {
   }
 
   #finish(job: Job, state: "succeeded" | "failed" | "cancelled", fields: Partial<Pick<Job, "result" | "error">>): void {
+    if (FINAL.has(job.state)) return; // e.g. cancelled while its proof ran: the outcome is dropped
     job.state = state;
     job.finishedAt = Date.now();
     Object.assign(job, fields);
@@ -383,6 +403,7 @@ export class Scheduler {
       .finally(() => {
         this.#busy = false;
         this.#running = [];
+        this.#runningProgress = this.#runningAbort = undefined;
         this.#pump();
       });
   }
@@ -399,16 +420,26 @@ export class Scheduler {
       this.#notify(job);
     }
     this.#options.metrics.batchSize.observe({ key: keyId }, batch.length);
+    const abort = (this.#runningAbort = new AbortController());
+    const onProgress = (progress: Progress) => {
+      this.#runningProgress = progress;
+      for (const job of batch) this.#notify(job);
+    };
     try {
-      const results = await key.prover.proveBatch(batch.map((job) => job.witness!), { selfCheck: true });
+      const results = await key.prover.proveBatch(batch.map((job) => job.witness!), { selfCheck: true, signal: abort.signal, onProgress });
       const ms = performance.now() - started;
       this.#learn(ms, batch.length);
       batch.forEach((job, i) => {
         job.attempts.push({ batch: batchId, size: batch.length, outcome: "proved" });
-        this.#succeed(job, results[i], ms, batch.length);
+        this.#succeed(job, results[i], ms, batch.length); // not if cancelled meanwhile (#finish)
       });
       return;
     } catch (error) {
+      if (abort.signal.aborted && error instanceof CuzkError && error.code === "CANCELLED") {
+        // The job was made final by cancel(); the library call stopped before its proof.
+        for (const job of batch) job.attempts.push({ batch: batchId, size: batch.length, outcome: "cancelled", error: messageOf(error) });
+        return;
+      }
       if (batch.length === 1) {
         batch[0].attempts.push({ batch: batchId, size: 1, outcome: "failed", error: messageOf(error) });
         this.#fail(batch[0], error, performance.now() - started);
@@ -440,6 +471,7 @@ export class Scheduler {
   }
 
   #succeed(job: Job, result: ProofResult, ms: number, size: number): void {
+    if (FINAL.has(job.state)) return; // cancelled while its proof ran
     job.timings.proveMs = ms;
     job.timings.batchSize = size;
     job.timings.phases = result.timings.phases;
@@ -447,6 +479,7 @@ export class Scheduler {
   }
 
   #fail(job: Job, error: unknown, ms: number): void {
+    if (FINAL.has(job.state)) return; // cancelled while its proof ran
     job.timings.proveMs = ms;
     job.timings.batchSize = 1;
     const code = (error as { code?: string })?.code ?? "INTERNAL";
