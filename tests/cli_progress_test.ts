@@ -24,15 +24,18 @@ const api = ["cuzk_synth_circuit_write", "cuzk_setup_insecure_dev", "cuzk_prove"
 const TMUX_SOCKET = `cuzk-test-${process.pid}`;
 const tmuxMissing = spawnSync("tmux", ["-V"]).error !== undefined;
 after(() => {
-  if (!tmuxMissing) spawnSync("tmux", ["-L", TMUX_SOCKET, "kill-server"]);
+  if (!tmuxMissing) spawnSync("tmux", ["-L", TMUX_SOCKET, "kill-server"], { env: tmuxEnv });
   rmSync(work, { recursive: true, force: true });
 });
 
 /** The command line that runs the CLI under this runtime. */
 const cliCommand = (): string[] => ("Deno" in globalThis ? [process.execPath, "run", "-A", CLI] : [process.execPath, CLI]);
-const env = { ...process.env, CUZK_LIB: process.env.CUZK_LIB ?? library().path };
+const env: Record<string, string | undefined> = { ...process.env, CUZK_LIB: process.env.CUZK_LIB ?? library().path };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+/** tmux itself runs without a sanitizer runtime preloaded (.ci/run's ASan step); the CLI in the pane gets it back. */
+const { LD_PRELOAD: _preload, ...tmuxEnv } = env;
+const paneEnv = ["CUZK_LIB", "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS"].filter((k) => env[k] !== undefined).map((k) => `${k}=${quote(env[k]!)}`).join(" ");
 
 /** A 2^16-constraint circuit: its CPU setup takes seconds, in chunks of 2^15 key points. */
 const big = { r1cs: join(work, "big.r1cs"), wtns: join(work, "big.wtns") };
@@ -49,11 +52,11 @@ class Pane {
   readonly #target: string;
   constructor(name: string, args: string[]) {
     this.#target = name;
-    const line = `cd ${quote(ROOT)} && CUZK_LIB=${quote(env.CUZK_LIB!)} ${args.map(quote).join(" ")}; echo EXIT=$?; sleep 600`;
-    execFileSync("tmux", ["-L", TMUX_SOCKET, "new-session", "-d", "-s", name, "-x", "160", "-y", "40", line], { env });
+    const line = `cd ${quote(ROOT)} && ${paneEnv} ${args.map(quote).join(" ")}; echo EXIT=$?; sleep 600`;
+    execFileSync("tmux", ["-L", TMUX_SOCKET, "new-session", "-d", "-s", name, "-x", "160", "-y", "40", line], { env: tmuxEnv });
   }
   screen(): string {
-    return execFileSync("tmux", ["-L", TMUX_SOCKET, "capture-pane", "-p", "-t", this.#target], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", TMUX_SOCKET, "capture-pane", "-p", "-t", this.#target], { encoding: "utf8", env: tmuxEnv });
   }
   /** The screen once `pattern` matches it (and `accept` takes the match). */
   async waitFor(pattern: RegExp, accept: (match: RegExpExecArray) => boolean = () => true, ms = 120_000): Promise<string> {
@@ -67,10 +70,10 @@ class Pane {
     }
   }
   keys(...keys: string[]): void {
-    execFileSync("tmux", ["-L", TMUX_SOCKET, "send-keys", "-t", this.#target, ...keys]);
+    execFileSync("tmux", ["-L", TMUX_SOCKET, "send-keys", "-t", this.#target, ...keys], { env: tmuxEnv });
   }
   close(): void {
-    spawnSync("tmux", ["-L", TMUX_SOCKET, "kill-session", "-t", this.#target]);
+    spawnSync("tmux", ["-L", TMUX_SOCKET, "kill-session", "-t", this.#target], { env: tmuxEnv });
   }
 }
 
@@ -82,7 +85,7 @@ test(
   async () => {
     await makeCircuits();
     // A session that outlives the others: killing the last one would stop the server under the next.
-    execFileSync("tmux", ["-L", TMUX_SOCKET, "new-session", "-d", "-s", "keep", "sleep 3600"], { env });
+    execFileSync("tmux", ["-L", TMUX_SOCKET, "new-session", "-d", "-s", "keep", "sleep 3600"], { env: tmuxEnv });
     const dir = join(work, "tty");
     execFileSync("mkdir", ["-p", dir]);
 

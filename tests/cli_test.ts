@@ -12,6 +12,7 @@ import process from "node:process";
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { ABI } from "../src/ffi/symbols.ts";
 import { library } from "./support/native.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -179,7 +180,7 @@ test("cli info reports the library and a key summary", () => {
   const r = cli("info", join(fixture("bls12_381", "single"), "circuit.zkey"));
   assert.equal(r.code, 0, r.stderr);
   const info = JSON.parse(r.stdout);
-  assert.equal(info.abiVersion, 1);
+  assert.equal(info.abiVersion, ABI.ABI_VERSION);
   assert.equal(info.key.curve, "bls12_381");
   assert.equal(info.key.nConstraints, 1);
 });
