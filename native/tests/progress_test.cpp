@@ -264,8 +264,9 @@ void test_bad_witness_in_batch(Circuit& c) {
 void test_progress_arguments(Circuit& c) {
   std::vector<uint8_t> proof(c.info.proof_bytes);
   alignas(8) uint8_t storage[64] = {};
+  const uint32_t size = sizeof(cuzk_progress);
+  std::memcpy(storage + 4, &size, sizeof size);  // no member access: the pointer is misaligned on purpose
   cuzk_progress* misaligned = reinterpret_cast<cuzk_progress*>(storage + 4);
-  misaligned->struct_size = sizeof(cuzk_progress);
   CHECK(cuzk_prove(c.prover, c.raw.data(), c.raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(),
                    proof.size(), nullptr, misaligned, c.err, sizeof c.err) == CUZK_ERR_INVALID_ARGUMENT);
   cuzk_progress small = fresh_progress();
