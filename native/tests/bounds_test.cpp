@@ -27,14 +27,7 @@ Bytes read_file(const std::string& path) {
   return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
-// This process's thread count (/proc/self/status).
-int threads_now() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  return -1;
-}
+using cuzk_test::threads_now;
 
 uint64_t vm_bytes() {
   std::ifstream f("/proc/self/statm");

@@ -2,6 +2,8 @@
 // prints the closing line CI reads ("N passed, N failed") and the exit status.
 #pragma once
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace cuzk_test {
 inline int g_passed = 0, g_failed = 0;
@@ -9,6 +11,14 @@ inline void record(bool ok, const char* expr, const char* file, int line) {
   if (ok) { g_passed++; return; }
   g_failed++;
   std::fprintf(stderr, "FAIL %s:%d: %s\n", file, line, expr);
+}
+// This process's thread count (/proc/self/status), for the tests that no call leaves threads behind.
+inline int threads_now() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
 }
 inline int finish(const char* suite) {
   std::printf("%s: %d passed, %d failed\n", suite, g_passed, g_failed);

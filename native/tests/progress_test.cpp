@@ -40,13 +40,6 @@ int files_containing(const std::string& dir, const std::string& part) {
   return n;
 }
 
-int thread_count() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  return -1;
-}
 
 struct Leaks {
   uint64_t live = 0, bytes = 0, pinned = 0, staging = 0, staging_allocs = 0;
@@ -55,7 +48,7 @@ struct Leaks {
     Leaks l;
     cuzk_host_stats(&l.live, &l.bytes, &l.pinned, nullptr);
     cuzk_staging_stats(&l.staging, &l.staging_allocs, nullptr);
-    l.threads = thread_count();
+    l.threads = cuzk_test::threads_now();
     return l;
   }
   bool operator==(const Leaks& o) const {
@@ -73,6 +66,25 @@ cuzk_progress fresh_progress() {
 
 uint64_t load(const uint64_t& v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 void request_cancel(cuzk_progress& p) { __atomic_store_n(&p.cancel, 1u, __ATOMIC_RELEASE); }
+
+// Asks `p`'s call to stop, from another thread, once it reports its first unit done; joined when
+// the scope ends (also when the call finished before that).
+class CancelAfterFirstUnit {
+ public:
+  explicit CancelAfterFirstUnit(cuzk_progress& p) : thread_([this, &p] {
+    while (!stop_.load() && load(p.done) < 1) std::this_thread::yield();
+    request_cancel(p);
+  }) {}
+  ~CancelAfterFirstUnit() { join(); }
+  void join() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 // A synthetic BN254 circuit with its INSECURE dev key, opened with a CPU prover.
 struct Circuit {
@@ -189,14 +201,9 @@ void test_cancel_batch(Circuit& c) {
 
   // From another thread, once the first proof is done.
   cuzk_progress prog = fresh_progress();
-  std::atomic<bool> stop_watch{false};
-  std::thread watcher([&] {
-    while (!stop_watch.load() && load(prog.done) < 1) std::this_thread::yield();
-    request_cancel(prog);
-  });
+  CancelAfterFirstUnit watcher(prog);
   cuzk_status st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                               proofs.data(), proofs.size(), nullptr, &prog, c.err, sizeof c.err);
-  stop_watch = true;
   watcher.join();
   CHECK(st == CUZK_ERR_CANCELLED);
   std::printf("  cancelled batch: %s (done %llu of %llu)\n", c.err, (unsigned long long)prog.done,
@@ -296,14 +303,9 @@ void test_cancel_setup(Circuit& c) {
   const Leaks before = Leaks::now();
   // From another thread, once the first points are made: stops at the next chunk.
   cuzk_progress prog = fresh_progress();
-  std::atomic<bool> stop_watch{false};
-  std::thread watcher([&] {
-    while (!stop_watch.load() && load(prog.done) < 1) std::this_thread::yield();
-    request_cancel(prog);
-  });
+  CancelAfterFirstUnit watcher(prog);
   cuzk_status st = cuzk_setup_insecure_dev(c.r1cs.c_str(), zkey.c_str(), 0, CUZK_SETUP_CPU_ONLY, nullptr, &prog,
                                            c.err, sizeof c.err);
-  stop_watch = true;
   watcher.join();
   CHECK(st == CUZK_ERR_CANCELLED);
   std::printf("  cancelled setup: %s\n", c.err);
