@@ -1,9 +1,10 @@
 /**
  * @module
- * `groth16`: snarkjs's entry points (`fullProve`, `prove`, `verify`) over the cuzk prover, with
- * the same arguments and the same result shapes, so that code written against snarkjs switches by
- * changing its import. The results also carry the library's phase timings (and, for fullProve,
- * the time the witness generator took).
+ * `groth16`: snarkjs's entry points (`fullProve`, `prove`, `verify`, `exportSolidityCallData`)
+ * over the cuzk prover, with the same arguments (a file name, bytes or `{ type: "mem", data }` for
+ * each file) and the same result shapes, so that code written against snarkjs switches by changing
+ * its import. The results also carry the library's phase timings (and, for fullProve, the time the
+ * witness generator took).
  */
 import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
@@ -12,14 +13,16 @@ import { ABI } from "./ffi/symbols.ts";
 import type { Groth16Proof, VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
 import type { Library } from "./library.ts";
+import { NativeBuffer } from "./memory/buffer.ts";
 import { Prover, verify } from "./prover.ts";
 import type { ProveOptions, ProverOptions, Randomness, Witness } from "./prover.ts";
+import { computeWitness, fileForm, openKey } from "./snarkjs_api.ts";
+import type { SnarkjsFile, WasmSource } from "./snarkjs_api.ts";
 import type { Timings } from "./timings.ts";
-import { WitnessCalculator } from "./witness_calculator.ts";
 import type { CircuitInput } from "./witness_calculator.ts";
 
-/** A proving key for the groth16 functions: a .zkey path, an open Key, or a Prover to reuse. */
-export type ZkeySource = string | Key | Prover;
+/** A proving key for the groth16 functions: a .zkey in any of snarkjs's forms, an open Key, or a Prover to reuse. */
+export type ZkeySource = SnarkjsFile | Key | Prover;
 
 /**
  * Options of groth16.prove and groth16.fullProve. Every proof is self-checked (a pairing check)
@@ -39,7 +42,7 @@ export interface FullProveOptions extends Groth16Options {
 
 /** The library's phase timings of a fullProve, plus the time the witness generator took. */
 export interface FullProveTimings extends Timings {
-  /** Computing the witness from the input (circuit.wasm, on the JS thread), in ms. */
+  /** Computing the witness from the input (circuit.wasm, on the JS thread; not loading it), in ms. */
   witnessMs: number;
 }
 
@@ -58,24 +61,47 @@ export interface FullProveResult extends Groth16Result {
 /** Runs `work` with a prover for `zkey`: the given one, or one opened (and closed) for the call. */
 async function withProver<T>(zkey: ZkeySource, options: Groth16Options, work: (prover: Prover) => Promise<T>): Promise<T> {
   if (zkey instanceof Prover) return await work(zkey);
-  if (typeof zkey !== "string" && !(zkey instanceof Key)) {
-    throw new CuzkError("INVALID_ARGUMENT", "zkey must be a .zkey path, a Key or a Prover");
-  }
-  const prover = await Prover.open({
-    zkey,
-    backend: options.backend ?? "auto",
-    device: options.device,
-    cpuThreads: options.cpuThreads,
-    r1cs: options.r1cs,
-    skipPointChecks: options.skipPointChecks,
-    selfCheck: options.selfCheck,
-    library: options.library,
-  });
+  // A key given as bytes (or in fastfile's forms) is opened here and closed after the call.
+  const key = zkey instanceof Key ? zkey : await openKey(zkey, { library: options.library, skipPointChecks: options.skipPointChecks });
   try {
-    return await work(prover);
+    const prover = await Prover.open({
+      zkey: key,
+      backend: options.backend ?? "auto",
+      device: options.device,
+      cpuThreads: options.cpuThreads,
+      r1cs: options.r1cs,
+      skipPointChecks: options.skipPointChecks,
+      selfCheck: options.selfCheck,
+      library: options.library,
+    });
+    try {
+      return await work(prover);
+    } finally {
+      prover.close();
+    }
   } finally {
-    prover.close();
+    if (key !== zkey) key.close();
   }
+}
+
+/** A number as snarkjs's calldata writes it: "0x" and at least 64 hex digits, in quotes. */
+function hex256(value: unknown, what: string): string {
+  let n: bigint;
+  try {
+    n = BigInt(value as string);
+  } catch {
+    throw new CuzkError("FORMAT", `${what}: ${JSON.stringify(value)} is not an integer`);
+  }
+  if (n < 0n) throw new CuzkError("FORMAT", `${what} is negative`);
+  return `"0x${n.toString(16).padStart(64, "0")}"`;
+}
+
+/** The coordinate `path` of `proof` (e.g. pi_b, 0, 1), or FORMAT naming what is missing. */
+function coordinate(proof: Record<string, unknown>, name: string, ...at: number[]): string {
+  let value: unknown = proof[name];
+  for (const i of at) value = Array.isArray(value) ? value[i] : undefined;
+  if (value === undefined) throw new CuzkError("FORMAT", `proof.${name}${at.map((i) => `[${i}]`).join("")} is missing`);
+  return hex256(value, `proof.${name}${at.map((i) => `[${i}]`).join("")}`);
 }
 
 /** snarkjs's groth16 API on the cuzk prover. */
@@ -83,36 +109,31 @@ export const groth16 = {
   /**
    * Computes the witness of `input` with the circuit's witness generator (circuit.wasm, through
    * circom_runtime) and proves it: snarkjs's `groth16.fullProve(input, wasm, zkey)`.
-   * `wasm` may be a path, the file's bytes, or a WitnessCalculator loaded once for many calls;
-   * `zkey` a path, a Key, or a Prover (reused, not closed). Without a Prover, one is opened on
-   * `options.backend` (default "auto") for the call.
+   * `wasm` may be a path, a URL, the file's bytes, `{ type: "mem", data }`, or a WitnessCalculator
+   * loaded once for many calls; `zkey` a path, bytes, `{ type: "mem", data }`, a Key, or a Prover
+   * (reused, not closed). Without a Prover, one is opened on `options.backend` (default "auto") for the call.
    */
-  async fullProve(
-    input: CircuitInput,
-    wasm: string | URL | Uint8Array | WitnessCalculator,
-    zkey: ZkeySource,
-    options: FullProveOptions = {},
-  ): Promise<FullProveResult> {
-    const calculator = wasm instanceof WitnessCalculator ? wasm : await WitnessCalculator.load(wasm, { sanityCheck: options.sanityCheck });
-    const started = performance.now();
-    const witness = await calculator.wtns(input);
-    const witnessMs = performance.now() - started;
-    const { proof, publicSignals, timings } = await withProver(zkey, options, (prover) => prover.prove(witness, options));
-    return { proof, publicSignals, timings: { ...timings, witnessMs } };
+  async fullProve(input: CircuitInput, wasm: WasmSource, zkey: ZkeySource, options: FullProveOptions = {}): Promise<FullProveResult> {
+    const { wtns, computeMs } = await computeWitness(input, wasm, { sanityCheck: options.sanityCheck });
+    const { proof, publicSignals, timings } = await withProver(zkey, options, (prover) => prover.prove(wtns, options));
+    return { proof, publicSignals, timings: { ...timings, witnessMs: computeMs } };
   },
 
   /**
-   * Proves a witness: snarkjs's `groth16.prove(zkey, wtns)`. `witness` may be the path of a .wtns
-   * file or any form Prover.prove accepts (.wtns bytes, raw values, bigints, a filled PinnedBuffer).
-   * A path must name a regular file of at most nVars × 32 bytes + 64 KiB (INVALID_ARGUMENT before
-   * anything is read: /dev/zero or a FIFO is refused at once).
+   * Proves a witness: snarkjs's `groth16.prove(zkey, wtns)`. `witness` may be a .wtns file in any
+   * of snarkjs's forms (a path, `{ type: "file", fileName }`, `{ type: "mem", data }`) or any form
+   * Prover.prove accepts (.wtns bytes, raw values, bigints, a filled PinnedBuffer). A path must
+   * name a regular file of at most nVars × 32 bytes + 64 KiB (INVALID_ARGUMENT before anything is
+   * read: /dev/zero or a FIFO is refused at once).
    */
-  async prove(zkey: ZkeySource, witness: string | Witness, options: Groth16Options = {}): Promise<Groth16Result> {
+  async prove(zkey: ZkeySource, witness: SnarkjsFile | Witness, options: Groth16Options = {}): Promise<Groth16Result> {
+    // Prover.prove's own forms pass through; anything else is a file in one of snarkjs's forms.
+    const proverForm = witness instanceof Uint8Array || Array.isArray(witness) || witness instanceof NativeBuffer;
+    const file = proverForm ? undefined : fileForm(witness, "witness");
     return await withProver(zkey, options, (prover) => {
+      if (!file) return prover.prove(witness as Witness, options);
       // A path is read only if it is a regular file no larger than the key's witness can be.
-      const bytes = typeof witness === "string"
-        ? readRegularFile(witness, "witness", prover.info.nVars * ABI.FR_BYTES + LIMITS.witnessFileSlack)
-        : witness;
+      const bytes = "path" in file ? readRegularFile(file.path, "witness", prover.info.nVars * ABI.FR_BYTES + LIMITS.witnessFileSlack) : file.bytes;
       return prover.prove(bytes, options);
     });
   },
@@ -125,5 +146,23 @@ export const groth16 = {
     options: { library?: Library } = {},
   ): Promise<boolean> {
     return verify(vkey, publicSignals, proof, options);
+  },
+
+  /**
+   * snarkjs's `groth16.exportSolidityCallData(proof, publicSignals)`: the arguments of the
+   * generated verifier's verifyProof, as the same text (B's coordinates in the order the EVM's
+   * pairing takes them). FORMAT for a proof without its points or a signal that is not an integer.
+   */
+  exportSolidityCallData(proof: Groth16Proof | Record<string, unknown>, publicSignals: ReadonlyArray<string | bigint>): Promise<string> {
+    try {
+      const p = proof as Record<string, unknown>;
+      const inputs = publicSignals.map((signal, i) => hex256(signal, `public signal ${i}`)).join(",");
+      const a = `[${coordinate(p, "pi_a", 0)}, ${coordinate(p, "pi_a", 1)}]`;
+      const b = `[[${coordinate(p, "pi_b", 0, 1)}, ${coordinate(p, "pi_b", 0, 0)}],[${coordinate(p, "pi_b", 1, 1)}, ${coordinate(p, "pi_b", 1, 0)}]]`;
+      const c = `[${coordinate(p, "pi_c", 0)}, ${coordinate(p, "pi_c", 1)}]`;
+      return Promise.resolve(`${a},${b},${c},[${inputs}]`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   },
 };
