@@ -16,6 +16,10 @@ import type { Groth16Proof, VerificationKeyJson } from "../mod.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import type { Fixture } from "./support/native.ts";
 import { rawValues } from "./support/wtns.ts";
+import { refusedWith as refused } from "./support/errors.ts";
+import { nativeOf } from "../src/library.ts";
+import { invoke } from "../src/native_call.ts";
+import { ABI } from "../src/ffi/symbols.ts";
 
 const proverApi = [
   "cuzk_key_open",
@@ -122,6 +126,44 @@ test("proveBatch proves several witnesses in one call, in order", needs(...prove
     madeProofs.push({ name: `batch ${i}`, vkey: first.file("verification_key.json"), ...result })
   );
   assert.deepEqual(await prover.proveBatch([]), []);
+});
+
+test("a batch reads native buffers in place beside JS-memory witnesses (cuzk_prove_list), proving what single calls prove", needs(...proverApi, "cuzk_prove_list"), async () => {
+  const { raw, values } = rawWitness(first);
+  using prover = await Prover.open({ zkey: first.file("circuit.zkey"), backend: "cpu" });
+  // A pooled buffer may be larger than the witness it holds: only its first nVars values count.
+  using pinnedA = PinnedBuffer.alloc(raw.length + 96);
+  pinnedA.set(raw);
+  using pinnedB = PinnedBuffer.alloc(raw.length);
+  pinnedB.set(raw);
+  const seeds = [1n, 2n, 3n, 4n].map((k) => ({ r: randomness.r + k, s: randomness.s + 7n * k }));
+  const pending = prover.proveBatch([pinnedA, values, pinnedB, raw], { randomness: seeds });
+  assert.equal(pinnedA.busy && pinnedB.busy, true, "native witnesses are read in place: busy until the call settles");
+  const batch = await pending;
+  assert.equal(pinnedA.busy || pinnedB.busy, false);
+  for (const [i, result] of batch.entries()) {
+    assert.equal(result.timings.proofIndex, i);
+    assert.deepEqual(result.proof, (await prover.prove(values, { randomness: seeds[i] })).proof, `proof ${i}`);
+    madeProofs.push({ name: `list batch ${i}`, vkey: first.file("verification_key.json"), ...result });
+  }
+  // Only native buffers: no staging at all.
+  const natives = await prover.proveBatch([pinnedB, pinnedA], { randomness: [seeds[2], seeds[0]] });
+  assert.deepEqual(natives.map((r) => r.proof), [batch[2].proof, batch[0].proof]);
+});
+
+test("cuzk_prove_list refuses a NULL entry, naming it, and proves what cuzk_prove proves", needs(...proverApi, "cuzk_prove_list"), async () => {
+  const { raw } = rawWitness(first);
+  using prover = await Prover.open({ zkey: first.file("circuit.zkey"), backend: "cpu" });
+  const native = nativeOf(library());
+  using pinned = PinnedBuffer.alloc(raw.length);
+  pinned.set(raw);
+  const proofBytes = prover.info.proofBytes;
+  const call = (addresses: bigint[], proofs: Uint8Array) =>
+    invoke(native, "cuzk_prove_list", [prover.unsafeHandle, new Uint8Array(BigUint64Array.from(addresses).buffer), raw.length, ABI.WITNESS_RAW, addresses.length, null, null, ABI.PROVE_NO_SELF_CHECK, proofs, proofs.length, null, null]);
+  assert.throws(() => call([pinned.unsafePointer, 0n], new Uint8Array(2 * proofBytes)), refused("INVALID_ARGUMENT", /witnesses\[1\] is NULL/));
+  const proofs = new Uint8Array(2 * proofBytes);
+  call([pinned.unsafePointer, pinned.unsafePointer], proofs);
+  assert.ok(proofs.some((b) => b !== 0), "proofs written");
 });
 
 test("concurrent prove() calls on one prover queue up and all succeed", needs(...proverApi), async () => {

@@ -392,6 +392,18 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
                                 cuzk_progress* progress, char* err, size_t err_cap);
 
 /*
+ * cuzk_prove for witnesses that lie apart, e.g. one pooled pinned buffer per witness as its producer
+ * filled it: witnesses[p] points at witness p's witness_stride bytes, so the caller need not gather
+ * a batch into one block first (at 2^24 that copy cost ~300 ms of a batch of 4). Other arguments,
+ * the checks and the results as for cuzk_prove.
+ * Returns: as cuzk_prove; CUZK_ERR_INVALID_ARGUMENT also for witnesses[p] NULL (the message names p).
+ */
+CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
+                                     uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                     cuzk_progress* progress, char* err, size_t err_cap);
+
+/*
  * Second entry point, the shape of supraseal's generate_groth16_proofs_c: for callers that
  * synthesise circuits themselves and already hold the evaluations.
  *  a, b, c: n_proofs * domain_size Fr values each (standard LE): the rows of A.w, B.w, C.w for the

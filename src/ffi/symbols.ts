@@ -74,6 +74,15 @@ export const symbols = {
     "i32",
     true,
   ),
+  // cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
+  //                             uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+  //                             uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+  //                             cuzk_progress* progress, char* err, size_t err_cap);
+  cuzk_prove_list: s(
+    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
+    "i32",
+    true,
+  ),
   // cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
   //                            const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
   //                            uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,

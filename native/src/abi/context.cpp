@@ -186,6 +186,17 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
   return run_prove(prover, args, err, err_cap);
 }
 
+CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
+                                     uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
+                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
+                                     cuzk_progress* progress, char* err, size_t err_cap) {
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
+  args.witness_list = witnesses;
+  args.witness_stride = witness_stride;
+  args.witness_format = witness_format;
+  return run_prove(prover, args, err, err_cap);
+}
+
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
                                     const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,

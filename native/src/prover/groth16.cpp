@@ -217,13 +217,21 @@ class Groth16Prover final : public Prover {
     }
     // The inputs are n records of one size each: their total must be addressable.
     const size_t record = args.a ? (size_t)std::max(z_.domain_size, z_.n_vars) * 32 : args.witness_stride;
-    if (record > 0 && n > SIZE_MAX / record) {
+    if (!args.witness_list && record > 0 && n > SIZE_MAX / record) {
       err = std::to_string(n) + " proofs of " + std::to_string(record) + "-byte inputs exceed the address space";
       return CUZK_ERR_INVALID_ARGUMENT;
     }
-    if (args.a ? (!args.b || !args.c || !args.assignment) : !args.witnesses) {
+    if (args.a ? (!args.b || !args.c || !args.assignment) : !(args.witnesses || args.witness_list)) {
       err = args.a ? "a, b, c and assignment are all required" : "witnesses is NULL";
       return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (args.witness_list) {
+      for (size_t p = 0; p < n; p++) {
+        if (!args.witness_list[p]) {
+          err = "witnesses[" + std::to_string(p) + "] is NULL";
+          return CUZK_ERR_INVALID_ARGUMENT;
+        }
+      }
     }
     args.progress.begin(CUZK_STAGE_PROVE, n);
     CheckAhead batch(n, [&](size_t p, engine::ProofInputs& in, std::string& e) {
@@ -282,7 +290,8 @@ class Groth16Prover final : public Prover {
     {
       PhaseScope t(times, p, CUZK_PHASE_PARSE);
       st = args.a ? check_evaluations(args, p, in, err)
-                  : check_witness(z_, args.witnesses + p * args.witness_stride, args.witness_stride,
+                  : check_witness(z_, args.witness_list ? args.witness_list[p] : args.witnesses + p * args.witness_stride,
+                                  args.witness_stride,
                                   args.witness_format, pool_, &in.w, err);
     }
     if (st == CUZK_OK && r1cs && !(args.flags & CUZK_PROVE_SKIP_R1CS_CHECK)) {
