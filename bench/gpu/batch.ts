@@ -4,13 +4,16 @@
  * proof alone"): opens one prover (key resident), proves the witness alone RUNS times, then in
  * batches of N copies RUNS times, witnesses in pooled pinned buffers, every proof self-checked (the
  * library's default). Prints the medians, each proof's PARSE and MSM_H spans of the median batch
- * (to show the pipeline's overlap), and a table last.
+ * (to show the pipeline's overlap), the time proveBatch held the JS thread (checks, staging), the
+ * library's time (end of its last phase), host and staging memory before/after the timed loop (0
+ * allocations and 0 pinning inside it after warm-up), and a table last. `--out DIR` writes the
+ * proofs of the median batch as DIR/proof_i.json + public_i.json (for `snarkjs groth16 verify`).
  *
- *   deno run -A bench/gpu/batch.ts <circuit.zkey> <witness.wtns> [--n 4] [--runs 5] [--backend cuda]
+ *   deno run -A bench/gpu/batch.ts <circuit.zkey> <witness.wtns> [--n 4] [--runs 5] [--backend cuda] [--out DIR]
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
-import { BufferPool, Prover } from "../../mod.ts";
+import { BufferPool, Library, Prover } from "../../mod.ts";
 import type { BackendName, ProofResult } from "../../mod.ts";
 
 function option(name: string, fallback: string): string {
@@ -25,6 +28,7 @@ if (!zkey || !wtns) {
 const n = Number(option("n", "4"));
 const runs = Number(option("runs", "5"));
 const backend = option("backend", "cuda") as BackendName;
+const outDir = option("out", "");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const bytes = new Uint8Array(readFileSync(wtns));
@@ -37,6 +41,12 @@ const leases = Array.from({ length: n }, () => {
 });
 
 await prover.prove(leases[0].buffer); // warm-up: kernels, staging, scratch
+await prover.proveBatch(leases.map((l) => l.buffer));
+const library = Library.default();
+const before = { host: library.hostStats(), staging: library.stagingStats(), pool: pool.stats };
+// The end of a result's last phase, in ms from the library call's start.
+const libraryEnd = (results: ProofResult[]) =>
+  Math.max(...results.flatMap((r) => Object.values(r.timings.phases).map((p) => p?.end ?? 0)));
 const single: number[] = [];
 const singleParse: number[] = [];
 for (let r = 0; r < runs; r++) {
@@ -47,17 +57,30 @@ for (let r = 0; r < runs; r++) {
   if (parse) singleParse.push(parse.end - parse.start);
 }
 const batch: number[] = [];
+const held: number[] = [];
+const libraryMs: number[] = [];
 let medianRun: ProofResult[] = [];
 const batches: Array<{ wall: number; results: ProofResult[] }> = [];
 for (let r = 0; r < runs; r++) {
   const t0 = performance.now();
-  const results = await prover.proveBatch(leases.map((l) => l.buffer));
+  const pending = prover.proveBatch(leases.map((l) => l.buffer));
+  held.push(performance.now() - t0);
+  const results = await pending;
   const wall = performance.now() - t0;
   batch.push(wall);
+  libraryMs.push(libraryEnd(results));
   batches.push({ wall, results });
 }
 medianRun = batches.find((b) => b.wall === median(batch))!.results;
+const after = { host: library.hostStats(), staging: library.stagingStats(), pool: pool.stats };
 for (const l of leases) l[Symbol.dispose]();
+if (outDir) {
+  mkdirSync(outDir, { recursive: true });
+  medianRun.forEach((r, i) => {
+    writeFileSync(`${outDir}/proof_${i}.json`, JSON.stringify(r.proof, null, 1));
+    writeFileSync(`${outDir}/public_${i}.json`, JSON.stringify(r.publicSignals, null, 1));
+  });
+}
 
 console.log(`per proof of the median batch of ${n} (ms from the call's start):`);
 for (const result of medianRun) {
@@ -68,3 +91,5 @@ console.log(`batch.ts ${zkey} backend ${backend}, ${runs} runs each (medians)`);
 console.log(`  single proof:       ${median(single).toFixed(1)} ms wall (parse ${median(singleParse).toFixed(1)} ms)`);
 console.log(`  batch of ${n}:         ${median(batch).toFixed(1)} ms wall = ${(median(batch) / n).toFixed(1)} ms per proof`);
 console.log(`  batch / single per proof: ${(median(batch) / n / median(single)).toFixed(3)}`);
+console.log(`  batch: JS thread held ${median(held).toFixed(1)} ms (checks, staging); library's last phase ends at ${median(libraryMs).toFixed(1)} ms`);
+console.log(`  timed loop: staging allocations ${after.staging.allocations - before.staging.allocations}, pinned ms ${(after.host.totalPinMs - before.host.totalPinMs).toFixed(1)}, live host buffers ${before.host.liveBuffers} -> ${after.host.liveBuffers}, pool allocations ${JSON.stringify(before.pool)} -> ${JSON.stringify(after.pool)}`);
