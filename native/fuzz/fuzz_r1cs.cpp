@@ -18,12 +18,10 @@ struct Fixture {
 };
 
 const Fixture& fixture(cuzk_curve curve) {
-  static Fixture fixtures[2];
-  Fixture& f = fixtures[curve == CUZK_CURVE_BN254 ? 0 : 1];
+  Fixture& f = per_curve<Fixture>(curve);
   if (!f.zkey.empty()) return f;
-  std::string dir = std::string("tests/fixtures/") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381") + "/mulchain_4/";
-  f.zkey = read_repo_file(dir + "circuit.zkey");
-  f.wtns = read_repo_file(dir + "witness.wtns");
+  f.zkey = read_mulchain_4(curve, "circuit.zkey");
+  f.wtns = read_mulchain_4(curve, "witness.wtns");
   f.proof_bytes = curve == CUZK_CURVE_BN254 ? CUZK_PROOF_BYTES_BN254 : CUZK_PROOF_BYTES_BLS12_381;
   return f;
 }
@@ -58,15 +56,9 @@ void check_parsed(const cuzk::formats::R1cs& r1cs, const uint8_t* data, size_t s
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cuzk::formats::R1cs r1cs;
   std::string why;
-  cuzk_status parsed = cuzk::formats::parse_r1cs(data, size, r1cs, why);
-  cuzk_curve curve = CUZK_CURVE_BN254;
-  if (parsed == CUZK_OK) {
-    check_parsed(r1cs, data, size);
-    curve = r1cs.curve;
-  } else if (parsed == CUZK_ERR_INTERNAL || why.empty()) {
-    die("parse_r1cs: status " + std::to_string(parsed) + " with message '" + why + "'");
-  }
-  const Fixture& f = fixture(curve);
+  cuzk_status parsed = clean_parse(cuzk::formats::parse_r1cs(data, size, r1cs, why), why, "parse_r1cs");
+  if (parsed == CUZK_OK) check_parsed(r1cs, data, size);
+  const Fixture& f = fixture(parsed == CUZK_OK ? r1cs.curve : CUZK_CURVE_BN254);
   FILE* out = std::fopen(scratch_path().c_str(), "wb");
   if (!out || std::fwrite(data, 1, size, out) != size || std::fclose(out) != 0) die("cannot write " + scratch_path());
 

@@ -19,11 +19,9 @@ struct Fixture {
 };
 
 Fixture& fixture(cuzk_curve curve) {
-  static Fixture fixtures[2];
-  Fixture& f = fixtures[curve == CUZK_CURVE_BN254 ? 0 : 1];
+  Fixture& f = per_curve<Fixture>(curve);
   if (f.prover) return f;
-  f.zkey = read_repo_file(std::string("tests/fixtures/") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381") +
-                          "/mulchain_4/circuit.zkey");
+  f.zkey = read_mulchain_4(curve, "circuit.zkey");
   char err[512];
   require_ok(cuzk_key_open_memory(f.zkey.data(), f.zkey.size(), 0, &f.key, err, sizeof err), err, "cuzk_key_open_memory");
   require_ok(cuzk_prover_create(cpu_context(), f.key, 0, &f.prover, nullptr, err, sizeof err), err, "cuzk_prover_create");
@@ -39,15 +37,13 @@ Fixture& fixture(cuzk_curve curve) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cuzk::formats::Wtns wtns;
   std::string why;
-  cuzk_status parsed = cuzk::formats::parse_wtns(data, size, wtns, why);
+  cuzk_status parsed = clean_parse(cuzk::formats::parse_wtns(data, size, wtns, why), why, "parse_wtns");
   cuzk_curve curve = CUZK_CURVE_BN254;
   if (parsed == CUZK_OK) {
     uint64_t end = uint64_t(wtns.values - data) + uint64_t(wtns.n_witness) * wtns.n8;
     if (wtns.values < data || end > size || wtns.prime < data || wtns.prime + wtns.n8 > data + size)
       die("parse_wtns returned pointers outside the input");
     curve = wtns.curve;
-  } else if (parsed == CUZK_ERR_INTERNAL || why.empty()) {
-    die("parse_wtns: status " + std::to_string(parsed) + " with message '" + why + "'");
   } else if (size > 0) {
     curve = (data[size - 1] & 1) ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254;  // refused anyway: either key
   }

@@ -36,6 +36,20 @@ inline Bytes read_repo_file(const std::string& relative) {
   return Bytes(std::istreambuf_iterator<char>(in), {});
 }
 
+// The committed mulchain_4 fixture's `file` for `curve`: the known-good key and witness that the
+// targets run against fuzzed input of the same curve.
+inline Bytes read_mulchain_4(cuzk_curve curve, const char* file) {
+  return read_repo_file(std::string("tests/fixtures/") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381") +
+                        "/mulchain_4/" + file);
+}
+
+// State a target keeps per curve across inputs: one slot each, value-initialised, filled on first use.
+template <class T>
+T& per_curve(cuzk_curve curve) {
+  static T slots[2];
+  return slots[curve == CUZK_CURVE_BN254 ? 0 : 1];
+}
+
 // A refusal must be a documented code other than INTERNAL, with a NUL-terminated, non-empty
 // message; anything else aborts, which libFuzzer reports as a crash with this input.
 inline void require_clean(cuzk_status st, const char* err, size_t err_cap, const char* call) {
@@ -45,6 +59,14 @@ inline void require_clean(cuzk_status st, const char* err, size_t err_cap, const
   if (!known || !terminated || err[0] == 0)
     die(std::string(call) + " returned status " + std::to_string(st) + " (" + cuzk_status_name(st) +
         "): " + (terminated ? err : "<message not NUL-terminated>"));
+}
+
+// A reader's status, held to the same rule: a refusal has a documented status (not INTERNAL) and a
+// message `why`, else the target aborts.
+inline cuzk_status clean_parse(cuzk_status st, const std::string& why, const char* reader) {
+  if (st != CUZK_OK && (st == CUZK_ERR_INTERNAL || why.empty()))
+    die(std::string(reader) + ": status " + std::to_string(st) + " with message '" + why + "'");
+  return st;
 }
 
 inline void require_ok(cuzk_status st, const char* err, const char* call) {

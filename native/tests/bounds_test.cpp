@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "util/thread_pool.hpp"
 
@@ -22,10 +23,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-Bytes read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 using cuzk_test::threads_now;
 

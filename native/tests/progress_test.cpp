@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "formats/wtns.hpp"
 
@@ -25,10 +26,7 @@ constexpr uint32_t kConstraints = 4096, kPublic = 2;
 
 bool file_exists(const std::string& p) { return std::ifstream(p).good(); }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 // Files in dir whose name contains `part` (the setup's temporaries are <zkey>.tmp.<pid>).
 int files_containing(const std::string& dir, const std::string& part) {
@@ -87,22 +85,10 @@ class CancelAfterFirstUnit {
 };
 
 // A synthetic BN254 circuit with its INSECURE dev key, opened with a CPU prover.
-struct Circuit {
+struct Circuit : cuzk_test::CpuProver {
   std::string dir, r1cs, wtns, zkey;
   std::vector<uint8_t> witness;  // the .wtns file
   std::vector<uint8_t> raw;      // its n_vars raw values
-  cuzk_key* key = nullptr;
-  cuzk_context* ctx = nullptr;
-  cuzk_prover* prover = nullptr;
-  cuzk_key_info info{};
-  std::vector<uint8_t> vk;
-  char err[512] = {0};
-
-  ~Circuit() {
-    cuzk_prover_destroy(prover, nullptr, 0);
-    cuzk_context_destroy(ctx, nullptr, 0);
-    cuzk_key_close(key, nullptr, 0);
-  }
 
   bool make(const std::string& d) {
     dir = d;
@@ -127,26 +113,15 @@ struct Circuit {
     std::string e;
     if (cuzk::formats::parse_wtns_layout(witness.data(), witness.size(), w, e) != CUZK_OK) return false;
     raw.assign(w.values, w.values + (size_t)w.n_witness * 32);
-    if (cuzk_key_open(zkey.c_str(), 0, &key, err, sizeof err) != CUZK_OK) return false;
-    if (cuzk_key_get_info(key, &info, err, sizeof err) != CUZK_OK) return false;
-    size_t len = 0;
-    cuzk_key_export_vk(key, nullptr, 0, &len, nullptr, 0);
-    vk.resize(len);
-    if (cuzk_key_export_vk(key, vk.data(), vk.size(), &len, err, sizeof err) != CUZK_OK) return false;
-    if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) != CUZK_OK) return false;
     cuzk_progress up = fresh_progress();
-    if (cuzk_prover_create(ctx, key, 0, &prover, &up, err, sizeof err) != CUZK_OK) return false;
+    if (!open(zkey, "", &up)) return false;
     // The CPU engine reads the key in place: nothing to upload, and the counters say so.
     CHECK(up.stage == CUZK_STAGE_KEY_UPLOAD && up.done == up.total);
     return true;
   }
 
-  bool verify(const uint8_t* proof) {
-    int32_t valid = -1;
-    cuzk_status st = cuzk_verify(info.curve, vk.data(), vk.size(), proof, info.proof_bytes, raw.data() + 32,
-                                 info.n_public, &valid, err, sizeof err);
-    return st == CUZK_OK && valid == 1;
-  }
+  // A proof of this circuit's witness (its public signals are raw's w[1..n_public]).
+  bool verify(const uint8_t* proof) { return CpuProver::verify(proof, raw.data() + 32); }
 
   // n copies of the raw witness.
   std::vector<uint8_t> batch(size_t n) const {

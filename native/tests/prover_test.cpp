@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
@@ -18,10 +19,7 @@
 
 namespace {
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 struct Fixture {
   std::string dir;
@@ -31,43 +29,7 @@ struct Fixture {
   std::string wtns() const { return dir + "/witness.wtns"; }
 };
 
-struct Session {
-  cuzk_key* key = nullptr;
-  cuzk_context* ctx = nullptr;
-  cuzk_prover* prover = nullptr;
-  cuzk_key_info info{};
-  std::vector<uint8_t> vk;
-  char err[512] = {0};
-  ~Session() {
-    cuzk_prover_destroy(prover, nullptr, 0);
-    cuzk_context_destroy(ctx, nullptr, 0);
-    cuzk_key_close(key, nullptr, 0);
-  }
-  bool open_bytes(const std::vector<uint8_t>& zkey, const std::string& r1cs_path) {
-    if (cuzk_key_open_memory(zkey.data(), zkey.size(), 0, &key, err, sizeof err) != CUZK_OK) return false;
-    return finish(r1cs_path);
-  }
-  bool open(const Fixture& f, bool with_r1cs = true) {
-    if (cuzk_key_open(f.zkey().c_str(), 0, &key, err, sizeof err) != CUZK_OK) return false;
-    return finish(with_r1cs ? f.r1cs() : "");
-  }
-  bool finish(const std::string& r1cs_path) {
-    if (cuzk_key_get_info(key, &info, err, sizeof err) != CUZK_OK) return false;
-    if (!r1cs_path.empty() && cuzk_key_attach_r1cs(key, r1cs_path.c_str(), err, sizeof err) != CUZK_OK) return false;
-    size_t len = 0;
-    cuzk_key_export_vk(key, nullptr, 0, &len, nullptr, 0);
-    vk.resize(len);
-    if (cuzk_key_export_vk(key, vk.data(), vk.size(), &len, err, sizeof err) != CUZK_OK) return false;
-    if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) != CUZK_OK) return false;
-    return cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK;
-  }
-  bool verify(const uint8_t* proof, const uint8_t* public_signals) {
-    int32_t valid = -1;
-    cuzk_status st = cuzk_verify(info.curve, vk.data(), vk.size(), proof, info.proof_bytes, public_signals, info.n_public,
-                                 &valid, err, sizeof err);
-    return st == CUZK_OK && valid == 1;
-  }
-};
+using cuzk_test::CpuProver;
 
 // Small deterministic r, s values below both scalar fields.
 std::vector<uint8_t> scalars(size_t n, uint64_t seed) {
@@ -112,8 +74,8 @@ void public_of(const std::vector<uint8_t>& wtns_bytes, uint32_t n_public, std::v
 }
 
 void prove_fixture(const Fixture& f) {
-  Session s;
-  bool opened = s.open(f);
+  CpuProver s;
+  bool opened = s.open(f.zkey(), f.r1cs());
   CHECK(opened);
   if (!opened) { std::fprintf(stderr, "  %s: %s\n", f.dir.c_str(), s.err); return; }
   std::vector<uint8_t> wtns = read_file(f.wtns());
@@ -203,8 +165,8 @@ void prove_fixture(const Fixture& f) {
 
 // Witness of the other curve, and files of the wrong kind.
 void cross_curve(const Fixture& bn, const Fixture& bls) {
-  Session s;
-  if (!s.open(bn)) { CHECK(false); return; }
+  CpuProver s;
+  if (!s.open(bn.zkey(), bn.r1cs())) { CHECK(false); return; }
   std::vector<uint8_t> wtns = read_file(bls.wtns());
   std::vector<uint8_t> proof(s.info.proof_bytes);
   cuzk_status st = cuzk_prove(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
@@ -220,8 +182,8 @@ void cross_curve(const Fixture& bn, const Fixture& bls) {
 // verifies against the original key's vk.
 void mutants(const Fixture& f, int count, uint64_t seed) {
   std::vector<uint8_t> zkey = read_file(f.zkey()), wtns = read_file(f.wtns()), r1cs = read_file(f.r1cs());
-  Session ref;
-  if (!ref.open(f)) { CHECK(false); return; }
+  CpuProver ref;
+  if (!ref.open(f.zkey(), f.r1cs())) { CHECK(false); return; }
   std::vector<uint8_t> pub;
   public_of(wtns, ref.info.n_public, pub);
   std::mt19937_64 rng(seed);
@@ -235,9 +197,9 @@ void mutants(const Fixture& f, int count, uint64_t seed) {
     else if (kind == 1) (*target)[rng() % target->size()] ^= (uint8_t)(1u << (rng() % 8));  // bit flip
     else for (int k = 0; k < 4; k++) (*target)[rng() % target->size()] = (uint8_t)rng();   // bytes
     { std::ofstream(tmp_r1cs, std::ios::binary).write((const char*)r.data(), (std::streamsize)r.size()); }
-    Session s;
+    CpuProver s;
     const bool verbose = std::getenv("CUZK_TEST_VERBOSE") != nullptr;
-    if (!s.open_bytes(z, tmp_r1cs)) {
+    if (!s.open_memory(z, tmp_r1cs)) {
       if (verbose) std::printf("    mutant %d (file %d, kind %d): %s\n", i, i % 3, kind, s.err);
       rejected++;
       continue;

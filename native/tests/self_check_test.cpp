@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
@@ -18,10 +19,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-Bytes read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 struct Prover {
   cuzk_key* key = nullptr;

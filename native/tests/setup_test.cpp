@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
@@ -24,10 +25,7 @@
 
 namespace {
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream f(path, std::ios::binary);

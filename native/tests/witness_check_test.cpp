@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "fixture.hpp"
 #include "cuzk.h"
 #include "formats/wtns.hpp"
 
@@ -14,10 +15,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-Bytes read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using cuzk_test::read_file;
 
 void put_u32(Bytes& b, uint32_t v) {
   for (int i = 0; i < 4; i++) b.push_back((uint8_t)(v >> (8 * i)));

@@ -12,6 +12,7 @@
 
 #include "cpu/ifma.hpp"
 #include "cpu/simd.hpp"
+#include "field/root_of_unity.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -23,15 +24,10 @@
 namespace cuzk::cpu {
 namespace {
 
+using field::root_of_unity;
+
 // Elements per cache block (32 B each): the stages inside a block run without leaving L2.
 constexpr uint32_t kBlockLog = 14;
-
-template <class Fr>
-Fr root_of_unity(uint32_t log_n) {
-  Fr r = Fr::from_raw(Fr::Params::ROOT_OF_UNITY);
-  for (uint32_t i = log_n; i < (uint32_t)Fr::Params::TWO_ADICITY; i++) r = r.sqr();
-  return r;
-}
 
 // One table per field, layered by half-span: tw[h + j] = w_(2h)^j for j < h. A layer depends
 // only on h, so the table built for the largest size also serves every smaller one. tw52 holds

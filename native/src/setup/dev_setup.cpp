@@ -21,6 +21,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "curve/curves.hpp"
 #include "curve/ops.hpp"
+#include "field/root_of_unity.hpp"
 #include "formats/byte_reader.hpp"
 #include "setup/fixed_base.hpp"
 #include "setup/output_file.hpp"
@@ -30,6 +31,8 @@
 
 namespace cuzk::setup {
 namespace {
+
+using field::root_of_unity;
 
 constexpr size_t kBlock = 1 << 15;  // points per block written: bounds the buffers to a few MiB
 constexpr size_t kGpuBlock = 1 << 20;  // points per GPU call (at most 192 MiB of BLS12-381 G2 output)
@@ -53,13 +56,6 @@ struct GpuHandle {
     device = nullptr;
   }
 };
-
-template <class Fr>
-Fr root_of_unity(uint32_t log_n) {  // ffjavascript's Fr.w[log_n]
-  Fr w = Fr::from_raw(Fr::Params::ROOT_OF_UNITY);
-  for (uint32_t i = log_n; i < (uint32_t)Fr::Params::TWO_ADICITY; i++) w = w.sqr();
-  return w;
-}
 
 // A signal's terms, gathered from the row-major .r1cs (counting sort by wire).
 struct Occurrence {
