@@ -26,6 +26,7 @@ import { Scheduler } from "./scheduler.ts";
 import { serveOptions } from "./server.ts";
 import type { BunServer } from "./server.ts";
 import { shutdownOnSignals } from "./shutdown.ts";
+import { MemoryJobStore } from "./store_memory.ts";
 
 interface BunGlobal {
   serve(options: ReturnType<typeof serveOptions>): BunServer;
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
     serveOptions({
       config,
       keys,
-      scheduler,
+      store: new MemoryJobStore(scheduler),
       inputs,
       metrics,
       ready: () => preloaded && !context.closed,

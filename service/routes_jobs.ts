@@ -12,41 +12,19 @@ import type { Handler, RouteRequest, Routes } from "./http.ts";
 import type { InputWitnesses } from "./inputs.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
-import { Scheduler } from "./scheduler.ts";
-import type { Job, JobState } from "./scheduler.ts";
 import { parse, queryObject, validators } from "./schemas.ts";
+import { FINAL_STATES } from "./store.ts";
+import type { JobState, JobStore, JobView } from "./store.ts";
 import { normalizeWitness } from "./witness.ts";
 
 /** What the job routes work on. */
 export interface JobRoutesDeps {
   keys: KeyRegistry;
-  scheduler: Scheduler;
+  store: JobStore;
   inputs: InputWitnesses;
   metrics: ServiceMetrics;
   maxBodyBytes: number;
   idleTimeoutS: number;
-}
-
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-
-/** A job as the API shows it. */
-export function jobView(job: Job, scheduler: Scheduler) {
-  return {
-    id: job.id,
-    key: job.keyId,
-    state: job.state,
-    source: job.source,
-    position: scheduler.position(job),
-    /** A running job's batch: proofs done of its total. */
-    progress: scheduler.progress(job),
-    createdAt: iso(job.createdAt),
-    startedAt: iso(job.startedAt),
-    finishedAt: iso(job.finishedAt),
-    timings: job.timings,
-    attempts: job.attempts,
-    error: job.error,
-    result: job.state === "succeeded" ? `/v1/jobs/${job.id}/result` : undefined,
-  };
 }
 
 /** What a submission asks for, before its witness is checked (or computed from inputs). */
@@ -55,24 +33,26 @@ interface SubmissionRequest {
   source: "wtns" | "input";
   payload?: Uint8Array;
   input?: Record<string, unknown>;
+  priority: number;
 }
 
 /** Reads a submission in either of its forms: .wtns bytes as the body (?key=), or JSON. */
 async function readSubmission(req: RouteRequest, url: URL, maxBodyBytes: number): Promise<SubmissionRequest> {
   const type = req.headers.get("content-type") ?? "";
   if (BINARY_TYPES.test(type)) {
-    const keyId = parse(validators.submitJobQuery, queryObject(url), "?").key;
+    const query = parse(validators.submitJobQuery, queryObject(url), "?");
     const payload = await readBody(req, maxBodyBytes);
     if (payload.byteLength === 0) throw new ServiceError(400, "EMPTY_BODY", "the request body is empty; send the .wtns bytes", "");
-    return { keyId, source: "wtns", payload };
+    return { keyId: query.key, source: "wtns", payload, priority: Number(query.priority ?? 0) };
   }
   if (JSON_TYPES.test(type)) {
     const body = parse(validators.submitJob, await readJson(req, maxBodyBytes));
     if ((body.witness === undefined) === (body.input === undefined)) {
       throw new ServiceError(400, "VALIDATION", "give exactly one of \"witness\" (base64 .wtns) or \"input\" (circuit inputs)", body.witness === undefined ? "/witness" : "/input");
     }
-    if (body.witness !== undefined) return { keyId: body.key, source: "wtns", payload: decodeBase64(body.witness, "/witness") };
-    return { keyId: body.key, source: "input", input: body.input };
+    const priority = body.priority ?? 0;
+    if (body.witness !== undefined) return { keyId: body.key, source: "wtns", payload: decodeBase64(body.witness, "/witness"), priority };
+    return { keyId: body.key, source: "input", input: body.input, priority };
   }
   throw new ServiceError(415, "UNSUPPORTED_MEDIA_TYPE", `send application/json ({ key, witness | input }) or application/octet-stream (.wtns bytes, ?key=...), not ${type ? JSON.stringify(type) : "no Content-Type"}`);
 }
@@ -84,26 +64,26 @@ function fingerprint(keyId: string, source: string, payload: Uint8Array | string
 
 /** The routes of jobs. */
 export function jobRoutes(deps: JobRoutesDeps): Routes {
-  const { keys, scheduler, inputs, metrics } = deps;
+  const { keys, store, inputs, metrics } = deps;
   /** Long-polls end this long before Bun would close the idle connection. */
   const maxWaitS = Math.max(1, deps.idleTimeoutS - 5);
   const keepAliveMs = Math.min(15_000, Math.floor((deps.idleTimeoutS * 1000) / 4));
-  const jobParam = (req: RouteRequest) => scheduler.get(parse(validators.jobId, req.params.id, "param:id"));
+  const jobParam = (req: RouteRequest) => parse(validators.jobId, req.params.id, "param:id");
 
   const submitJob: Handler = async (req, url) => {
     const idempotencyKey = req.headers.has("idempotency-key") ? parse(validators.idempotencyKey, req.headers.get("idempotency-key"), "header:Idempotency-Key") : undefined;
     const submission = await readSubmission(req, url, deps.maxBodyBytes);
-    const { keyId, source, input } = submission;
+    const { keyId, source, input, priority } = submission;
     const key = keys.get(keyId);
     const print = fingerprint(keyId, source, submission.payload ?? JSON.stringify(input));
     if (idempotencyKey) {
-      const earlier = scheduler.replay(idempotencyKey, print);
+      const earlier = await store.replay(idempotencyKey, print);
       if (earlier) {
         metrics.submissions.inc({ outcome: "replayed" });
-        return Response.json(jobView(earlier, scheduler), { status: 200, headers: { "Idempotent-Replayed": "true", Location: `/v1/jobs/${earlier.id}` } });
+        return Response.json(earlier, { status: 200, headers: { "Idempotent-Replayed": "true", Location: `/v1/jobs/${earlier.id}` } });
       }
     }
-    scheduler.admissible(); // refuse before computing a witness when the queue is already full
+    await store.admissible(keyId); // refuse before computing a witness when the queue is already full
     let payload = submission.payload, witnessMs: number | undefined;
     if (source === "input") {
       if (!key.wasmPath) {
@@ -122,53 +102,54 @@ export function jobRoutes(deps: JobRoutesDeps): Routes {
       metrics.submissions.inc({ outcome: "rejected_invalid" });
       throw error;
     }
-    const { job, replayed } = scheduler.submit({ keyId, source, witness, witnessMs, idempotencyKey, fingerprint: print });
-    return Response.json(jobView(job, scheduler), {
+    const { view, replayed } = await store.submit({ keyId, source, witness, witnessMs, idempotencyKey, fingerprint: print, priority });
+    return Response.json(view, {
       status: replayed ? 200 : 202,
-      headers: { Location: `/v1/jobs/${job.id}`, ...(replayed ? { "Idempotent-Replayed": "true" } : {}) },
+      headers: { Location: `/v1/jobs/${view.id}`, ...(replayed ? { "Idempotent-Replayed": "true" } : {}) },
     });
   };
 
   const waitJob: Handler = async (req, url) => {
     const query = parse(validators.waitQuery, queryObject(url), "?");
-    const job = jobParam(req);
+    const id = jobParam(req);
     const timeoutS = Math.min(maxWaitS, query.timeout_s === undefined ? maxWaitS : Number(query.timeout_s));
-    const deadline = performance.now() + timeoutS * 1000;
-    while (!Scheduler.isFinal(job) && !req.signal.aborted) {
-      const left = deadline - performance.now();
-      if (left <= 0) break;
-      await scheduler.waitForChange(job, left, req.signal);
-    }
-    return Response.json(jobView(job, scheduler));
+    return Response.json(await store.waitFinal(id, timeoutS * 1000, req.signal));
   };
 
-  const jobEvents: Handler = (req) => {
-    const job = jobParam(req);
+  const jobEvents: Handler = async (req) => {
+    const id = jobParam(req);
+    await store.view(id); // an unknown job is a 404, not an empty stream
     const encoder = new TextEncoder();
     let cleanup = () => {};
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let last = "";
-        const send = () => {
-          const text = JSON.stringify(jobView(job, scheduler));
+        let closed = false;
+        let unwatch = () => {};
+        const send = (view: JobView) => {
+          if (closed) return;
+          const text = JSON.stringify(view);
           if (text !== last) {
             last = text;
-            controller.enqueue(encoder.encode(`event: ${job.state}\ndata: ${text}\n\n`));
+            controller.enqueue(encoder.encode(`event: ${view.state}\ndata: ${text}\n\n`));
           }
-          if (Scheduler.isFinal(job)) {
+          if (FINAL_STATES.has(view.state)) {
             cleanup();
             controller.close();
           }
         };
         const ping = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), keepAliveMs);
         cleanup = () => {
+          closed = true;
           clearInterval(ping);
-          job.watchers.delete(send);
+          unwatch();
           req.signal.removeEventListener("abort", cleanup);
         };
-        job.watchers.add(send);
         req.signal.addEventListener("abort", cleanup);
-        send();
+        return store.watch(id, send).then((stop) => {
+          if (closed) stop();
+          else unwatch = stop;
+        });
       },
       cancel() {
         cleanup();
@@ -177,29 +158,19 @@ export function jobRoutes(deps: JobRoutesDeps): Routes {
     return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" } });
   };
 
-  const jobResult: Handler = (req) => {
-    const job = jobParam(req);
-    if (job.state === "succeeded") {
-      scheduler.markFetched(job);
-      return Response.json(job.result);
-    }
-    if (job.state === "failed") throw new ServiceError(422, job.error!.code, `job ${job.id} failed: ${job.error!.message}`);
-    if (job.state === "cancelled") throw new ServiceError(409, "JOB_CANCELLED", `job ${job.id} was cancelled: ${job.error?.message ?? ""}`);
-    throw new ServiceError(409, "JOB_NOT_FINISHED", `job ${job.id} is ${job.state}; wait with GET /v1/jobs/${job.id}/wait or /events`);
-  };
+  const jobResult: Handler = async (req) => Response.json(await store.result(jobParam(req)));
 
   return {
     "/v1/jobs": {
       POST: submitJob,
-      GET: (_req, url) => {
+      GET: async (_req, url) => {
         const query = parse(validators.listJobsQuery, queryObject(url), "?");
-        const jobs = scheduler.list({ state: query.state as JobState | undefined, keyId: query.key, limit: query.limit === undefined ? 100 : Number(query.limit) });
-        return Response.json({ jobs: jobs.map((j) => jobView(j, scheduler)), queueDepth: scheduler.queueDepth, counts: scheduler.countByState() });
+        return Response.json(await store.list({ state: query.state as JobState | undefined, keyId: query.key, limit: query.limit === undefined ? 100 : Number(query.limit) }));
       },
     },
     "/v1/jobs/:id": {
-      GET: (req) => Response.json(jobView(jobParam(req), scheduler)),
-      DELETE: (req) => Response.json(jobView(scheduler.cancel(jobParam(req).id), scheduler)),
+      GET: async (req) => Response.json(await store.view(jobParam(req))),
+      DELETE: async (req) => Response.json(await store.cancel(jobParam(req))),
     },
     "/v1/jobs/:id/result": { GET: jobResult },
     "/v1/jobs/:id/wait": { GET: waitJob },

@@ -8,14 +8,14 @@ import { readJson } from "./http.ts";
 import type { RouteRequest, Routes } from "./http.ts";
 import { keySummary } from "./keys.ts";
 import type { KeyRegistry } from "./keys.ts";
-import type { Scheduler } from "./scheduler.ts";
 import { parse, validators } from "./schemas.ts";
+import type { JobStore } from "./store.ts";
 
 /** A registration body is a name and an id: this is plenty. */
 const REGISTER_BODY_BYTES = 64 * 1024;
 
 /** The routes of the key registry. */
-export function keyRoutes(keys: KeyRegistry, scheduler: Scheduler): Routes {
+export function keyRoutes(keys: KeyRegistry, store: JobStore): Routes {
   const keyParam = (req: RouteRequest) => parse(validators.keyId, req.params.id, "param:id");
   return {
     "/v1/keys": {
@@ -28,10 +28,10 @@ export function keyRoutes(keys: KeyRegistry, scheduler: Scheduler): Routes {
     },
     "/v1/keys/:id": {
       GET: (req) => Response.json(keySummary(keys.get(keyParam(req)))),
-      DELETE: (req) => {
+      DELETE: async (req) => {
         const id = keyParam(req);
         keys.get(id);
-        const active = scheduler.activeJobs(id);
+        const active = await store.activeJobs(id);
         if (active > 0) throw new ServiceError(409, "KEY_IN_USE", `key ${id} has ${active} queued or running job(s); delete it once they finish`);
         return Response.json({ deleted: keySummary(keys.remove(id)) });
       },

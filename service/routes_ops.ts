@@ -6,12 +6,12 @@
 import type { Routes } from "./http.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
-import type { Scheduler } from "./scheduler.ts";
+import type { JobStore } from "./store.ts";
 
 /** What the operator's routes read. */
 export interface OpsRoutesDeps {
   keys: KeyRegistry;
-  scheduler: Scheduler;
+  store: JobStore;
   metrics: ServiceMetrics;
   /** Whether the backend is up and the preloaded keys are registered. */
   ready(): boolean;
@@ -24,15 +24,20 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /** The routes of health, readiness and metrics. */
 export function opsRoutes(deps: OpsRoutesDeps): Routes {
-  const { keys, scheduler, metrics } = deps;
+  const { keys, store, metrics } = deps;
   return {
     "/healthz": { GET: () => Response.json({ status: "ok" }) },
     "/readyz": {
-      GET: () => {
-        const ready = deps.ready() && !scheduler.closing;
-        return Response.json({ ready, shuttingDown: scheduler.closing, keys: keys.list().map((k) => k.id), queueDepth: scheduler.queueDepth, ...deps.describe() }, { status: ready ? 200 : 503 });
+      GET: async () => {
+        const ready = deps.ready() && !store.closing;
+        return Response.json({ ready, shuttingDown: store.closing, keys: keys.list().map((k) => k.id), queueDepth: await store.queueDepth(), ...deps.describe() }, { status: ready ? 200 : 503 });
       },
     },
-    "/metrics": { GET: () => new Response(metrics.registry.render(), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } }) },
+    "/metrics": {
+      GET: async () => {
+        await store.refreshMetrics();
+        return new Response(metrics.registry.render(), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
+      },
+    },
   };
 }

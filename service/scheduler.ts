@@ -10,23 +10,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { CuzkError } from "../mod.ts";
-import type { Groth16Proof, ProofResult, Progress } from "../mod.ts";
+import type { ProofResult, Progress } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
-
-export type JobState = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-export const JOB_STATES: readonly JobState[] = ["queued", "running", "succeeded", "failed", "cancelled"];
-const FINAL: ReadonlySet<JobState> = new Set(["succeeded", "failed", "cancelled"]);
-
-/** One library call a job took part in. */
-export interface Attempt {
-  batch: number;
-  size: number;
-  outcome: "proved" | "batch_failed" | "failed" | "cancelled";
-  /** The library's message when the call failed. */
-  error?: string;
-}
+import { FINAL_STATES as FINAL, JOB_STATES } from "./store.ts";
+import type { Attempt, JobResult, JobState, JobTimings, Submission } from "./store.ts";
 
 /** A proving job. */
 export interface Job {
@@ -45,33 +34,14 @@ export interface Job {
   idempotencyKey?: string;
   /** Hash of the request, to tell a replay from a different request under the same Idempotency-Key. */
   fingerprint: string;
-  result?: { proof: Groth16Proof; publicSignals: string[] };
+  result?: JobResult;
   /** When a client first received the result (a shutdown keeps unfetched results retrievable). */
   fetchedAt?: number;
   error?: { code: string; message: string };
-  timings: {
-    witnessMs?: number;
-    queueMs?: number;
-    /** The library call the proof came from (the batch, or its own call after a fallback). */
-    proveMs?: number;
-    totalMs?: number;
-    batchSize?: number;
-    /** The library's phases of this proof, in ms from the call's start. */
-    phases?: ProofResult["timings"]["phases"];
-  };
+  timings: JobTimings;
   attempts: Attempt[];
   /** Called on every change of state. */
   readonly watchers: Set<() => void>;
-}
-
-/** What a submission carries (the witness already checked and in raw form). */
-export interface Submission {
-  keyId: string;
-  source: "wtns" | "input";
-  witness: Uint8Array;
-  witnessMs?: number;
-  idempotencyKey?: string;
-  fingerprint: string;
 }
 
 /** Options of the scheduler. */

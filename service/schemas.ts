@@ -14,6 +14,9 @@ import type { FieldError } from "./errors.ts";
 
 const KEY_ID_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_.-]*$";
 const KEY_NAME_PATTERN = "^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$";
+/** Job priorities lie in -100..100 (a query string writes them as digits with an optional minus). */
+export const PRIORITY_LIMIT = 100;
+const PRIORITY_PATTERN = "^-?(100|[1-9]?[0-9])$";
 const JOB_ID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
 /** A key id: what jobs and DELETE /v1/keys/:id name a registered key by. */
@@ -47,13 +50,15 @@ export const SubmitJobBody = Type.Object(
     witness: Type.Optional(Type.String({ minLength: 1 })),
     /** Circuit inputs (snarkjs input.json), when the key has a circuit.wasm. */
     input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Higher first among a key's queued jobs (PostgreSQL store only). */
+    priority: Type.Optional(Type.Integer({ minimum: -PRIORITY_LIMIT, maximum: PRIORITY_LIMIT })),
   },
   { additionalProperties: false },
 );
 export type SubmitJobBody = Static<typeof SubmitJobBody>;
 
 /** Query of POST /v1/jobs with a binary (.wtns) body. */
-export const SubmitJobQuery = Type.Object({ key: KeyId }, { additionalProperties: false });
+export const SubmitJobQuery = Type.Object({ key: KeyId, priority: Type.Optional(Type.String({ pattern: PRIORITY_PATTERN })) }, { additionalProperties: false });
 
 /** Query of GET /v1/jobs/:id/wait. */
 export const WaitQuery = Type.Object({ timeout_s: Type.Optional(Type.String({ pattern: "^[0-9]{1,6}$" })) }, { additionalProperties: false });
@@ -94,6 +99,7 @@ const PATTERN_HINTS = new Map<string, string>([
   [JOB_ID_PATTERN, "must be a job id (a lowercase UUID)"],
   ["^[0-9]{1,6}$", "must be a whole number"],
   ["^[0-9]{1,5}$", "must be a whole number"],
+  [PRIORITY_PATTERN, `must be a whole number from -${PRIORITY_LIMIT} to ${PRIORITY_LIMIT}`],
 ]);
 
 /** The failing fields of `value`, most specific first, without typebox's internal duplicates. */

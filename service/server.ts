@@ -18,13 +18,13 @@ import type { ServiceMetrics } from "./metrics.ts";
 import { jobRoutes } from "./routes_jobs.ts";
 import { keyRoutes } from "./routes_keys.ts";
 import { OPEN_PATHS, opsRoutes } from "./routes_ops.ts";
-import type { Scheduler } from "./scheduler.ts";
+import type { JobStore } from "./store.ts";
 
 /** What the routes work on. */
 export interface ServerDeps {
   config: ServiceConfig;
   keys: KeyRegistry;
-  scheduler: Scheduler;
+  store: JobStore;
   inputs: InputWitnesses;
   metrics: ServiceMetrics;
   /** Whether the backend is up and the preloaded keys are registered. */
@@ -55,7 +55,7 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
   const { config, metrics } = deps;
   const routes: Routes = {
     ...opsRoutes(deps),
-    ...keyRoutes(deps.keys, deps.scheduler),
+    ...keyRoutes(deps.keys, deps.store),
     ...jobRoutes({ ...deps, maxBodyBytes: config.maxBodyBytes, idleTimeoutS: config.idleTimeoutS }),
   };
   const authorize = bearerAuth(config.token);
