@@ -143,7 +143,7 @@ const manifest = {
   },
   types: "./mod.d.ts",
   bin: { cuzk: "./bin/cuzk.js" },
-  files: ["mod.js", "mod.d.ts", "cli.js", "cli.d.ts", "src/", "bin/", "README.md", "LICENSE"],
+  files: ["mod.js", "mod.d.ts", "cli.js", "cli.d.ts", "cli/", "src/", "bin/", "README.md", "LICENSE"],
   dependencies: Object.fromEntries(runtimeDependencies.map((name) => [name, repo.dependencies[name]])),
   optionalDependencies: { "cuzk-linux-x64": repo.version, "cuzk-linux-x64-cuda": repo.version },
 };

@@ -1,0 +1,231 @@
+/**
+ * @module
+ * The cuzk forms of the CLI: prove, verify, info, synth, setup. `proveWith` and `verifyFiles` are
+ * also what the snarkjs forms (snarkjs_commands.ts) run.
+ */
+import process from "node:process";
+
+import { CuzkError, FR_BYTES, groth16, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
+import type { BackendName, CircuitInput, ProofResult, Timings } from "../mod.ts";
+import { EXIT, integerFlag, readJson, say, UsageError, writeFile, writeJson } from "./io.ts";
+import type { Parsed } from "./io.ts";
+import { cancelled, longCall } from "./long_call.ts";
+
+/** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
+function selfCheckFlag(p: Parsed): boolean {
+  if (p.flags.has("--self-check") && p.flags.has("--no-self-check")) {
+    throw new UsageError("give --no-self-check or --self-check (the default), not both");
+  }
+  return !p.flags.has("--no-self-check");
+}
+
+/** What proves: a witness file, or circuit inputs and their witness generator (fullprove). */
+export type ProofSource = { wtns: string } | { input: string; wasm: string };
+
+/** Where a proof goes. */
+export interface ProofFiles {
+  zkey: string;
+  proof: string;
+  public: string;
+}
+
+/**
+ * Proves `source` with the key `files.zkey` and writes proof.json and public.json, with the options
+ * of `cuzk prove` (backend, device, --r1cs, self-check, timings, timeline; `--verbose` shows the
+ * phase table as --timings does). Ctrl-C cancels: exit 130 and nothing written.
+ */
+export async function proveWith(source: ProofSource, files: ProofFiles, p: Parsed): Promise<number> {
+  const backend = (p.flags.get("--backend") ?? "auto") as string;
+  if (!["auto", "cpu", "cuda"].includes(backend)) throw new UsageError(`--backend must be auto, cpu or cuda, not ${backend}`);
+  const device = integerFlag(p, "--device", 0, 0, MAX_DEVICE, " (a GPU index)");
+  const selfCheck = selfCheckFlag(p);
+  const r1cs = p.flags.get("--r1cs");
+  // Files that are not regular are refused before the key is opened (Key.open checks the key and
+  // the .r1cs itself); a witness's size is checked once the key says how many values it needs.
+  const input = "input" in source ? readJson(source.input, "circuit inputs") as CircuitInput : undefined;
+  if ("wtns" in source) requireRegularFile(source.wtns, "witness");
+  const call = longCall();
+  let prover: Prover | undefined;
+  try {
+    prover = await Prover.open({
+      zkey: files.zkey,
+      backend: backend as "auto" | BackendName,
+      device,
+      r1cs: typeof r1cs === "string" ? r1cs : undefined,
+      selfCheck,
+      ...call,
+    });
+    const options = { selfCheck, ...call };
+    let result: ProofResult;
+    try {
+      if ("wtns" in source) {
+        // A witness holds the key's n_vars values and a .wtns header: anything larger is not one.
+        const wtns = readRegularFile(source.wtns, "witness", prover.info.nVars * FR_BYTES + LIMITS.witnessFileSlack);
+        result = await prover.prove(wtns, options);
+      } else {
+        result = await groth16.fullProve(input!, source.wasm, prover, options);
+      }
+    } catch (error) {
+      // A proof that fails the self-check is an error here: nothing is written.
+      if (error instanceof CuzkError && error.code === "SELF_CHECK" && r1cs === undefined) {
+        const options = { cause: error, nativeMessage: error.nativeMessage, operation: error.operation };
+        throw new CuzkError("SELF_CHECK", `${error.message} (here: prove again with --r1cs circuit.r1cs)`, options);
+      }
+      throw error;
+    }
+    call.done();
+    writeJson(files.proof, result.proof);
+    writeJson(files.public, result.publicSignals);
+    writeTimings(result.timings, p);
+  } catch (error) {
+    if (!cancelled(error, call)) throw error;
+    call.done();
+    say("cancelled (Ctrl-C); no proof written");
+    return EXIT.cancelled;
+  } finally {
+    call.done();
+    prover?.close();
+  }
+  return EXIT.ok;
+}
+
+/** The timing outputs a prove asked for: the phase table, a JSON file, an SVG waterfall. */
+function writeTimings(timings: Timings, p: Parsed): void {
+  if (p.flags.has("--timings") || p.flags.has("--verbose")) process.stderr.write(phaseTable(timings) + "\n");
+  const jsonTimings = p.flags.get("--json-timings");
+  if (typeof jsonTimings === "string") writeJson(jsonTimings, timings);
+  const timeline = p.flags.get("--timeline");
+  if (typeof timeline === "string") writeFile(timeline, timelineSvg(timings));
+}
+
+/** Checks a proof from its three JSON files: "OK!" on stdout and exit 0, or "Invalid proof" on stderr and exit 1. */
+export async function verifyFiles(vkPath: string, publicPath: string, proofPath: string): Promise<number> {
+  const vk = readJson(vkPath, "verification key");
+  const pub = readJson(publicPath, "public signals");
+  const proof = readJson(proofPath, "proof");
+  if (!Array.isArray(pub)) throw new CuzkError("FORMAT", `${publicPath} must hold a JSON array of decimal strings`);
+  // deno-lint-ignore no-explicit-any
+  const ok = await verify(vk as any, pub as string[], proof as any);
+  // The same words snarkjs prints, so scripts that grep for them keep working.
+  if (ok) {
+    process.stdout.write("OK!\n");
+    return EXIT.ok;
+  }
+  process.stderr.write("Invalid proof\n");
+  return EXIT.failed;
+}
+
+async function prove(p: Parsed): Promise<number> {
+  if (p.positional.length !== 4) throw new UsageError("prove needs <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  const [zkey, wtns, proof, pub] = p.positional;
+  return await proveWith({ wtns }, { zkey, proof, public: pub }, p);
+}
+
+async function verifyCommand(p: Parsed): Promise<number> {
+  if (p.positional.length !== 3) throw new UsageError("verify needs <verification_key.json> <public.json> <proof.json>");
+  const [vk, pub, proof] = p.positional;
+  return await verifyFiles(vk, pub, proof);
+}
+
+async function info(p: Parsed): Promise<number> {
+  if (p.positional.length > 1) throw new UsageError("info takes at most one .zkey");
+  const lib = Library.default();
+  const out: Record<string, unknown> = { library: lib.path, ...lib.info(), devices: lib.devices() };
+  if (p.positional.length === 1) {
+    using key = await Key.open(p.positional[0]);
+    out.key = key.info();
+  }
+  process.stdout.write(JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
+  return EXIT.ok;
+}
+
+/** A count flag: a decimal integer or 2^K. */
+function countFlag(p: Parsed, flag: string, fallback?: number): number {
+  const text = p.flags.get(flag);
+  if (text === undefined) {
+    if (fallback === undefined) throw new UsageError(`${flag} is required`);
+    return fallback;
+  }
+  const power = typeof text === "string" ? /^2\^(\d+)$/.exec(text) : null;
+  const value = power ? 2 ** Number(power[1]) : Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new UsageError(`${flag} must be a count (e.g. 1024 or 2^20), not ${text}`);
+  return value;
+}
+
+async function synth(p: Parsed): Promise<number> {
+  if (p.positional.length !== 2) throw new UsageError("synth needs <circuit.r1cs> <witness.wtns>");
+  const [r1cs, wtns] = p.positional;
+  const curve = (p.flags.get("--curve") ?? "bn254") as string;
+  if (!["bn254", "bls12_381"].includes(curve)) throw new UsageError(`--curve must be bn254 or bls12_381, not ${curve}`);
+  const profile = (p.flags.get("--profile") ?? "porep") as string;
+  if (!["porep", "uniform"].includes(profile)) throw new UsageError(`--profile must be porep or uniform, not ${profile}`);
+  const seedText = p.flags.get("--seed");
+  let seed = 1n;
+  try {
+    if (typeof seedText === "string") seed = BigInt(seedText);
+  } catch {
+    throw new UsageError(`--seed must be an integer, not ${seedText}`);
+  }
+  const constraints = countFlag(p, "--constraints");
+  const started = performance.now();
+  await writeSynthCircuit(
+    { curve: curve as "bn254", profile: profile as "porep", constraints, publicInputs: countFlag(p, "--public", 4), seed },
+    { r1cs, wtns },
+  );
+  say(`${profile} circuit, ${constraints} constraints on ${curve}, written in ${((performance.now() - started) / 1000).toFixed(2)} s`);
+  return EXIT.ok;
+}
+
+const INSECURE_WARNING = `
+  ****************************************************************************
+  *  cuzk setup --insecure-dev: FOR TESTING AND BENCHMARKS ONLY.             *
+  *  The toxic waste (tau, alpha, beta, gamma, delta) was drawn by this one  *
+  *  process. Nothing proves it was destroyed: whoever could read this       *
+  *  process's memory can forge proofs that this key's verification key      *
+  *  accepts. Never use the key to protect anything of value; use a real     *
+  *  ceremony (snarkjs powersoftau + zkey contribute) for that.              *
+  ****************************************************************************
+`;
+
+async function setup(p: Parsed): Promise<number> {
+  if (!p.flags.has("--insecure-dev")) {
+    throw new UsageError("setup makes only insecure development keys: pass --insecure-dev to say you know (see docs/benchmarks.md)");
+  }
+  if (p.positional.length < 2 || p.positional.length > 3) {
+    throw new UsageError("setup needs <circuit.r1cs> <circuit.zkey> [verification_key.json]");
+  }
+  const [r1cs, zkey, vkPath] = p.positional;
+  const cores = Library.default().info().cpuThreads;
+  // Checked here too (setupInsecureDev refuses it as well) so that the refusal comes before the warning.
+  const threads = integerFlag(p, "--threads", 0, 0, cores, ` (0 = all; the library reports ${cores} cores here)`);
+  process.stderr.write(INSECURE_WARNING);
+  const call = longCall();
+  let result;
+  try {
+    result = await setupInsecureDev(r1cs, zkey, { threads, cpuOnly: p.flags.has("--cpu"), ...call });
+  } catch (error) {
+    if (!cancelled(error, call)) throw error;
+    call.done();
+    say(`setup cancelled (Ctrl-C); no key written: ${(error as Error).message}`);
+    return EXIT.cancelled;
+  } finally {
+    call.done();
+  }
+  if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  say(
+    `INSECURE key for ${result.nConstraints} constraints (domain 2^${Math.log2(result.domainSize)}, ${result.nVars} signals, ` +
+      `${result.nPublic} public) on ${result.curve} written to ${zkey} (${(result.zkeyBytes / 1e6).toFixed(1)} MB) in ${s(result.totalMs)} s ` +
+      `(scalars ${s(result.scalarsMs)}, tables ${s(result.tablesMs)}, points ${s(result.pointsMs)}; ${result.threads} threads; points on ${result.gpu ? "the GPU" : "the CPU"})`,
+  );
+  return EXIT.ok;
+}
+
+/** The cuzk forms, by command word. */
+export const CUZK_COMMANDS: Record<string, (p: Parsed) => Promise<number>> = {
+  prove,
+  verify: verifyCommand,
+  info,
+  synth,
+  setup,
+};

@@ -1,0 +1,130 @@
+/**
+ * @module
+ * What every command of the CLI shares: its exit statuses, the command-line error, the flags and
+ * how they are read, and the files it reads and writes (JSON written exactly as snarkjs writes it).
+ */
+import { writeFileSync } from "node:fs";
+import process from "node:process";
+
+import { CuzkError, readRegularFile } from "../mod.ts";
+
+/** Exit statuses: snarkjs's where it has one (0 success, 1 an error or a proof that does not verify, 99 a command line it cannot use). */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  /** A command line the cuzk forms (prove, verify, info, synth, setup) cannot use. */
+  usage: 2,
+  /** A command line the snarkjs forms (groth16 ..., wtns calculate, zkey export ...) cannot use: snarkjs's 99. */
+  snarkjsUsage: 99,
+  /** A run cancelled by Ctrl-C (128 + SIGINT, as shells report it). */
+  cancelled: 130,
+} as const;
+
+/** A command line the CLI cannot use (a missing argument, an unknown option, a value out of range). */
+export class UsageError extends Error {}
+
+/** The arguments of a command: its file names in order, and its flags. */
+export interface Parsed {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Flags that take a value (`--flag value`, or `--flag=value`). */
+export const VALUE_FLAGS = new Set([
+  "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
+  "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
+]);
+/** Flags that are on or off. */
+export const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
+
+/**
+ * Splits `argv` into file names and flags. `aliases` maps other spellings (snarkjs's single-dash
+ * `-v`, `-verbose`, `--protocol=groth16`) to a flag name; any other word starting with "-" is refused.
+ */
+export function parseArgs(argv: string[], aliases: ReadonlyMap<string, string> = new Map()): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("-") || a === "-") {
+      positional.push(a);
+      continue;
+    }
+    const equals = a.indexOf("=");
+    const spelled = equals < 0 ? a : a.slice(0, equals);
+    const name = aliases.get(spelled) ?? spelled;
+    const inline = equals < 0 ? undefined : a.slice(equals + 1);
+    if (VALUE_FLAGS.has(name) || (aliases.has(spelled) && inline !== undefined)) {
+      if (inline !== undefined) flags.set(name, inline);
+      else if (i + 1 < argv.length) flags.set(name, argv[++i]);
+      else throw new UsageError(`${a} needs a value`);
+    } else if (BOOL_FLAGS.has(name) || aliases.has(spelled)) {
+      if (inline !== undefined) throw new UsageError(`${spelled} takes no value`);
+      flags.set(name, true);
+    } else {
+      throw new UsageError(`unknown option ${spelled}`);
+    }
+  }
+  return { positional, flags };
+}
+
+/** A whole-number flag within [min, max] (decimal digits only: "1e3", "0x10" and "-1" are refused). */
+export function integerFlag(p: Parsed, flag: string, fallback: number, min: number, max: number, why = ""): number {
+  const text = p.flags.get(flag);
+  if (text === undefined) return fallback;
+  const value = typeof text === "string" && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}${why}, not ${text}`);
+  return value;
+}
+
+/** JSON files read by the CLI (verification key, public signals, proof, circuit inputs) are at most this large. */
+export const JSON_FILE_BYTES = 256 << 20;
+
+/** The JSON value of the regular file at `path` (FORMAT when it is not JSON). */
+export function readJson(path: string, what: string): unknown {
+  const text = new TextDecoder().decode(readRegularFile(path, what, JSON_FILE_BYTES));
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new CuzkError("FORMAT", `${what} ${path} is not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** Writes `data` to `path` (IO when it cannot). */
+export function writeFile(path: string, data: string | Uint8Array): void {
+  try {
+    writeFileSync(path, data);
+  } catch (cause) {
+    throw new CuzkError("IO", `cannot write ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * JSON as snarkjs writes its files (bfj with one space of indent): JSON.stringify(value, null, 1)
+ * except that an empty array or object still opens a line (`[\n]`, nested `[\n  ]`).
+ */
+export function snarkjsJson(value: unknown, indent = ""): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const inner = indent + " ";
+  if (Array.isArray(value)) {
+    return `[\n${value.map((item) => inner + snarkjsJson(item ?? null, inner)).join(",\n")}${value.length ? "\n" : ""}${indent}]`;
+  }
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function");
+  const lines = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${snarkjsJson(v, inner)}`);
+  return `{\n${lines.join(",\n")}${lines.length ? "\n" : ""}${indent}}`;
+}
+
+/** Writes `value` to `path` as snarkjs writes JSON files. */
+export function writeJson(path: string, value: unknown): void {
+  writeFile(path, snarkjsJson(value));
+}
+
+/** A message on one line (a load error lists what it tried on several). */
+export function oneLine(message: string): string {
+  return message.trim().split(/\s*\n\s*/).join("; ");
+}
+
+/** Prints one line on stderr, said by cuzk. */
+export function say(line: string): void {
+  process.stderr.write(`cuzk: ${oneLine(line)}\n`);
+}

@@ -1,0 +1,132 @@
+/**
+ * @module
+ * The snarkjs forms of the CLI: snarkjs's command lines for what cuzk does (groth16 prove,
+ * fullprove and verify, wtns calculate, zkey export verificationkey and soliditycalldata), with
+ * its aliases, its default file names, its options and its exit statuses (node_modules/snarkjs/cli.js).
+ * Command words match in any case, as in snarkjs; the cuzk options of `prove` are taken as well.
+ */
+import process from "node:process";
+
+import { CuzkError, groth16, wtns, zKey } from "../mod.ts";
+import type { CircuitInput } from "../mod.ts";
+import { proveWith, verifyFiles } from "./cuzk_commands.ts";
+import { EXIT, readJson, UsageError, writeJson } from "./io.ts";
+import type { Parsed } from "./io.ts";
+
+/** A snarkjs command as cuzk runs it. */
+export interface SnarkjsCommand {
+  /** Its words, e.g. "groth16 prove". */
+  words: string;
+  /** Its other spellings in snarkjs (short and old forms). */
+  aliases: string[];
+  /** The files it takes, in order, each with snarkjs's default name. */
+  files: string[];
+  description: string;
+  run(files: string[], p: Parsed): Promise<number>;
+}
+
+/** snarkjs's option spellings (any number of leading dashes; `-name=value`) and what they mean here. */
+export const SNARKJS_OPTIONS: ReadonlyMap<string, string> = new Map(
+  [["v", "--verbose"], ["verbose", "--verbose"], ["protocol", "--protocol"], ["h", "--help"], ["help", "--help"]]
+    .flatMap(([name, flag]) => [[`-${name}`, flag], [`--${name}`, flag]] as Array<[string, string]>),
+);
+
+/** Refuses a --protocol other than groth16 (snarkjs's prove commands take one). */
+function groth16Only(p: Parsed): void {
+  const protocol = p.flags.get("--protocol");
+  if (protocol !== undefined && protocol !== true && protocol !== "groth16") {
+    throw new UsageError(`cuzk proves groth16 only, not --protocol=${protocol}`);
+  }
+}
+
+export const SNARKJS_COMMANDS: SnarkjsCommand[] = [
+  {
+    words: "groth16 prove",
+    aliases: ["g16p", "zpw", "zksnark proof", "proof"],
+    files: ["circuit_final.zkey", "witness.wtns", "proof.json", "public.json"],
+    description: "a proof from a witness",
+    run([zkey, wtns, proof, pub], p) {
+      groth16Only(p);
+      return proveWith({ wtns }, { zkey, proof, public: pub }, p);
+    },
+  },
+  {
+    words: "groth16 fullprove",
+    aliases: ["g16f", "g16i"],
+    files: ["input.json", "circuit.wasm", "circuit_final.zkey", "proof.json", "public.json"],
+    description: "a proof from circuit inputs (the witness from circuit.wasm)",
+    run([input, wasm, zkey, proof, pub], p) {
+      groth16Only(p);
+      return proveWith({ input, wasm }, { zkey, proof, public: pub }, p);
+    },
+  },
+  {
+    words: "groth16 verify",
+    aliases: ["g16v"],
+    files: ["verification_key.json", "public.json", "proof.json"],
+    description: "checks a proof: OK! and exit 0, or exit 1",
+    run: ([vk, pub, proof]) => verifyFiles(vk, pub, proof),
+  },
+  {
+    words: "wtns calculate",
+    aliases: ["wc", "calculatewitness"],
+    files: ["circuit.wasm", "input.json", "witness.wtns"],
+    description: "the witness of circuit inputs, as a .wtns file",
+    async run([wasm, input, out]) {
+      await wtns.calculate(readJson(input, "circuit inputs") as CircuitInput, wasm, out);
+      return EXIT.ok;
+    },
+  },
+  {
+    words: "zkey export verificationkey",
+    aliases: ["zkev"],
+    // snarkjs's help says verification_key.json, but the name it writes by default is this one.
+    files: ["circuit_final.zkey", "circuit_vk.json"],
+    description: "the verification key of a .zkey, as verification_key.json",
+    async run([zkey, out]) {
+      writeJson(out, await zKey.exportVerificationKey(zkey));
+      return EXIT.ok;
+    },
+  },
+  {
+    words: "zkey export soliditycalldata",
+    aliases: ["zkesc", "generatecall"],
+    files: ["public.json", "proof.json"],
+    description: "the arguments of the Solidity verifier's verifyProof, on stdout",
+    async run([pubPath, proofPath]) {
+      const pub = readJson(pubPath, "public signals");
+      const proof = readJson(proofPath, "proof") as Record<string, unknown>;
+      if (!Array.isArray(pub)) throw new CuzkError("FORMAT", `${pubPath} must hold a JSON array of decimal strings`);
+      if (proof?.protocol !== "groth16") throw new CuzkError("UNSUPPORTED", `${proofPath} is a ${proof?.protocol} proof; cuzk exports groth16 calldata only`);
+      process.stdout.write((await groth16.exportSolidityCallData(proof, pub)) + "\n");
+      return EXIT.ok;
+    },
+  },
+];
+
+/** The command whose words (or an alias's) begin `positional`, and the file names after them. */
+export function matchSnarkjs(positional: string[]): { command: SnarkjsCommand; rest: string[] } | undefined {
+  for (const command of SNARKJS_COMMANDS) {
+    for (const spelling of [command.words, ...command.aliases]) {
+      const words = spelling.split(" ");
+      if (words.every((word, i) => positional[i]?.toLowerCase() === word)) return { command, rest: positional.slice(words.length) };
+    }
+  }
+  return undefined;
+}
+
+/** Runs a matched snarkjs command: missing file names take snarkjs's defaults; more than it takes is a usage error. */
+export async function runSnarkjs(command: SnarkjsCommand, rest: string[], p: Parsed): Promise<number> {
+  if (rest.length > command.files.length) {
+    throw new UsageError(`${command.words} takes at most ${command.files.length} files (${command.files.join(" ")}), not ${rest.length}`);
+  }
+  const files = command.files.map((fallback, i) => rest[i] ?? fallback);
+  return await command.run(files, p);
+}
+
+/** One line per snarkjs command: how to call it and its aliases. */
+export function snarkjsUsage(command?: SnarkjsCommand): string {
+  const line = (c: SnarkjsCommand) =>
+    `  cuzk ${c.words} ${c.files.map((f) => `[${f}]`).join(" ")}\n      (${c.aliases.join(", ")}) ${c.description}`;
+  return (command ? [command] : SNARKJS_COMMANDS).map(line).join("\n");
+}
