@@ -133,7 +133,7 @@ export function openBunLibrary(
         }
       }
     });
-    worker.postMessage({ type: "init", path, names: nonblocking });
+    worker.postMessage({ type: "init", path, definitions: bunDefinitions(table, nonblocking) });
     all.add(worker);
     return worker;
   };

@@ -1,11 +1,11 @@
 /**
  * @module
  * The Bun call worker: bun:ffi cannot call a native function off the JS thread, so this Worker
- * opens the library itself and runs one blocking call at a time for bun.ts. Arguments arrive as
- * numbers and bigints (addresses included); results go back the same way.
+ * opens the library itself (with the definitions of the opener's table: libcuzk.so's, or a witness
+ * library's) and runs one blocking call at a time for bun.ts. Arguments arrive as numbers and
+ * bigints (addresses included); results go back the same way.
  */
-import { bunDefinitions, importBunFfi } from "./bun.ts";
-import { symbolTable } from "./symbols.ts";
+import { importBunFfi } from "./bun.ts";
 
 interface WorkerScope {
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
@@ -20,10 +20,10 @@ ready.catch(() => {});
 
 scope.addEventListener("message", (event) => {
   const message = event.data as
-    | { type: "init"; path: string; names: string[] }
+    | { type: "init"; path: string; definitions: Record<string, { args: string[]; returns: string }> }
     | { type: "call"; id: number; name: string; args: unknown[] };
   if (message.type === "init") {
-    ready = importBunFfi().then((ffi) => ffi.dlopen(message.path, bunDefinitions(symbolTable, message.names)).symbols);
+    ready = importBunFfi().then((ffi) => ffi.dlopen(message.path, message.definitions).symbols);
     return;
   }
   ready.then(

@@ -1,0 +1,71 @@
+// The field interface that circom's generated C++ (circuit.cpp) calls, with circom's element
+// layout, implemented over cuzk's own Montgomery field (../fr.cpp over native/src/field/fp.hpp)
+// instead of circom's fr.asm/gmp. One per-circuit library is built for one prime
+// (CUZK_WITNESS_CURVE_BN254 or CUZK_WITNESS_CURVE_BLS12_381), both 4 limbs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#define Fr_N64 4
+#define Fr_SHORT 0x00000000
+#define Fr_MONTGOMERY 0x40000000
+#define Fr_SHORTMONTGOMERY 0x40000000
+#define Fr_LONG 0x80000000
+#define Fr_LONGMONTGOMERY 0xC0000000
+
+typedef uint64_t FrRawElement[Fr_N64];
+
+// circom's layout (the .dat file stores constants in it): a small integer, or 4 limbs in standard
+// or Montgomery form, told apart by `type`.
+typedef struct __attribute__((__packed__)) {
+  int32_t shortVal;
+  uint32_t type;
+  FrRawElement longVal;
+} FrElement;
+static_assert(sizeof(FrElement) == 40, "circom's FrElement is 40 bytes");
+
+typedef FrElement* PFrElement;
+typedef unsigned int uint;
+
+extern FrElement Fr_q;
+
+void Fr_copy(PFrElement r, PFrElement a);
+void Fr_copyn(PFrElement r, PFrElement a, int n);
+int Fr_toInt(PFrElement pE);
+int Fr_isTrue(PFrElement pE);
+void Fr_str2element(PFrElement pE, char const* s, uint base);
+char* Fr_element2str(PFrElement pE);
+
+void Fr_add(PFrElement r, PFrElement a, PFrElement b);
+void Fr_sub(PFrElement r, PFrElement a, PFrElement b);
+void Fr_neg(PFrElement r, PFrElement a);
+void Fr_mul(PFrElement r, PFrElement a, PFrElement b);
+void Fr_square(PFrElement r, PFrElement a);
+void Fr_inv(PFrElement r, PFrElement a);
+void Fr_div(PFrElement r, PFrElement a, PFrElement b);
+void Fr_idiv(PFrElement r, PFrElement a, PFrElement b);
+void Fr_mod(PFrElement r, PFrElement a, PFrElement b);
+void Fr_pow(PFrElement r, PFrElement a, PFrElement b);
+
+void Fr_shl(PFrElement r, PFrElement a, PFrElement b);
+void Fr_shr(PFrElement r, PFrElement a, PFrElement b);
+void Fr_band(PFrElement r, PFrElement a, PFrElement b);
+void Fr_bor(PFrElement r, PFrElement a, PFrElement b);
+void Fr_bxor(PFrElement r, PFrElement a, PFrElement b);
+void Fr_bnot(PFrElement r, PFrElement a);
+
+void Fr_eq(PFrElement r, PFrElement a, PFrElement b);
+void Fr_neq(PFrElement r, PFrElement a, PFrElement b);
+void Fr_lt(PFrElement r, PFrElement a, PFrElement b);
+void Fr_gt(PFrElement r, PFrElement a, PFrElement b);
+void Fr_leq(PFrElement r, PFrElement a, PFrElement b);
+void Fr_geq(PFrElement r, PFrElement a, PFrElement b);
+
+void Fr_land(PFrElement r, PFrElement a, PFrElement b);
+void Fr_lor(PFrElement r, PFrElement a, PFrElement b);
+void Fr_lnot(PFrElement r, PFrElement a);
+
+void Fr_toNormal(PFrElement r, PFrElement a);
+void Fr_toLongNormal(PFrElement r, PFrElement a);
+void Fr_toMontgomery(PFrElement r, PFrElement a);
