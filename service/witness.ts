@@ -14,29 +14,51 @@ import type { RegisteredKey } from "./keys.ts";
 
 const refusal = (message: string, code: string) => new ServiceError(422, code, message, "/witness");
 
-/** The service's refusal for the library's: which 422 code each native status becomes. */
+/**
+ * What the library's message says, without the ".wtns: " / "wtns: " prefixes it puts before a
+ * reader's refusal.
+ */
+const detailOf = (error: CuzkError) => (error.nativeMessage || error.message).replace(/^\.wtns: (wtns: )?/, "");
+
+/**
+ * A fact the library's message names (cuzk.h: a refused value's index, the witness's curve, its
+ * value count), read by the words around it; undefined when the message has other words.
+ */
+const named = (error: CuzkError, pattern: RegExp): string | undefined => pattern.exec(error.nativeMessage)?.[1];
+
+/**
+ * The service's refusal for the library's: the 422 code each native status becomes, worded from
+ * the status, what the key is (id, curve, n_vars) and the facts the library's message names.
+ */
 function refusalOf(error: unknown, bytes: Uint8Array, key: RegisteredKey): unknown {
   if (!(error instanceof CuzkError)) return error;
-  // The library's words, which name what is wrong (section, curves, counts, the value's index).
-  const message = `key ${key.id}: ${error.nativeMessage || error.message}`;
+  const { id, info } = key;
   switch (error.code) {
     case "FORMAT":
-      return refusal(message, "WITNESS_FORMAT");
-    case "CURVE_MISMATCH":
-      return refusal(message, "CURVE_MISMATCH");
-    case "WITNESS_LENGTH":
+      return refusal(`malformed .wtns: ${detailOf(error)}`, "WITNESS_FORMAT");
+    case "CURVE_MISMATCH": {
+      const curve = named(error, /^the witness is for (\w+) but/);
+      // Without a curve named, the .wtns is over a prime (or value size) of no supported curve.
+      const over = curve ? `the witness is over the ${curve} scalar field` : detailOf(error);
+      return refusal(`${over}; key ${id} is ${info.curve}`, "CURVE_MISMATCH");
+    }
+    case "WITNESS_LENGTH": {
       if (!isWtns(bytes)) {
         // Not a .wtns, so the bytes were taken as raw values, and they are not n_vars of them.
-        const rawLength = key.info.nVars * FR_BYTES;
         return refusal(
-          `${bytes.byteLength} bytes is neither a .wtns file (no "wtns" magic) nor ${key.info.nVars} raw 32-byte values (${rawLength} bytes) for key ${key.id}`,
+          `${bytes.byteLength} bytes is neither a .wtns file (no "wtns" magic) nor ${info.nVars} raw 32-byte values (${info.nVars * FR_BYTES} bytes) for key ${id}`,
           "WITNESS_FORMAT",
         );
       }
-      return refusal(message, "WITNESS_LENGTH");
-    case "INVALID_ARGUMENT": // a value not below r (the message names its index)
-    case "UNSATISFIED": // w[0] != 1
-      return refusal(message, "WITNESS_RANGE");
+      const count = named(error, /^the witness has (\d+) values/);
+      return refusal(`${count ? `the witness has ${count} values` : detailOf(error)}; key ${id} needs ${info.nVars}`, "WITNESS_LENGTH");
+    }
+    case "INVALID_ARGUMENT": { // a value not below r (the message names its index)
+      const index = named(error, /^witness value (\d+) is not < r/);
+      return refusal(index ? `witness value ${index} is not below the ${info.curve} scalar field modulus` : detailOf(error), "WITNESS_RANGE");
+    }
+    case "UNSATISFIED": // the only refusal of this code here: w[0] != 1
+      return refusal("witness value 0 must be 1 (the constant wire)", "WITNESS_RANGE");
     default:
       return error;
   }

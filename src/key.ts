@@ -6,6 +6,7 @@
  */
 import type { Native } from "./ffi/load.ts";
 import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT } from "./ffi/structs.ts";
+import type { Decoded } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { asPointer } from "./ffi/types.ts";
 import type { Pointer } from "./ffi/types.ts";
@@ -56,6 +57,20 @@ export interface WitnessCheck {
 
 const openFlags = (options: KeyOpenOptions) => (options.skipPointChecks ? ABI.KEY_SKIP_POINT_CHECKS : 0);
 
+/** The circuit's sizes: what `cuzk_key_info` and `cuzk_setup_info` both start with. */
+export type CircuitSizes = Pick<KeyInfo, "curve" | "nVars" | "nPublic" | "nConstraints" | "domainSize">;
+
+/** The circuit's sizes from either struct's first fields, decoded. */
+export function circuitSizesOf(raw: Pick<Decoded<typeof KEY_INFO_LAYOUT>, "curve" | "n_vars" | "n_public" | "n_constraints" | "domain_size">): CircuitSizes {
+  return {
+    curve: curveOf(raw.curve).name,
+    nVars: raw.n_vars,
+    nPublic: raw.n_public,
+    nConstraints: raw.n_constraints,
+    domainSize: raw.domain_size,
+  };
+}
+
 /** A Groth16 proving key (.zkey). */
 export class Key extends NativeHandle {
   /** Where the key came from (path, or "<memory>"). */
@@ -96,11 +111,7 @@ export class Key extends NativeHandle {
     invoke(this.native, "cuzk_key_get_info", [this.live(), out]);
     const raw = decodeStruct(KEY_INFO_LAYOUT, out);
     return {
-      curve: curveOf(raw.curve).name,
-      nVars: raw.n_vars,
-      nPublic: raw.n_public,
-      nConstraints: raw.n_constraints,
-      domainSize: raw.domain_size,
+      ...circuitSizesOf(raw),
       logDomain: raw.log_domain,
       nCoefs: raw.n_coefs,
       fqBytes: raw.fq_bytes,

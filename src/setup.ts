@@ -17,7 +17,7 @@ import { ABI } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
 import { curveOf } from "./formats/snarkjs.ts";
 import type { VerificationKeyJson } from "./formats/snarkjs.ts";
-import { Key } from "./key.ts";
+import { circuitSizesOf, Key } from "./key.ts";
 import type { CurveName } from "./library.ts";
 import { Library, nativeOf } from "./library.ts";
 import { invokeAsync } from "./native_call.ts";
@@ -155,11 +155,7 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   }
   const ms = (ns: bigint) => Number(ns) / 1e6;
   return {
-    curve: curveOf(raw.curve).name,
-    nVars: raw.n_vars,
-    nPublic: raw.n_public,
-    nConstraints: raw.n_constraints,
-    domainSize: raw.domain_size,
+    ...circuitSizesOf(raw),
     threads: raw.threads,
     g1WindowBits: raw.g1_window_bits,
     g2WindowBits: raw.g2_window_bits,

@@ -6,14 +6,12 @@
  * witness time. It takes a path, a Key or a Prover; bad inputs fail with a CuzkError.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { CuzkError, groth16, Key, PinnedBuffer, Prover, WitnessCalculator } from "../mod.ts";
-import type { CircuitInput, Groth16Proof } from "../mod.ts";
+import type { CircuitInput } from "../mod.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import type { Fixture } from "./support/native.ts";
+import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 
 const proverApi = ["cuzk_key_open", "cuzk_prover_create", "cuzk_prove", "cuzk_verify", "cuzk_host_alloc"] as const;
 
@@ -32,21 +30,6 @@ const pick = (curve: string, name: string) => provable().find((f) => f.curve ===
 /** Both curves; one public signal, many, none; the Poseidon hash circuit of the examples. */
 const chosen = [pick("bn254", "poseidon_10"), pick("bls12_381", "mulchain_8"), pick("bn254", "many_public"), pick("bls12_381", "zero_public")]
   .filter((f): f is Fixture => f !== undefined);
-
-/** snarkjs's verifier over all `cases` in one Node process; returns the names it did not accept. */
-function rejectedBySnarkjs(cases: Array<{ name: string; vkey: string; publicSignals: string[]; proof: Groth16Proof }>): string[] {
-  const dir = mkdtempSync(`${tmpdir()}/cuzk-fullprove-`);
-  try {
-    writeFileSync(`${dir}/cases.json`, JSON.stringify(cases));
-    const script = new URL("./support/snarkjs_verify.mjs", import.meta.url).pathname;
-    const output = execFileSync("node", [script, `${dir}/cases.json`], { encoding: "utf8", timeout: 300_000 });
-    const results = JSON.parse(output.trim().split("\n").pop()!) as Record<string, unknown>;
-    assert.equal(Object.keys(results).length, cases.length);
-    return Object.entries(results).filter(([, ok]) => ok !== true).map(([name, ok]) => `${name}: ${ok}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test("fullProve: circuit inputs to a snarkjs-shaped proof that snarkjs accepts, on both curves", needs(...proverApi), async () => {
   assert.ok(chosen.length > 0, "fixtures are present");
@@ -69,7 +52,7 @@ test("fullProve: circuit inputs to a snarkjs-shaped proof that snarkjs accepts, 
     assert.equal(await groth16.verify(fixture.json("verification_key.json"), publicSignals, proof), true, `${label}: native verification`);
     made.push({ name: label, vkey: fixture.file("verification_key.json"), publicSignals, proof });
   }
-  assert.deepEqual(rejectedBySnarkjs(made), [], "proofs snarkjs does not accept");
+  assertSnarkjsAccepts(made);
 });
 
 test("fullProve computes the same witness as snarkjs and reuses a Prover and a WitnessCalculator", needs(...proverApi), async () => {
