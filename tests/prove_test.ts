@@ -7,15 +7,13 @@
  * the right code.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { after, test } from "node:test";
 import { CuzkError, Key, PinnedBuffer, Prover, verify } from "../mod.ts";
 import type { Groth16Proof, VerificationKeyJson } from "../mod.ts";
 import { fixtures, library, needs } from "./support/native.ts";
 import type { Fixture } from "./support/native.ts";
 import { rawValues } from "./support/wtns.ts";
+import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 import { refusedWith as refused } from "./support/errors.ts";
 import { nativeOf } from "../src/library.ts";
 import { invoke } from "../src/native_call.ts";
@@ -250,18 +248,7 @@ test("a CUDA context without a GPU fails with a clear code", needs(...proverApi)
 
 test("every proof made here is accepted by snarkjs's own verifier", needs(...proverApi), () => {
   assert.ok(madeProofs.length > 0, "proofs were made");
-  const dir = mkdtempSync(`${tmpdir()}/cuzk-proofs-`);
-  try {
-    writeFileSync(`${dir}/cases.json`, JSON.stringify(madeProofs));
-    const script = new URL("./support/snarkjs_verify.mjs", import.meta.url).pathname;
-    const output = execFileSync("node", [script, `${dir}/cases.json`], { encoding: "utf8", timeout: 300_000 });
-    const results = JSON.parse(output.trim().split("\n").pop()!);
-    const rejected = Object.entries(results).filter(([, ok]) => ok !== true);
-    assert.deepEqual(rejected, [], "proofs snarkjs does not accept");
-    assert.equal(Object.keys(results).length, madeProofs.length);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  assertSnarkjsAccepts(madeProofs);
 });
 
 after(() => {
