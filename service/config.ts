@@ -45,9 +45,21 @@ export interface ServiceConfig {
   r1csCheck: boolean;
   /** Path of libcuzk.so (else $CUZK_LIB, else build/libcuzk.so). */
   library: string;
+  /** api: the HTTP API (with the database: no proving); worker: proves jobs from the database. */
+  role: "api" | "worker";
+  /** PostgreSQL URL; empty = jobs in this process's memory (the embedded default). */
+  databaseUrl: string;
+  /** Queued jobs of one key before 429 (with the database). */
+  queueCapacityPerKey: number;
+  /** A worker's claim lapses when not renewed for this long; its jobs are then claimed again. */
+  leaseS: number;
+  /** Claims after the first before a job fails with RETRY_LIMIT. */
+  retryLimit: number;
+  /** A worker's name in the database (default: host:pid). */
+  workerId: string;
 }
 
-type Kind = "string" | "int" | "list" | "bool" | "backend";
+type Kind = "string" | "int" | "list" | "bool" | "backend" | "role";
 
 interface Setting {
   key: keyof ServiceConfig;
@@ -89,6 +101,12 @@ export const SETTINGS: readonly Setting[] = [
   { key: "maxKeyBytes", flag: "--max-key-bytes", env: "CUZK_SERVICE_MAX_KEY_BYTES", kind: "int", default: String(MEMORY_BYTES), min: 1024, max: MEMORY_BYTES, help: "largest .zkey, .r1cs or .wasm read (at most the machine's memory, the default)" },
   { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
   { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },
+  { key: "role", flag: "--role", env: "CUZK_SERVICE_ROLE", kind: "role", default: "api", help: "api (HTTP; with --database-url it proves nothing) | worker (proves jobs from the database; needs --database-url)" },
+  { key: "databaseUrl", flag: "--database-url", env: "CUZK_SERVICE_DATABASE_URL", kind: "string", default: "", help: "PostgreSQL URL: jobs durable and shared by an API and workers on any hosts (empty: in this process's memory)" },
+  { key: "queueCapacityPerKey", flag: "--queue-size-per-key", env: "CUZK_SERVICE_QUEUE_SIZE_PER_KEY", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs of one key before 429 (with --database-url)" },
+  { key: "leaseS", flag: "--lease-s", env: "CUZK_SERVICE_LEASE_S", kind: "int", default: "30", min: 10, max: 3600, help: "a worker renews its claim every third of this; unrenewed this long, its jobs go back to the queue (API, with --database-url)" },
+  { key: "retryLimit", flag: "--retry-limit", env: "CUZK_SERVICE_RETRY_LIMIT", kind: "int", default: "3", min: 0, max: 100, help: "claims after the first (a lost lease) before a job fails with RETRY_LIMIT (API, with --database-url)" },
+  { key: "workerId", flag: "--worker-id", env: "CUZK_SERVICE_WORKER_ID", kind: "string", default: "", help: "a worker's name in the database (default: host:pid)" },
 ];
 
 /** A configuration error: the message names the flag or variable and what was wrong. */
@@ -112,6 +130,9 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
     case "backend":
       if (raw === "auto" || raw === "cpu" || raw === "cuda") return raw;
       throw new ConfigError(`${source}: expected auto, cpu or cuda, got ${JSON.stringify(raw)}`);
+    case "role":
+      if (raw === "api" || raw === "worker") return raw;
+      throw new ConfigError(`${source}: expected api or worker, got ${JSON.stringify(raw)}`);
     case "int": {
       const [min, max] = [setting.min ?? 0, setting.max ?? Number.MAX_SAFE_INTEGER];
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${source}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
@@ -154,5 +175,6 @@ export function loadConfig(argv: readonly string[] = process.argv.slice(2), env:
     if (raw === undefined) throw new ConfigError(`${name} needs a value`);
     values[setting.key] = parseValue(setting, raw, name);
   }
+  if (values.role === "worker" && !values.databaseUrl) throw new ConfigError("--role worker needs --database-url (CUZK_SERVICE_DATABASE_URL): workers take their jobs from PostgreSQL");
   return values as unknown as ServiceConfig;
 }

@@ -11,11 +11,19 @@
  * "key_registered", "shutdown_started", "shutdown"). On SIGTERM or SIGINT it stops taking jobs,
  * proves what is queued for up to --drain-s seconds, cancels the rest, and prints which jobs
  * finished, failed or were cancelled before exiting (shutdown.ts).
+ *
+ * With --database-url the jobs live in PostgreSQL instead, shared by roles that may run on many
+ * hosts: `--role api` serves the same HTTP API from the database (it opens keys only to check
+ * witnesses and export verification keys; it proves nothing), `--role worker` proves the jobs of
+ * its preloaded keys on its device (worker.ts). Either leaves at once on SIGTERM/SIGINT: the jobs
+ * stay in the database (a worker first settles the batch in hand).
  */
 import process from "node:process";
 import { Context, CuzkError, Library } from "../mod.ts";
 import { ConfigError, loadConfig, usage } from "./config.ts";
 import type { ServiceConfig } from "./config.ts";
+import { ClusterDb } from "./cluster_db.ts";
+import { ClusterMetrics } from "./cluster_metrics.ts";
 import { addGauges } from "./gauges.ts";
 import { InputWitnesses } from "./inputs.ts";
 import { defaultKeyId, KeyRegistry } from "./keys.ts";
@@ -26,7 +34,10 @@ import { Scheduler } from "./scheduler.ts";
 import { serveOptions } from "./server.ts";
 import type { BunServer } from "./server.ts";
 import { shutdownOnSignals } from "./shutdown.ts";
+import type { JobStore } from "./store.ts";
 import { MemoryJobStore } from "./store_memory.ts";
+import { PgJobStore } from "./store_pg.ts";
+import { defaultWorkerId, ProvingWorker } from "./worker.ts";
 
 interface BunGlobal {
   serve(options: ReturnType<typeof serveOptions>): BunServer;
@@ -81,6 +92,34 @@ async function main(): Promise<void> {
     throw new ConfigError(`--keys-dir: ${(error as Error).message}`);
   }
   const metrics = new ServiceMetrics();
+  if (config.databaseUrl) {
+    // pg-boss's supervisor (every process runs one) finds lost leases this often.
+    const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)) });
+    if (config.role === "worker") return runWorker(config, { library, context, keys, db });
+    const store = await PgJobStore.open({
+      db,
+      metrics,
+      cluster: new ClusterMetrics(metrics.registry),
+      queue: { leaseS: config.leaseS, retryLimit: config.retryLimit, retentionS: config.resultTtlS },
+      queueCapacity: config.queueCapacity,
+      queueCapacityPerKey: config.queueCapacityPerKey,
+      queueBytes: config.queueBytes,
+      resultTtlS: config.resultTtlS,
+    });
+    const server = await serve(bun, config, { keys, store, metrics, context, info });
+    if (!server) return;
+    for (const key of keys.list()) await store.addKey(key.id);
+    const stop = async (signal: string) => {
+      logEvent("shutdown_started", { signal, role: "api" });
+      await store.close();
+      await server.stop(true);
+      await db.close();
+      logEvent("exit", { code: 0 });
+      process.exit(0);
+    };
+    onceOnSignals(stop);
+    return;
+  }
   const scheduler = new Scheduler({
     keys,
     metrics,
@@ -90,24 +129,38 @@ async function main(): Promise<void> {
     batchWaitMs: config.batchWaitMs,
     resultTtlS: config.resultTtlS,
   });
-  const inputs = new InputWitnesses();
   addGauges(metrics.registry, { scheduler, keys, library, context });
+  const inputs = new InputWitnesses();
+  const server = await serve(bun, config, { keys, store: new MemoryJobStore(scheduler), metrics, context, info, inputs });
+  if (!server) return;
+  shutdownOnSignals({ scheduler, server, inputs, keys, context, drainS: config.drainS, resultGraceS: config.resultGraceS });
+}
 
+/** Starts the HTTP server and registers the preloaded keys; undefined (exit code 1) when one cannot be opened. */
+async function serve(
+  bun: BunGlobal,
+  config: ServiceConfig,
+  parts: { keys: KeyRegistry; store: JobStore; metrics: ServiceMetrics; context: Context; info: ReturnType<Library["info"]>; inputs?: InputWitnesses },
+): Promise<BunServer | undefined> {
+  const { keys, context, info } = parts;
+  const inputs = parts.inputs ?? new InputWitnesses();
   let preloaded = config.preload.length === 0;
   const server = bun.serve(
     serveOptions({
       config,
       keys,
-      store: new MemoryJobStore(scheduler),
+      store: parts.store,
       inputs,
-      metrics,
+      metrics: parts.metrics,
       ready: () => preloaded && !context.closed,
-      describe: () => ({ backend: context.backend, device: context.device, library: info.version, cpuThreads: info.cpuThreads }),
+      describe: () => ({ backend: context.backend, device: context.device, library: info.version, cpuThreads: info.cpuThreads, role: config.role, database: config.databaseUrl !== "" }),
     }),
   );
   logEvent("listening", {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port,
+    role: config.role,
+    database: config.databaseUrl !== "",
     backend: context.backend,
     keysDir: keys.root,
     queueCapacity: config.queueCapacity,
@@ -115,14 +168,48 @@ async function main(): Promise<void> {
     batchWaitMs: config.batchWaitMs,
     auth: config.token ? "bearer" : "none",
   });
-
   if (!(await preload(keys, config.preload))) {
     process.exitCode = 1;
     await server.stop(true);
-    return;
+    return undefined;
   }
   preloaded = true;
-  shutdownOnSignals({ scheduler, server, inputs, keys, context, drainS: config.drainS, resultGraceS: config.resultGraceS });
+  return server;
+}
+
+/** The worker role: the preloaded keys' jobs from the database, proved on this process's device. */
+async function runWorker(config: ServiceConfig, parts: { library: Library; context: Context; keys: KeyRegistry; db: ClusterDb }): Promise<void> {
+  const { context, keys, db } = parts;
+  if (!(await preload(keys, config.preload))) {
+    process.exitCode = 1;
+    await db.close();
+    return;
+  }
+  if (keys.list().length === 0) throw new ConfigError("--role worker needs the keys it proves for (--preload)");
+  const workerId = config.workerId || defaultWorkerId();
+  const worker = await ProvingWorker.start({ db, keys, batchSize: config.batchSize, workerId, backend: context.backend });
+  logEvent("worker_started", { worker: workerId, keys: keys.list().map((k) => k.id), backend: context.backend, batchSize: config.batchSize });
+  onceOnSignals(async (signal) => {
+    logEvent("shutdown_started", { signal, role: "worker", worker: workerId });
+    await worker.stop();
+    await db.close();
+    keys.closeAll();
+    context.close();
+    logEvent("exit", { code: 0 });
+    process.exit(0);
+  });
+}
+
+/** Runs `stop` on the first SIGTERM or SIGINT (later ones are ignored). */
+function onceOnSignals(stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    void stop(signal);
+  };
+  process.on("SIGTERM", () => handler("SIGTERM"));
+  process.on("SIGINT", () => handler("SIGINT"));
 }
 
 main().catch((error) => {

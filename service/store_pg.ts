@@ -1,0 +1,341 @@
+/**
+ * @module
+ * The PostgreSQL job store of the API role (--database-url): a job is a row of cuzk.jobs and an
+ * entry of its key's pg-boss queue, both written in the transaction that answers 202, so an
+ * accepted job survives any process. Workers (worker.ts) claim and settle the entries; this side
+ * reads rows, waits for changes through LISTEN/NOTIFY (with a poll as the floor), cancels queued
+ * jobs, fails the jobs pg-boss gave up on (its dead-letter queue: RETRY_LIMIT) and forgets final
+ * jobs after the result TTL.
+ */
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { DB_WITNESS_MAX_BYTES, DEAD_LETTER_QUEUE, JOB_CHANNEL, QUEUED_CHANNEL } from "./cluster_db.ts";
+import type { ClusterDb, QueueSettings } from "./cluster_db.ts";
+import type { ClusterMetrics } from "./cluster_metrics.ts";
+import { ServiceError } from "./errors.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+import { FINAL_STATES, finishedOrNot, JOB_STATES } from "./store.ts";
+import type { Attempt, JobListing, JobResult, JobState, JobStore, JobView, Submission } from "./store.ts";
+
+/** Options of the store. */
+export interface PgJobStoreOptions {
+  db: ClusterDb;
+  metrics: ServiceMetrics;
+  cluster: ClusterMetrics;
+  queue: QueueSettings;
+  /** Queued jobs in all, and of one key, before 429. */
+  queueCapacity: number;
+  queueCapacityPerKey: number;
+  /** Witness bytes of queued jobs before 429. */
+  queueBytes: number;
+  resultTtlS: number;
+}
+
+/** Serializes submissions (bounds and Idempotency-Keys are checked and the row written under it). */
+const SUBMIT_LOCK = 0x63757a6c;
+/** A waiter re-reads its job at least this often (a NOTIFY can be lost while a listener reconnects). */
+const POLL_MS = 1000;
+/** How often the API fails dead-lettered jobs and forgets expired ones. */
+const MAINTENANCE_MS = 2000;
+
+const VIEW_COLUMNS = `j.id, j.key_id, j.source, j.priority, j.state, j.created_at, j.started_at, j.finished_at, j.error, j.timings, j.witness_ms,
+  (SELECT coalesce(json_agg(json_build_object('batch', a.batch, 'size', a.size, 'worker', a.worker, 'outcome', coalesce(a.outcome, 'running'), 'error', a.error) ORDER BY a.attempt), '[]')
+     FROM cuzk.attempts a WHERE a.job_id = j.id) AS attempts`;
+
+interface JobRow {
+  id: string;
+  key_id: string;
+  source: "wtns" | "input";
+  priority: number;
+  state: JobState;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error: { code: string; message: string } | null;
+  timings: JobView["timings"];
+  witness_ms: number | null;
+  attempts: Array<Attempt & { error: string | null }>;
+}
+
+const iso = (date: Date | null) => date?.toISOString();
+
+/** Jobs in PostgreSQL. */
+export class PgJobStore implements JobStore {
+  readonly #options: PgJobStoreOptions;
+  readonly #db: ClusterDb;
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #listener: { close(): Promise<void> } | undefined;
+  #maintenance: ReturnType<typeof setInterval> | undefined;
+  #closing = false;
+
+  private constructor(options: PgJobStoreOptions) {
+    this.#options = options;
+    this.#db = options.db;
+  }
+
+  /** Starts listening for changes and the maintenance timer. */
+  static async open(options: PgJobStoreOptions): Promise<PgJobStore> {
+    const store = new PgJobStore(options);
+    store.#listener = await options.db.listen(JOB_CHANNEL, (id) => store.#wake(id));
+    store.#maintenance = setInterval(() => void store.#maintain().catch(() => {}), MAINTENANCE_MS);
+    return store;
+  }
+
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Registers the queue of a key (and applies the lease and retry settings to it). */
+  async addKey(keyId: string): Promise<void> {
+    await this.#db.ensureQueue(keyId, this.#options.queue);
+  }
+
+  #wake(id: string): void {
+    for (const waiter of [...(this.#waiters.get(id) ?? [])]) waiter();
+  }
+
+  /** Resolves on a change of job `id`, after `ms`, or when `signal` aborts. */
+  #changed(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.#waiters.get(id);
+      if (!set) this.#waiters.set(id, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        set!.delete(done);
+        if (set!.size === 0) this.#waiters.delete(id);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+      signal?.addEventListener("abort", done);
+    });
+  }
+
+  #toView(row: JobRow, position: number | undefined): JobView {
+    const timings = { ...row.timings };
+    if (row.witness_ms !== null) timings.witnessMs = row.witness_ms;
+    return {
+      id: row.id,
+      key: row.key_id,
+      state: row.state,
+      source: row.source,
+      priority: row.priority,
+      position,
+      progress: undefined,
+      createdAt: iso(row.created_at),
+      startedAt: iso(row.started_at),
+      finishedAt: iso(row.finished_at),
+      timings,
+      attempts: row.attempts.map(({ error, ...attempt }) => (error ? { ...attempt, error } : attempt)),
+      error: row.error ?? undefined,
+      result: row.state === "succeeded" ? `/v1/jobs/${row.id}/result` : undefined,
+    };
+  }
+
+  async #row(id: string, client: pg.Pool | pg.PoolClient = this.#db.pool): Promise<JobRow> {
+    const { rows } = await client.query(`SELECT ${VIEW_COLUMNS} FROM cuzk.jobs j WHERE j.id = $1`, [id]);
+    if (rows.length === 0) throw new ServiceError(404, "UNKNOWN_JOB", `no job ${id} (finished jobs are kept ${this.#options.resultTtlS} s)`);
+    return rows[0] as JobRow;
+  }
+
+  /** Jobs of the same key that a worker takes before this one (priority first, then age). */
+  async #position(row: JobRow): Promise<number | undefined> {
+    if (row.state !== "queued") return undefined;
+    const { rows } = await this.#db.pool.query(
+      `SELECT count(*)::int AS ahead FROM cuzk.jobs WHERE key_id = $1 AND state = 'queued' AND (priority > $2 OR (priority = $2 AND created_at < $3))`,
+      [row.key_id, row.priority, row.created_at],
+    );
+    return rows[0].ahead as number;
+  }
+
+  async #viewOf(row: JobRow): Promise<JobView> {
+    return this.#toView(row, await this.#position(row));
+  }
+
+  async view(id: string): Promise<JobView> {
+    return this.#viewOf(await this.#row(id));
+  }
+
+  async replay(idempotencyKey: string, fingerprint: string, client: pg.Pool | pg.PoolClient = this.#db.pool): Promise<JobView | undefined> {
+    const { rows } = await client.query("SELECT id, fingerprint FROM cuzk.jobs WHERE idempotency_key = $1", [idempotencyKey]);
+    if (rows.length === 0) return undefined;
+    if (rows[0].fingerprint !== fingerprint) {
+      throw new ServiceError(
+        422,
+        "IDEMPOTENCY_KEY_REUSED",
+        `Idempotency-Key ${JSON.stringify(idempotencyKey)} was used for a different request (job ${rows[0].id}); use a new key for a new request`,
+        "header:Idempotency-Key",
+      );
+    }
+    return this.#viewOf(await this.#row(rows[0].id, client));
+  }
+
+  async admissible(keyId: string, bytes = 0, client: pg.Pool | pg.PoolClient = this.#db.pool): Promise<void> {
+    if (this.#closing) throw new ServiceError(503, "SHUTTING_DOWN", "the service is shutting down and accepts no new jobs", undefined, { headers: { "Retry-After": "5" } });
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS total, (count(*) FILTER (WHERE key_id = $1))::int AS of_key, coalesce(sum(witness_bytes), 0)::float8 AS bytes
+         FROM cuzk.jobs WHERE state = 'queued'`,
+      [keyId],
+    );
+    const { total, of_key: ofKey, bytes: queuedBytes } = rows[0] as { total: number; of_key: number; bytes: number };
+    const { queueCapacity, queueCapacityPerKey, queueBytes } = this.#options;
+    const full = total >= queueCapacity
+      ? `${total} jobs waiting`
+      : ofKey >= queueCapacityPerKey
+      ? `${ofKey} jobs of key ${keyId} waiting (--queue-size-per-key)`
+      : total > 0 && queuedBytes + bytes > queueBytes
+      ? `${queuedBytes} witness bytes waiting`
+      : undefined;
+    if (full) {
+      this.#options.metrics.submissions.inc({ outcome: "rejected_full" });
+      throw new ServiceError(429, "QUEUE_FULL", `the queue is full (${full}); retry later`, undefined, { headers: { "Retry-After": String(this.#options.cluster.retryAfterS(total)) } });
+    }
+  }
+
+  async submit(submission: Submission): Promise<{ view: JobView; replayed: boolean }> {
+    if (submission.witness.byteLength > DB_WITNESS_MAX_BYTES) {
+      throw new ServiceError(413, "WITNESS_TOO_LARGE", `the witness has ${submission.witness.byteLength} bytes; the PostgreSQL store keeps witnesses of at most ${DB_WITNESS_MAX_BYTES} bytes in its rows`, "/witness");
+    }
+    const queue = await this.#db.ensureQueue(submission.keyId, this.#options.queue);
+    const outcome = await this.#db.transaction(async (client, boss) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
+      if (submission.idempotencyKey) {
+        const earlier = await this.replay(submission.idempotencyKey, submission.fingerprint, client);
+        if (earlier) return { view: earlier, replayed: true };
+      }
+      await this.admissible(submission.keyId, submission.witness.byteLength, client);
+      const id = randomUUID();
+      await client.query(
+        `INSERT INTO cuzk.jobs (id, key_id, source, priority, state, idempotency_key, fingerprint, witness, witness_bytes, witness_ms)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9)`,
+        [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, submission.witness, submission.witness.byteLength, submission.witnessMs ?? null],
+      );
+      await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
+      await client.query("SELECT pg_notify($1, $2)", [QUEUED_CHANNEL, submission.keyId]);
+      return { view: this.#toView(await this.#row(id, client), undefined), replayed: false };
+    });
+    this.#options.metrics.submissions.inc({ outcome: outcome.replayed ? "replayed" : "accepted" });
+    if (!outcome.replayed) outcome.view = await this.view(outcome.view.id);
+    return outcome;
+  }
+
+  async list(filter: { state?: JobState; keyId?: string; limit: number }): Promise<JobListing> {
+    const { rows } = await this.#db.pool.query(
+      `SELECT ${VIEW_COLUMNS} FROM cuzk.jobs j WHERE ($1::text IS NULL OR j.state = $1) AND ($2::text IS NULL OR j.key_id = $2) ORDER BY j.created_at DESC, j.id LIMIT $3`,
+      [filter.state ?? null, filter.keyId ?? null, filter.limit],
+    );
+    const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    const { rows: byState } = await this.#db.pool.query("SELECT state, count(*)::int AS n FROM cuzk.jobs GROUP BY state");
+    for (const { state, n } of byState) counts[state as JobState] = n;
+    const jobs = (rows as JobRow[]).reverse().map((row) => this.#toView(row, undefined));
+    return { jobs, queueDepth: counts.queued, counts };
+  }
+
+  async waitFinal(id: string, ms: number, signal?: AbortSignal): Promise<JobView> {
+    const deadline = performance.now() + ms;
+    for (;;) {
+      // Listen first, then read: a change between the two still wakes us.
+      const change = this.#changed(id, Math.max(0, Math.min(POLL_MS, deadline - performance.now())), signal);
+      const row = await this.#row(id);
+      if (FINAL_STATES.has(row.state) || signal?.aborted || performance.now() >= deadline) {
+        this.#wake(id);
+        await change;
+        return this.#viewOf(row);
+      }
+      await change;
+    }
+  }
+
+  async watch(id: string, onView: (view: JobView) => void): Promise<() => void> {
+    let stopped = false;
+    const stop = new AbortController();
+    const loop = async () => {
+      while (!stopped) {
+        const change = this.#changed(id, POLL_MS, stop.signal);
+        try {
+          const view = await this.view(id);
+          if (!stopped) onView(view);
+          if (FINAL_STATES.has(view.state)) break;
+        } catch {
+          break; // forgotten (TTL) or the database went away: the stream ends
+        }
+        await change;
+      }
+    };
+    onView(await this.view(id));
+    void loop();
+    return () => {
+      stopped = true;
+      stop.abort();
+    };
+  }
+
+  async result(id: string): Promise<JobResult> {
+    const { rows } = await this.#db.pool.query("UPDATE cuzk.jobs SET fetched_at = coalesce(fetched_at, now()) WHERE id = $1 RETURNING state, result, error", [id]);
+    if (rows.length === 0) await this.#row(id); // the 404
+    const { state, result, error } = rows[0] as { state: JobState; result: JobResult | null; error: JobView["error"] | null };
+    if (state === "succeeded") return result!;
+    throw finishedOrNot(id, state, error ?? undefined);
+  }
+
+  async cancel(id: string): Promise<JobView> {
+    await this.#db.transaction(async (client, boss) => {
+      const { rows } = await client.query("SELECT state, key_id FROM cuzk.jobs WHERE id = $1 FOR UPDATE", [id]);
+      if (rows.length === 0) await this.#row(id, client);
+      const { state, key_id: keyId } = rows[0] as { state: JobState; key_id: string };
+      if (state === "cancelled") return;
+      if (state === "running") {
+        throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved by a worker (a running job cannot be cancelled with the PostgreSQL store); its result will be ready shortly`);
+      }
+      if (state !== "queued") throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
+      await client.query(
+        `UPDATE cuzk.jobs SET state = 'cancelled', finished_at = now(), witness = NULL, error = $2 WHERE id = $1`,
+        [id, { code: "CANCELLED", message: "cancelled by the client" }],
+      );
+      await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
+      await client.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);
+    });
+    return this.view(id);
+  }
+
+  async activeJobs(keyId: string): Promise<number> {
+    const { rows } = await this.#db.pool.query("SELECT count(*)::int AS n FROM cuzk.jobs WHERE key_id = $1 AND state IN ('queued', 'running')", [keyId]);
+    return rows[0].n;
+  }
+
+  async queueDepth(): Promise<number> {
+    const { rows } = await this.#db.pool.query("SELECT count(*)::int AS n FROM cuzk.jobs WHERE state = 'queued'");
+    return rows[0].n;
+  }
+
+  refreshMetrics(): Promise<void> {
+    return this.#options.cluster.refresh(this.#db.pool);
+  }
+
+  /** Fails the jobs pg-boss dead-lettered (retries used up) and forgets final jobs past the TTL. */
+  async #maintain(): Promise<void> {
+    const dead = await this.#db.boss.fetch<{ job: string }>(DEAD_LETTER_QUEUE, { batchSize: 100 });
+    if (dead.length > 0) {
+      const ids = dead.map((entry) => entry.data.job);
+      const limit = this.#options.queue.retryLimit + 1;
+      await this.#db.pool.query(
+        `UPDATE cuzk.jobs SET state = 'failed', finished_at = now(), witness = NULL,
+           error = jsonb_build_object('code', 'RETRY_LIMIT', 'message', 'no worker finished the job in ' || $2::int || ' claims (each lease was lost: the worker died or stopped answering)')
+         WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')`,
+        [ids, limit],
+      );
+      await this.#db.boss.complete(DEAD_LETTER_QUEUE, dead.map((entry) => entry.id));
+      for (const id of ids) await this.#db.pool.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);
+    }
+    await this.#db.pool.query("DELETE FROM cuzk.jobs WHERE finished_at < now() - make_interval(secs => $1)", [this.#options.resultTtlS]);
+  }
+
+  /** Stops taking jobs and closes the connections (jobs stay in the database). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#maintenance);
+    for (const id of [...this.#waiters.keys()]) this.#wake(id);
+    await this.#listener?.close();
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * @module
+ * The worker role (--role worker --database-url ...): one process per device. It serves the keys
+ * it preloaded: in turn, it takes up to --batch-size queued jobs of one key in one transaction
+ * (pg-boss's fetch of that key's queue, FOR UPDATE SKIP LOCKED, marking the rows running), proves
+ * them in one library call, and writes the results in a second transaction that pg-boss's fence
+ * guards: the settle counts only while the claim is still the job's current attempt (same
+ * retryCount, still active), so a worker whose lease was lost (it stalled past --lease-s, and the
+ * job was claimed again elsewhere) cannot overwrite or duplicate the newer result. A worker that
+ * dies holds its jobs only until the lease runs out (pg-boss's heartbeat: we touch every third of
+ * it while proving); they return to the queue with the next retryCount. When a batch call fails,
+ * its jobs are proved one by one, so a witness that does not satisfy the constraints fails alone,
+ * with the library's code (as in-process); such a job is final, not retried.
+ */
+import { hostname } from "node:os";
+import process from "node:process";
+import type { ProofResult } from "../mod.ts";
+import { JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
+import type { ClusterDb } from "./cluster_db.ts";
+import type { KeyRegistry } from "./keys.ts";
+import { logEvent } from "./log.ts";
+
+/** Options of a worker. */
+export interface WorkerOptions {
+  db: ClusterDb;
+  keys: KeyRegistry;
+  batchSize: number;
+  /** This process's name in cuzk.workers and in the jobs it proves. */
+  workerId: string;
+  backend: string;
+}
+
+/** A job this worker holds: its claim (pg-boss id and retryCount) and its witness. */
+interface Claimed {
+  id: string;
+  retryCount: number;
+  witness: Uint8Array;
+}
+
+/** How a job's proof ended. */
+interface Outcome {
+  job: Claimed;
+  result?: ProofResult;
+  error?: { code: string; message: string };
+  proveMs: number;
+  batchSize: number;
+}
+
+/** Idle workers look at their queues at least this often (retried jobs send no NOTIFY). */
+const POLL_MS = 250;
+
+const messageOf = (error: unknown) => String((error as Error)?.message ?? error);
+const codeOf = (error: unknown) => (error as { code?: string })?.code ?? "INTERNAL";
+
+/** The default worker id: host and process. */
+export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
+
+/** A proving worker. */
+export class ProvingWorker {
+  readonly #options: WorkerOptions;
+  readonly #keyIds: string[];
+  #stopping = false;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  #beat: ReturnType<typeof setInterval> | undefined;
+  #listener: { close(): Promise<void> } | undefined;
+  #batches = 0;
+
+  private constructor(options: WorkerOptions) {
+    this.#options = options;
+    this.#keyIds = options.keys.list().map((key) => key.id);
+  }
+
+  /** Registers the worker and its keys' queues and starts taking jobs. */
+  static async start(options: WorkerOptions): Promise<ProvingWorker> {
+    const worker = new ProvingWorker(options);
+    const { db } = options;
+    for (const keyId of worker.#keyIds) await db.ensureQueue(keyId);
+    await db.pool.query(
+      `INSERT INTO cuzk.workers (id, host, pid, keys, backend, batch_size) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET keys = $4, backend = $5, batch_size = $6, started_at = now(), seen_at = now(), stopped_at = NULL`,
+      [options.workerId, hostname(), process.pid, worker.#keyIds, options.backend, options.batchSize],
+    );
+    worker.#beat = setInterval(() => void db.pool.query("UPDATE cuzk.workers SET seen_at = now() WHERE id = $1", [options.workerId]).catch(() => {}), WORKER_BEAT_MS);
+    worker.#listener = await db.listen(QUEUED_CHANNEL, (keyId) => worker.#keyIds.includes(keyId) && worker.#wake?.());
+    worker.#loop = worker.#run();
+    return worker;
+  }
+
+  /** Stops claiming, finishes and settles the batch in hand, and records the stop. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop;
+    clearInterval(this.#beat);
+    await this.#listener?.close();
+    await this.#options.db.pool.query("UPDATE cuzk.workers SET stopped_at = now() WHERE id = $1", [this.#options.workerId]).catch(() => {});
+  }
+
+  #idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  async #run(): Promise<void> {
+    let next = 0; // keys take turns, so a busy key does not starve the others
+    while (!this.#stopping) {
+      let worked = false;
+      try {
+        for (let i = 0; i < this.#keyIds.length && !this.#stopping && !worked; i++) {
+          const keyId = this.#keyIds[(next + i) % this.#keyIds.length];
+          const claimed = await this.#claim(keyId);
+          if (claimed.length === 0) continue;
+          next = (next + i + 1) % this.#keyIds.length;
+          worked = true;
+          await this.#settle(keyId, await this.#prove(keyId, claimed));
+        }
+      } catch (error) {
+        // The database went away or refused: what we hold comes back to the queue when its lease ends.
+        logEvent("worker_error", { worker: this.#options.workerId, error: messageOf(error) });
+        await this.#idle(1000);
+        continue;
+      }
+      if (!worked) await this.#idle(POLL_MS);
+    }
+  }
+
+  /** Takes up to batch-size queued jobs of `keyId` in one transaction and marks their rows running. */
+  #claim(keyId: string): Promise<Claimed[]> {
+    const { db, batchSize, workerId } = this.#options;
+    const queue = queueName(keyId);
+    return db.transaction(async (client, boss) => {
+      const jobs = await db.boss.fetch(queue, { batchSize, ...boss });
+      if (jobs.length === 0) return [];
+      const batch = `${workerId}#${++this.#batches}`;
+      const ids = jobs.map((job) => job.id);
+      const attempts = jobs.map((job) => job.retryCount + 1);
+      const { rows } = await client.query(
+        `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now()
+           FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
+          WHERE j.id = a.id AND j.state IN ('queued', 'running')
+          RETURNING j.id, j.witness`,
+        [ids, attempts, workerId],
+      );
+      const claimed = new Map<string, Uint8Array>(rows.map((row) => [row.id as string, row.witness as Uint8Array]));
+      await client.query(
+        `INSERT INTO cuzk.attempts (job_id, attempt, worker, batch, size)
+         SELECT a.id, a.attempt, $3, $4, $5 FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) WHERE a.id = ANY($6::uuid[])
+         ON CONFLICT DO NOTHING`,
+        [ids, attempts, workerId, batch, claimed.size, [...claimed.keys()]],
+      );
+      // A queue entry whose row is already final (cancelled meanwhile) is done with.
+      const stale = jobs.filter((job) => !claimed.has(job.id));
+      if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
+      await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
+      const held = jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, retryCount: job.retryCount, witness: claimed.get(job.id)! }));
+      if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
+      return held;
+    });
+  }
+
+  /** Proves a claimed batch in one call (one by one after a failed call), touching the lease meanwhile. */
+  async #prove(keyId: string, batch: Claimed[]): Promise<Outcome[]> {
+    const { db } = this.#options;
+    const queue = queueName(keyId);
+    const prover = this.#options.keys.get(keyId).prover;
+    const queueEntry = await db.boss.getQueue(queue);
+    const touchMs = Math.max(1000, ((queueEntry?.heartbeatSeconds ?? 30) * 1000) / 3);
+    const touch = setInterval(() => void db.boss.touch(queue, batch.map(({ id, retryCount }) => ({ id, retryCount }))).catch(() => {}), touchMs);
+    try {
+      const started = performance.now();
+      try {
+        const results = await prover.proveBatch(batch.map((job) => job.witness), { selfCheck: true });
+        const proveMs = performance.now() - started;
+        return batch.map((job, i) => ({ job, result: results[i], proveMs, batchSize: batch.length }));
+      } catch (error) {
+        if (batch.length === 1) return [{ job: batch[0], error: { code: codeOf(error), message: messageOf(error) }, proveMs: performance.now() - started, batchSize: 1 }];
+      }
+      const outcomes: Outcome[] = [];
+      for (const job of batch) {
+        const single = performance.now();
+        try {
+          const [result] = await prover.proveBatch([job.witness], { selfCheck: true });
+          outcomes.push({ job, result, proveMs: performance.now() - single, batchSize: 1 });
+        } catch (error) {
+          outcomes.push({ job, error: { code: codeOf(error), message: messageOf(error) }, proveMs: performance.now() - single, batchSize: 1 });
+        }
+      }
+      return outcomes;
+    } finally {
+      clearInterval(touch);
+    }
+  }
+
+  /**
+   * Writes the outcomes in one transaction, fenced by pg-boss: only the jobs whose claim is still
+   * current (same retryCount, still active) are completed, and only their rows are written.
+   */
+  async #settle(keyId: string, outcomes: Outcome[]): Promise<void> {
+    const { db, workerId } = this.#options;
+    const queue = queueName(keyId);
+    const settled = await db.transaction(async (client, boss) => {
+      const response = await db.boss.complete(queue, outcomes.map(({ job }) => ({ id: job.id, retryCount: job.retryCount })), null, boss) as { settled?: string[] };
+      const current = new Set(response.settled ?? []);
+      const records = outcomes.map(({ job, result, error, proveMs, batchSize }) => ({
+        id: job.id,
+        attempt: job.retryCount + 1,
+        current: current.has(job.id),
+        state: result ? "succeeded" : "failed",
+        result: result ? { proof: result.proof, publicSignals: result.publicSignals } : null,
+        error: error ?? null,
+        timings: { proveMs, batchSize, ...(result ? { phases: result.timings.phases } : {}) },
+      }));
+      await client.query(
+        `UPDATE cuzk.jobs j SET state = o.state, result = o.result, error = o.error, finished_at = now(), witness = NULL,
+           timings = o.timings || jsonb_build_object(
+             'queueMs', extract(epoch FROM (j.started_at - j.created_at)) * 1000,
+             'totalMs', extract(epoch FROM (now() - j.created_at)) * 1000 + coalesce(j.witness_ms, 0))
+           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, result jsonb, error jsonb, timings jsonb)
+          WHERE j.id = o.id AND o.current AND j.attempt = o.attempt`,
+        [JSON.stringify(records)],
+      );
+      await client.query(
+        `UPDATE cuzk.attempts a SET settled_at = now(), outcome = CASE WHEN NOT o.current THEN 'lease_lost' WHEN o.state = 'succeeded' THEN 'proved' ELSE 'failed' END,
+           error = o.error ->> 'message'
+           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, error jsonb)
+          WHERE a.job_id = o.id AND a.attempt = o.attempt`,
+        [JSON.stringify(records)],
+      );
+      await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, records.map((r) => r.id)]);
+      return records;
+    });
+    const lost = settled.filter((r) => !r.current).map((r) => r.id);
+    logEvent("batch_settled", {
+      worker: workerId,
+      key: keyId,
+      size: settled.length,
+      succeeded: settled.filter((r) => r.current && r.state === "succeeded").length,
+      failed: settled.filter((r) => r.current && r.state === "failed").length,
+      leaseLost: lost,
+    });
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * @module
+ * A real PostgreSQL server for a test: `initdb` into a fresh temporary directory, `postgres` with
+ * no TCP listener (`listen_addresses=''`) and its socket in that directory, so nothing else on the
+ * machine can reach it or collide with it; `stop()` ends the server and removes the directory.
+ * The binaries are found on PATH or under /usr/lib/postgresql/<version>/bin (Debian's packages).
+ * PostgreSQL refuses to run as root, so as root (CI) the server runs as the `postgres` user (the
+ * Debian package's) or `nobody`, through `setpriv`.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+
+/** A running server. */
+export interface Postgres {
+  /** Connection URL over the private socket (`postgres://cuzk@/postgres?host=<dir>&port=<port>`, database `postgres`). */
+  url: string;
+  /** The temporary directory: data in data/, the socket beside it. */
+  dir: string;
+  /** Stops the server (fast shutdown) and removes the directory. */
+  stop(): Promise<void>;
+}
+
+/** The directory holding initdb and postgres: PATH first, then Debian's newest version. */
+export function postgresBinDir(): string {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres"))) return dir;
+  }
+  const debian = "/usr/lib/postgresql";
+  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) {
+    const dir = join(debian, version, "bin");
+    if (existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres"))) return dir;
+  }
+  throw new Error("no PostgreSQL server found (initdb and postgres on PATH or under /usr/lib/postgresql/*/bin): apt-get install postgresql");
+}
+
+/** The account the server runs as when we are root, with its uid and gid. */
+function serverAccount(): { name: string; uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const name of ["postgres", "nobody"]) {
+    const id = spawnSync("id", ["-u", name], { encoding: "utf8" });
+    const gid = spawnSync("id", ["-g", name], { encoding: "utf8" });
+    if (id.status === 0 && gid.status === 0) return { name, uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  }
+  throw new Error("running as root and neither a postgres nor a nobody account exists to run PostgreSQL as");
+}
+
+/** Starts a private server; `port` only names the socket file (there is no TCP listener). */
+export async function startPostgres(options: { port?: number } = {}): Promise<Postgres> {
+  const bin = postgresBinDir();
+  const port = options.port ?? 5432;
+  const dir = mkdtempSync("/tmp/cuzk-pg-"); // short: a socket path is limited to 107 bytes
+  const data = join(dir, "data");
+  const account = serverAccount();
+  if (account) chownSync(dir, account.uid, account.gid);
+  // setpriv execs the command itself (no process in between), so signals reach the server.
+  const asServer = (command: string, args: string[]) =>
+    account ? (["setpriv", [`--reuid=${account.uid}`, `--regid=${account.gid}`, "--clear-groups", "--", command, ...args]] as const) : ([command, args] as const);
+
+  const [initCommand, initArgs] = asServer(join(bin, "initdb"), ["-D", data, "-U", "cuzk", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]);
+  const init = spawnSync(initCommand, initArgs, { encoding: "utf8" });
+  if (init.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout}`);
+  }
+  // fsync off: a test's durability is about processes killed, not the machine losing power.
+  const [command, args] = asServer(join(bin, "postgres"), [
+    "-D", data, "-k", dir, "-p", String(port), "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
+    "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=64MB",
+  ]);
+  const server: ChildProcess = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  server.stderr!.on("data", (chunk: Uint8Array) => (log = (log + new TextDecoder().decode(chunk)).slice(-4000)));
+  const exited = new Promise<void>((resolve) => server.on("close", () => resolve()));
+
+  const socket = join(dir, `.s.PGSQL.${port}`);
+  for (let i = 0; !existsSync(socket) || !/ready to accept connections/.test(log); i++) {
+    if (server.exitCode !== null || i > 600) {
+      server.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`postgres did not start: ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  let stopped = false;
+  return {
+    url: `postgres://cuzk@/postgres?host=${encodeURIComponent(dir)}&port=${port}`,
+    dir,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (server.exitCode === null) server.kill("SIGINT"); // fast shutdown: disconnects clients
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
