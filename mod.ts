@@ -53,3 +53,7 @@ export { LIMITS, MAX_DEVICE } from "./src/bounds.ts";
 export { readRegularFile, requireRegularFile } from "./src/files.ts";
 export { wtns, zKey } from "./src/snarkjs_api.ts";
 export type { SnarkjsFile, SnarkjsVerificationKey, WasmSource } from "./src/snarkjs_api.ts";
+export { compileWitnessLibrary, defaultWitnessCache } from "./src/witness/compile.ts";
+export type { CircomPrime, WitnessCompileOptions, WitnessCompileResult } from "./src/witness/compile.ts";
+export { NativeWitnessCalculator } from "./src/witness/library.ts";
+export type { WitnessLibraryInfo } from "./src/witness/library.ts";

@@ -6,13 +6,21 @@
  * pooled PinnedBuffer in a proving loop). circom_runtime is imported on first use, so code that
  * never computes a witness does not need it. The generator runs on the JS thread (as in snarkjs);
  * only proving runs off it.
+ *
+ * Where the circuit has a native witness library (`cuzk witness compile`, src/witness/), that is
+ * used instead: given in place of the .wasm, or found beside it (`<name>.witness.so` in the
+ * .wasm's folder or the one above, at least as new as the .wasm). It runs off the JS thread and
+ * gives the same bytes.
  */
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { readRegularFile } from "./files.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
+import { NativeWitnessCalculator } from "./witness/library.ts";
 
 /**
  * Circuit inputs as circom reads them: signal name -> a value or (nested) arrays of values; values
@@ -22,8 +30,33 @@ export type CircuitInput = Record<string, unknown>;
 
 /** Options of WitnessCalculator.load. */
 export interface WitnessCalculatorOptions {
-  /** Let the generator check every constraint it can while computing (circom's sanity check). */
+  /** Let the generator check every constraint it can while computing (circom's sanity check; the native library always checks its asserts). */
   sanityCheck?: boolean;
+  /**
+   * Which generator: "auto" (default: a native library given or found beside the .wasm, else the
+   * WASM), "wasm" (circom_runtime only), "native" (a native library or an error).
+   */
+  engine?: "auto" | "wasm" | "native";
+}
+
+const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
+
+/** A native witness library for `wasmPath`: the path itself when it is one, else a fresh sibling. */
+export function nativeLibraryFor(wasmPath: string): string | undefined {
+  if (/\.so$/.test(wasmPath)) return wasmPath;
+  const name = basename(wasmPath).replace(/\.wasm$/, "");
+  const folder = dirname(wasmPath);
+  let wasmTime = 0;
+  try {
+    wasmTime = statSync(wasmPath).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  for (const candidate of [join(folder, `${name}.witness.so`), join(dirname(folder), `${name}.witness.so`)]) {
+    // An older library may belong to an earlier version of the circuit: the WASM is used then.
+    if (existsSync(candidate) && statSync(candidate).mtimeMs >= wasmTime) return candidate;
+  }
+  return undefined;
 }
 
 /** The part of circom_runtime's calculator object used here (circom 2 generators). */
@@ -63,15 +96,20 @@ function inputError(cause: unknown): CuzkError {
 
 /** A compiled circom witness generator (circuit.wasm), reusable for any number of inputs. */
 export class WitnessCalculator {
-  readonly #calculator: CircomCalculator;
+  readonly #calculator: CircomCalculator | NativeWitnessCalculator;
   readonly #sanityCheck: boolean;
   /** Where the generator came from (path, or "<memory>"). */
   readonly source: string;
 
-  private constructor(calculator: CircomCalculator, source: string, sanityCheck: boolean) {
+  private constructor(calculator: CircomCalculator | NativeWitnessCalculator, source: string, sanityCheck: boolean) {
     this.#calculator = calculator;
     this.source = source;
     this.#sanityCheck = sanityCheck;
+  }
+
+  /** "native" when a native witness library computes the witnesses, "wasm" for circom_runtime. */
+  get engine(): "native" | "wasm" {
+    return this.#calculator instanceof NativeWitnessCalculator ? "native" : "wasm";
   }
 
   /**
@@ -80,6 +118,17 @@ export class WitnessCalculator {
    */
   static async load(wasm: string | URL | Uint8Array, options: WitnessCalculatorOptions = {}): Promise<WitnessCalculator> {
     const source = wasm instanceof Uint8Array ? "<memory>" : String(wasm instanceof URL ? wasm.pathname : wasm);
+    const engine = options.engine ?? "auto";
+    if (engine !== "wasm") {
+      const path = wasm instanceof Uint8Array ? undefined : wasm instanceof URL ? fileURLToPath(wasm) : wasm;
+      const library = path === undefined ? undefined : nativeLibraryFor(path);
+      if (library) return new WitnessCalculator(await NativeWitnessCalculator.load(library), library, false);
+      if (engine === "native") {
+        throw new CuzkError("INVALID_ARGUMENT", `${source} has no native witness library beside it; build one with: cuzk witness compile circuit.circom`);
+      }
+    } else if (wasm instanceof Uint8Array ? ELF_MAGIC.every((b, i) => wasm[i] === b) : /\.so$/.test(source)) {
+      throw new CuzkError("INVALID_ARGUMENT", `${source} is a native witness library; engine "wasm" takes a circuit.wasm`);
+    }
     // A path is read only if it is a regular file of at most 2 GiB (not /dev/zero, not a FIFO).
     const code = wasm instanceof Uint8Array
       ? wasm
@@ -99,7 +148,8 @@ export class WitnessCalculator {
 
   /** Witness length (w[0] = 1 included): the key's n_vars. */
   get nVars(): number {
-    return this.#calculator.witnessSize!;
+    const calculator = this.#calculator;
+    return calculator instanceof NativeWitnessCalculator ? calculator.nVars : calculator.witnessSize!;
   }
 
   /** The scalar field the circuit was compiled for (r of BN254 or BLS12-381). */
@@ -114,8 +164,10 @@ export class WitnessCalculator {
 
   /** The witness of `input` as the bytes of a snarkjs .wtns file. */
   async wtns(input: CircuitInput): Promise<Uint8Array> {
+    const calculator = this.#calculator;
+    if (calculator instanceof NativeWitnessCalculator) return await calculator.wtns(input);
     try {
-      return await this.#calculator.calculateWTNSBin!(input, this.#sanityCheck);
+      return await calculator.calculateWTNSBin!(input, this.#sanityCheck);
     } catch (cause) {
       throw inputError(cause);
     }
@@ -127,6 +179,7 @@ export class WitnessCalculator {
    * then reads in place. Returns the number of bytes written (`rawBytes`).
    */
   async writeRaw(input: CircuitInput, target: Uint8Array | NativeBuffer, offset = 0): Promise<number> {
+    if (this.#calculator instanceof NativeWitnessCalculator) return await this.#calculator.writeRaw(input, target, offset);
     const wtns = await this.wtns(input);
     // circom_runtime writes one layout: the header, section 1 (n8 at byte 24, the prime, the
     // count), then the values, last; no parse is needed to find them.
