@@ -1,0 +1,251 @@
+/**
+ * @module
+ * Promise: cuzk is a drop-in for snarkjs's proving surface (issue 16, item 2). snarkjs's own CLI
+ * (node node_modules/snarkjs/cli.js) and ours run the same command lines on the same committed
+ * fixtures, both curves, with and without public signals, and give: the same .wtns, verification
+ * key, public.json and calldata byte for byte, the same exit statuses (0, 1 for a proof that does
+ * not verify or a missing file, 99 for a command line neither can use), and proofs (random, so
+ * different) that snarkjs's verifier accepts, as ours accepts snarkjs's. In process, the JS API
+ * takes the file forms snarkjs takes and returns its shapes and text; bad input is a CuzkError.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { CuzkError, groth16, wtns, zKey } from "../mod.ts";
+import type { CircuitInput, Groth16Proof } from "../mod.ts";
+import { snarkjsJson } from "../cli/io.ts";
+import { fixtures, needs } from "./support/native.ts";
+import type { Fixture } from "./support/native.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(ROOT, "cli.ts");
+const SNARKJS = join(ROOT, "node_modules", "snarkjs", "cli.js");
+const work = mkdtempSync(join(tmpdir(), "cuzk-compat-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const proverApi = ["cuzk_key_open", "cuzk_key_open_memory", "cuzk_prover_create", "cuzk_prove", "cuzk_verify"] as const;
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (a timeout turns a hang into a failure). */
+function run(command: string, args: string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** snarkjs's CLI under plain Node. */
+const snarkjs = (args: string[], cwd: string) => run("node", [SNARKJS, ...args], cwd);
+
+/** The same command line run by snarkjs's CLI (plain Node) and ours (the runtime running this file) at once, each in its folder. */
+function both(args: string[], cwd: { snarkjs: string; cuzk: string }): Promise<[Ran, Ran]> {
+  const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+  return Promise.all([snarkjs(args, cwd.snarkjs), run(process.execPath, [...ours, ...args], cwd.cuzk)]);
+}
+
+const pick = (curve: string, name: string): Fixture => {
+  const found = fixtures().find((f) => f.curve === curve && f.name === name);
+  assert.ok(found, `fixture ${curve}/${name} is committed`);
+  return found;
+};
+
+/** Two folders, one per CLI, each holding the fixture's files under snarkjs's default names. */
+function workspace(label: string, fixture: Fixture): { snarkjs: string; cuzk: string } {
+  const dirs = { snarkjs: join(work, label, "snarkjs"), cuzk: join(work, label, "cuzk") };
+  for (const dir of Object.values(dirs)) {
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(fixture.file("circuit.zkey"), join(dir, "circuit_final.zkey"));
+    copyFileSync(fixture.file("circuit.wasm"), join(dir, "circuit.wasm"));
+    copyFileSync(fixture.file("input.json"), join(dir, "input.json"));
+  }
+  return dirs;
+}
+
+const read = (dir: string, name: string) => readFileSync(join(dir, name));
+const sameBytes = (dirs: { snarkjs: string; cuzk: string }, name: string, label: string) =>
+  assert.ok(read(dirs.snarkjs, name).equals(read(dirs.cuzk, name)), `${label}: ${name} differs from snarkjs's:\n${read(dirs.cuzk, name)}\n---\n${read(dirs.snarkjs, name)}`);
+const sameExit = ([s, c]: [Ran, Ran], code: number, label: string) => {
+  assert.equal(s.code, code, `${label}: snarkjs exit ${s.code}: ${s.stdout}${s.stderr}`);
+  assert.equal(c.code, code, `${label}: cuzk exit ${c.code}: ${c.stderr}`);
+};
+
+/** Every supported command on one fixture, both CLIs; named files and snarkjs's default names. */
+async function compareOn(fixture: Fixture): Promise<void> {
+  const label = `${fixture.curve}/${fixture.name}`;
+  const dirs = workspace(label.replace("/", "-"), fixture);
+  const same = (args: string[]) => both(args, dirs);
+
+  // wtns calculate, under its alias and by defaults; zkey export verificationkey (default name circuit_vk.json).
+  sameExit(await same(["wc", "circuit.wasm", "input.json", "named.wtns"]), 0, `${label} wc`);
+  sameBytes(dirs, "named.wtns", label);
+  sameExit(await same(["wtns", "calculate"]), 0, `${label} wtns calculate`);
+  sameBytes(dirs, "witness.wtns", label);
+  sameExit(await same(["zkey", "export", "verificationkey"]), 0, `${label} zkey export verificationkey`);
+  sameBytes(dirs, "circuit_vk.json", label);
+  sameExit(await same(["zkev", "circuit_final.zkey", "verification_key.json"]), 0, `${label} zkev`);
+  sameBytes(dirs, "verification_key.json", label);
+  assert.deepEqual(JSON.parse(read(dirs.cuzk, "verification_key.json").toString()), fixture.json("verification_key.json"));
+
+  // groth16 prove and fullprove: public.json byte for byte; each side's proof checked by the other's verifier.
+  sameExit(await same(["groth16", "prove"]), 0, `${label} groth16 prove`);
+  sameBytes(dirs, "public.json", label);
+  if (fixture.json<string[]>("public.json").length === 0) assert.equal(read(dirs.cuzk, "public.json").toString(), "[\n]", "snarkjs's form, not []");
+  sameExit(await same(["g16f", "input.json", "circuit.wasm", "circuit_final.zkey", "full_proof.json", "full_public.json"]), 0, `${label} g16f`);
+  sameBytes(dirs, "full_public.json", label);
+  for (const [proof, pub] of [["proof.json", "public.json"], ["full_proof.json", "full_public.json"]]) {
+    const proofs = { snarkjs: read(dirs.snarkjs, proof), cuzk: read(dirs.cuzk, proof) };
+    assert.ok(!proofs.snarkjs.equals(proofs.cuzk), "fresh randomness on each side");
+    // The other side's proof, under the same name: each verifier checks the other's proof.
+    writeFileSync(join(dirs.snarkjs, `other_${proof}`), proofs.cuzk);
+    writeFileSync(join(dirs.cuzk, `other_${proof}`), proofs.snarkjs);
+    const verdicts = await same(["g16v", "verification_key.json", pub, `other_${proof}`]);
+    sameExit(verdicts, 0, `${label} g16v of the other side's ${proof}`);
+    assert.match(verdicts[0].stdout, /OK!/);
+    assert.match(verdicts[1].stdout, /^OK!$/m);
+    // The proof shape snarkjs writes: the same keys in the same order, points as decimal strings.
+    assert.deepEqual(Object.keys(JSON.parse(proofs.cuzk.toString())), Object.keys(JSON.parse(proofs.snarkjs.toString())));
+  }
+
+  // zkey export soliditycalldata of the same files (snarkjs's proof): the same text on stdout.
+  const calldata = await same(["zkesc", join(dirs.snarkjs, "public.json"), join(dirs.snarkjs, "proof.json")]);
+  sameExit(calldata, 0, `${label} zkesc`);
+  assert.equal(calldata[1].stdout, calldata[0].stdout, `${label}: calldata`);
+  assert.match(calldata[1].stdout, /^\["0x[0-9a-f]{64,}/);
+
+  // A proof that does not verify (a public signal changed, or a proof point changed): exit 1 on both sides.
+  const signals = JSON.parse(read(dirs.cuzk, "public.json").toString()) as string[];
+  const tampered = signals.length > 0 ? { name: "public.json", value: signals.map((s, i) => (i === 0 ? String(BigInt(s) + 1n) : s)) } : undefined;
+  const proof = JSON.parse(read(dirs.cuzk, "proof.json").toString()) as Groth16Proof;
+  const swapped = { ...proof, pi_a: proof.pi_c, pi_c: proof.pi_a };
+  for (const dir of Object.values(dirs)) {
+    writeFileSync(join(dir, "bad_proof.json"), JSON.stringify(swapped));
+    if (tampered) writeFileSync(join(dir, "bad_public.json"), JSON.stringify(tampered.value));
+  }
+  sameExit(await same(["groth16", "verify", "verification_key.json", "public.json", "bad_proof.json"]), 1, `${label} verify of a changed proof`);
+  if (tampered) sameExit(await same(["g16v", "verification_key.json", "bad_public.json", "other_proof.json"]), 1, `${label} verify with a changed signal`);
+}
+
+for (const [curve, name] of [["bn254", "mulchain_8"], ["bls12_381", "mulchain_8"], ["bn254", "zero_public"], ["bls12_381", "zero_public"]]) {
+  test(`snarkjs's CLI and ours on ${curve}/${name}: wc, zkev, groth16 prove/fullprove/verify, zkesc`, needs(...proverApi), async () => {
+    await compareOn(pick(curve, name));
+  });
+}
+
+test("exit statuses of both CLIs: missing file 1, too many files 99, unknown command 99; --version and --help", needs(...proverApi), async () => {
+  const dirs = workspace("exits", pick("bn254", "mulchain_8"));
+  const cases: Array<[string[], number]> = [
+    [["g16v", "missing_vk.json", "public.json", "proof.json"], 1],
+    [["groth16", "prove", "missing.zkey", "witness.wtns"], 1],
+    [["wtns", "calculate", "circuit.wasm", "missing_input.json", "w.wtns"], 1],
+    [["zkev", "missing.zkey", "vk.json"], 1],
+    [["zkesc", "missing_public.json", "proof.json"], 1],
+    [["g16v", "a.json", "b.json", "c.json", "d.json"], 99],
+    [["g16p", "a", "b", "c", "d", "e"], 99],
+    [["frobnicate"], 99],
+  ];
+  for (const [args, code] of cases) {
+    const [s, c] = await both(args, dirs);
+    assert.equal(s.code, code, `snarkjs ${args.join(" ")}: ${s.stdout}`);
+    assert.equal(c.code, code, `cuzk ${args.join(" ")}: ${c.stderr}`);
+    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
+    assert.match(c.stderr, /^cuzk: /);
+  }
+  const [version, help] = await Promise.all([both(["--version"], dirs), both(["-h"], dirs)]);
+  assert.match(version[0].stdout, /^snarkjs@/); // snarkjs prints its version with its help (exit 99)
+  assert.equal(version[1].code, 0);
+  assert.match(version[1].stdout, /^cuzk@\d+\.\d+\.\d+\n$/);
+  assert.equal(help[1].code, 0);
+  for (const words of ["groth16 prove", "groth16 fullprove", "groth16 verify", "wtns calculate", "zkey export verificationkey", "zkey export soliditycalldata", "g16p", "zkesc"]) {
+    assert.ok(help[1].stdout.includes(words), `--help names ${words}`);
+  }
+});
+
+const isCuzk = (code: string, pattern?: RegExp) => (error: unknown) => {
+  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
+  assert.equal(error.code, code, error.message);
+  if (pattern) assert.match(error.message, pattern);
+  return true;
+};
+
+test("JS API: snarkjs's file forms for zkey, witness and wasm; snarkjs's shapes, vk and calldata", needs(...proverApi), async () => {
+  const fixture = pick("bls12_381", "mulchain_8");
+  // snarkjs's own verification key, proof and calldata to compare with.
+  const dir = workspace("api", fixture).snarkjs;
+  assert.equal((await snarkjs(["wc"], dir)).code, 0);
+  for (const made of await Promise.all([snarkjs(["zkev"], dir), snarkjs(["g16p"], dir)])) assert.equal(made.code, 0, made.stdout);
+  const zkeyBytes = fixture.bytes("circuit.zkey"), wasmBytes = fixture.bytes("circuit.wasm"), wtnsBytes = fixture.bytes("witness.wtns");
+  const input = fixture.json<CircuitInput>("input.json");
+  const vk = fixture.json<Record<string, unknown>>("verification_key.json");
+  const randomness = { r: 5n, s: 7n };
+
+  // The same vk from every zkey form, written byte for byte as snarkjs's `zkey export verificationkey` wrote it.
+  for (const form of [fixture.file("circuit.zkey"), zkeyBytes, { type: "mem" as const, data: zkeyBytes }, { type: "file" as const, fileName: fixture.file("circuit.zkey") }]) {
+    const exported = await zKey.exportVerificationKey(form);
+    assert.equal(snarkjsJson(exported), readFileSync(join(dir, "circuit_vk.json"), "utf8"));
+  }
+
+  // prove: zkey and witness in each form, the same proof for the same r, s; snarkjs's result keys.
+  const reference = await groth16.prove(fixture.file("circuit.zkey"), fixture.file("witness.wtns"), { backend: "cpu", randomness });
+  assert.deepEqual(Object.keys(reference).filter((k) => k !== "timings"), ["proof", "publicSignals"]);
+  assert.equal(await groth16.verify(vk as never, reference.publicSignals, reference.proof), true);
+  const forms: Array<[unknown, unknown]> = [
+    [zkeyBytes, wtnsBytes],
+    [{ type: "mem", data: zkeyBytes }, { type: "mem", data: wtnsBytes }],
+    [{ type: "file", fileName: fixture.file("circuit.zkey") }, { type: "file", fileName: fixture.file("witness.wtns") }],
+  ];
+  for (const [zkey, witness] of forms) {
+    const { proof, publicSignals } = await groth16.prove(zkey as never, witness as never, { backend: "cpu", randomness });
+    assert.deepEqual(proof, reference.proof);
+    assert.deepEqual(publicSignals, reference.publicSignals);
+  }
+
+  // fullProve: wasm and zkey as bytes and { type: "mem" }; wtns.calculate to a file and to { type: "mem" }.
+  const full = await groth16.fullProve(input, { type: "mem", data: wasmBytes }, zkeyBytes, { backend: "cpu", randomness });
+  assert.deepEqual(full.proof, reference.proof);
+  const full2 = await groth16.fullProve(input, wasmBytes, { type: "mem", data: zkeyBytes }, { backend: "cpu", randomness });
+  assert.deepEqual(full2.proof, reference.proof);
+  const memOut: { type: "mem"; data?: Uint8Array } = { type: "mem" };
+  await wtns.calculate(input, fixture.file("circuit.wasm"), memOut);
+  assert.deepEqual(memOut.data, wtnsBytes);
+  const fileOut = join(work, "api.wtns");
+  await wtns.calculate(input, wasmBytes, { type: "file", fileName: fileOut });
+  assert.deepEqual(new Uint8Array(readFileSync(fileOut)), wtnsBytes);
+
+  // exportSolidityCallData: snarkjs's text for snarkjs's proof (the CLI's stdout, less its newline).
+  const snarkjsProof = JSON.parse(readFileSync(join(dir, "proof.json"), "utf8"));
+  const snarkjsPublic = JSON.parse(readFileSync(join(dir, "public.json"), "utf8"));
+  const calldata = await snarkjs(["zkesc"], dir);
+  assert.equal(calldata.code, 0);
+  assert.equal(await groth16.exportSolidityCallData(snarkjsProof, snarkjsPublic), calldata.stdout.replace(/\n$/, ""));
+});
+
+test("JS API: bad input is a CuzkError", needs(...proverApi), async () => {
+  const fixture = pick("bn254", "mulchain_8");
+  const zkey = fixture.file("circuit.zkey"), witness = fixture.file("witness.wtns");
+  await assert.rejects(groth16.prove(42 as never, witness), isCuzk("INVALID_ARGUMENT", /zkey must be a file name/));
+  await assert.rejects(groth16.prove({ type: "bigMem", data: [] } as never, witness), isCuzk("INVALID_ARGUMENT", /bigMem/));
+  await assert.rejects(groth16.prove(zkey, { type: "mem" } as never, { backend: "cpu" }), isCuzk("INVALID_ARGUMENT", /witness must be/));
+  await assert.rejects(groth16.prove(new Uint8Array(100), witness), isCuzk("FORMAT"));
+  await assert.rejects(groth16.fullProve({}, { type: "file" } as never, zkey), isCuzk("INVALID_ARGUMENT", /wasm must be/));
+  await assert.rejects(zKey.exportVerificationKey({ type: "mem", data: fixture.bytes("witness.wtns") }), isCuzk("FORMAT"));
+  await assert.rejects(zKey.exportVerificationKey(join(work, "missing.zkey")), isCuzk("IO"));
+  await assert.rejects(wtns.calculate(fixture.json("input.json"), fixture.file("circuit.wasm"), 7 as never), isCuzk("INVALID_ARGUMENT", /wtnsOut/));
+  const proof = fixture.json<Record<string, unknown>>("proof.json"), pub = fixture.json<string[]>("public.json");
+  await assert.rejects(groth16.exportSolidityCallData({ ...proof, pi_c: undefined }, pub), isCuzk("FORMAT", /pi_c/));
+  await assert.rejects(groth16.exportSolidityCallData(proof, ["12", "not a number"]), isCuzk("FORMAT", /public signal 1/));
+  await assert.rejects(groth16.exportSolidityCallData(proof, ["-1"]), isCuzk("FORMAT", /negative/));
+});
