@@ -565,6 +565,62 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
                                              uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
                                              char* err, size_t err_cap);
 
+/* ---------------------------------------------------------------------------------------------
+ * Key memory plan (issue 13): points at infinity are not stored, each point section is resident in
+ * the engine's memory or streamed in per proof as a budget allows, and a key may leave its point
+ * sections in its file.
+ * ------------------------------------------------------------------------------------------- */
+/* cuzk_key_open flag: keep the headers, IC and coefficients in memory and leave the point sections
+ * (A, B1, B2, C, H: most of a key) in the file, read from it when a prover is made (and for every
+ * proof, for sections the prover streams). The file stays open and must stay as it was: a change of
+ * its size or modification time since open is CUZK_ERR_IO at the next read (never a fault: the key
+ * is read, not mapped). The point checks at open read the points in chunks. cuzk_key_open_memory
+ * refuses this flag (CUZK_ERR_INVALID_ARGUMENT). */
+#define CUZK_KEY_POINTS_ON_DEMAND 0x2u
+
+typedef struct cuzk_prover_options {
+  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 16 */
+  uint32_t flags;         /* 0 */
+  uint64_t memory_budget; /* bytes of the engine's memory (CUDA: device; CPU: host) the prover may
+                             take for the key's rows, points and the proving workspace; 0 = automatic
+                             (CUDA: the device's free memory; CPU: physical memory). A key that does
+                             not fit even with every section streamed is CUZK_ERR_OUT_OF_MEMORY, with
+                             the sizes and the budget in the message, before anything is allocated. */
+} cuzk_prover_options;
+
+/* cuzk_prover_create with options (NULL: as cuzk_prover_create). struct_size < 16 or unknown flags:
+ * CUZK_ERR_INVALID_ARGUMENT. */
+CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
+                                             cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
+
+#define CUZK_POINT_SECTIONS 5 /* A, B1, B2, C, H: the index of the arrays below */
+#define CUZK_PLACEMENT_IN_KEY 1   /* read in place from the key's memory (CPU engine, key in memory) */
+#define CUZK_PLACEMENT_RESIDENT 2 /* stored once in the engine's memory */
+#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer for every proof */
+
+typedef struct cuzk_memory_plan {
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 248 */
+  uint32_t backend;                  /* cuzk_backend of the engine */
+  uint64_t budget;                   /* bytes the engine may use (the option, or automatic) */
+  uint64_t fixed_bytes;              /* rows and proving workspace */
+  uint64_t resident_bytes;           /* points stored in the engine's memory */
+  uint64_t stream_buffer_bytes;      /* one buffer that streamed sections are read into in turn */
+  uint64_t streamed_bytes_per_proof; /* points read into it for every proof */
+  uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
+  uint64_t points_dropped;           /* points at infinity not stored, all sections together */
+  uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
+  uint32_t reserved;
+  uint64_t points[CUZK_POINT_SECTIONS];   /* points of each section in the key */
+  uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity */
+  uint64_t stored[CUZK_POINT_SECTIONS];   /* points the engine holds (a few infinities may be kept where
+                                             another section summed over the same scalars has a point) */
+  uint64_t stored_bytes[CUZK_POINT_SECTIONS];
+} cuzk_memory_plan;
+
+/* The plan the prover was made with. */
+CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err,
+                                             size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,7 @@
 // cuzk.h: contexts (a backend on a device) and provers (a key bound to a context), and proving.
+#include <cstddef>
+#include <cstring>
+
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
 #include "cpu/cpu_engine.hpp"
@@ -7,12 +10,22 @@
 
 using cuzk::abi::guarded;
 
+static_assert(sizeof(cuzk_prover_options) == 16 && offsetof(cuzk_prover_options, memory_budget) == 8,
+              "cuzk_prover_options layout");
+static_assert(sizeof(cuzk_memory_plan) == 248 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+                  offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points) == 88 &&
+                  offsetof(cuzk_memory_plan, infinity) == 128 && offsetof(cuzk_memory_plan, stored) == 168 &&
+                  offsetof(cuzk_memory_plan, stored_bytes) == 208,
+              "cuzk_memory_plan layout");
+
 namespace {
 
-// The engine of a context's backend: the one place that picks cpu/ or cuda/ for a prover.
+// The engine of a context's backend: the one place that picks cpu/ or cuda/ for a prover. Keeps
+// the memory plan of the engine it made (for cuzk_prover_memory_plan).
 class ContextEngines final : public cuzk::engine::EngineMaker {
  public:
-  ContextEngines(const cuzk_context& ctx, const cuzk::Progress& progress) : ctx_(ctx), progress_(progress) {}
+  ContextEngines(const cuzk_context& ctx, const cuzk::engine::EngineOptions& options, const cuzk::Progress& progress)
+      : ctx_(ctx), options_(options), progress_(progress) {}
   cuzk_status make(const cuzk::engine::KeyView<cuzk::curve::Bn254>& key,
                    std::unique_ptr<cuzk::engine::Engine<cuzk::curve::Bn254>>* out, std::string& err) const override {
     return make_for(key, out, err);
@@ -22,18 +35,46 @@ class ContextEngines final : public cuzk::engine::EngineMaker {
                    std::string& err) const override {
     return make_for(key, out, err);
   }
+  const cuzk::engine::MemoryPlan& plan() const { return plan_; }
 
  private:
   template <class C>
   cuzk_status make_for(const cuzk::engine::KeyView<C>& key, std::unique_ptr<cuzk::engine::Engine<C>>* out,
                        std::string& err) const {
-    if (ctx_.backend == CUZK_BACKEND_CUDA) return cuzk::cuda::make_engine<C>(ctx_.gpu, key, progress_, out, err);
-    *out = cuzk::cpu::make_engine<C>(key, *ctx_.pool);
-    return CUZK_OK;
+    cuzk_status st = ctx_.backend == CUZK_BACKEND_CUDA
+                         ? cuzk::cuda::make_engine<C>(ctx_.gpu, key, options_, progress_, out, err)
+                         : cuzk::cpu::make_engine<C>(key, *ctx_.pool, options_, out, err);
+    if (st == CUZK_OK) plan_ = (*out)->memory_plan();
+    return st;
   }
   const cuzk_context& ctx_;
+  const cuzk::engine::EngineOptions options_;
   const cuzk::Progress& progress_;
+  mutable cuzk::engine::MemoryPlan plan_;
 };
+
+// cuzk_prover_create and cuzk_prover_create_with.
+cuzk_status create_prover(cuzk_context* ctx, cuzk_key* key, const cuzk::engine::EngineOptions& options,
+                          cuzk_prover** out, cuzk_progress* progress, std::string& msg) {
+  cuzk::Progress prog;
+  cuzk_status st = cuzk::abi::checked_progress(progress, &prog, msg);
+  if (st != CUZK_OK) return st;
+  prog.begin(CUZK_STAGE_KEY_UPLOAD, 0);
+  if (prog.cancelled()) { msg = "cancelled before the key upload"; return CUZK_ERR_CANCELLED; }
+  auto p = std::make_unique<cuzk_prover>();
+  ContextEngines engines(*ctx, options, prog);
+  st = cuzk::prover::make_prover(key->zkey, *ctx->pool, engines, &p->impl, msg);
+  if (st != CUZK_OK) return st;
+  // The upload is done; a cancel that arrived meanwhile still means "no prover" (it is freed here).
+  if (prog.cancelled()) { msg = "cancelled during the key upload"; return CUZK_ERR_CANCELLED; }
+  p->plan = engines.plan();
+  p->ctx = ctx;
+  p->key = key;
+  ctx->provers++;
+  key->provers++;
+  *out = p.release();
+  return CUZK_OK;
+}
 
 // Counts a running call on a handle for as long as it lives (destroy is refused meanwhile).
 struct CallGuard {
@@ -145,21 +186,52 @@ CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32
     if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
     if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    cuzk::Progress prog;
-    cuzk_status st = cuzk::abi::checked_progress(progress, &prog, msg);
-    if (st != CUZK_OK) return st;
-    prog.begin(CUZK_STAGE_KEY_UPLOAD, 0);
-    if (prog.cancelled()) { msg = "cancelled before the key upload"; return CUZK_ERR_CANCELLED; }
-    auto p = std::make_unique<cuzk_prover>();
-    st = cuzk::prover::make_prover(key->zkey, *ctx->pool, ContextEngines(*ctx, prog), &p->impl, msg);
-    if (st != CUZK_OK) return st;
-    // The upload is done; a cancel that arrived meanwhile still means "no prover" (it is freed here).
-    if (prog.cancelled()) { msg = "cancelled during the key upload"; return CUZK_ERR_CANCELLED; }
-    p->ctx = ctx;
-    p->key = key;
-    ctx->provers++;
-    key->provers++;
-    *out = p.release();
+    return create_prover(ctx, key, cuzk::engine::EngineOptions{}, out, progress, msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
+                                             cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    cuzk::engine::EngineOptions opts;
+    if (options) {
+      if (options->struct_size < sizeof(cuzk_prover_options)) {
+        msg = "options->struct_size is " + std::to_string(options->struct_size) + ", expected at least " +
+              std::to_string(sizeof(cuzk_prover_options));
+        return CUZK_ERR_INVALID_ARGUMENT;
+      }
+      if (options->flags != 0) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+      opts.memory_budget = options->memory_budget;
+    }
+    return create_prover(ctx, key, opts, out, progress, msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err,
+                                             size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover || !out) { msg = "prover and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const cuzk::engine::MemoryPlan& p = prover->plan;
+    std::memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    out->backend = prover->ctx->backend;
+    out->budget = p.budget;
+    out->fixed_bytes = p.fixed;
+    out->resident_bytes = p.resident_bytes();
+    out->stream_buffer_bytes = p.stream_buffer_bytes();
+    out->streamed_bytes_per_proof = p.streamed_per_proof();
+    out->key_host_bytes = prover->key->file.bytes_in_memory();
+    for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
+      out->placement[s] = p.placement[s];
+      out->points[s] = p.points[s];
+      out->infinity[s] = p.infinity[s];
+      out->stored[s] = p.stored[s];
+      out->stored_bytes[s] = p.stored_bytes[s];
+      // Fewer stored than the key has: the infinities dropped (C may store more: its leading ones).
+      if (p.stored[s] && p.stored[s] < p.points[s]) out->points_dropped += p.points[s] - p.stored[s];
+    }
     return CUZK_OK;
   });
 }

@@ -39,5 +39,6 @@ struct cuzk_prover {
   cuzk_context* ctx = nullptr;
   cuzk_key* key = nullptr;
   std::unique_ptr<cuzk::prover::Prover> impl;
+  cuzk::engine::MemoryPlan plan;  // the engine's, fixed once made (cuzk_prover_memory_plan)
   std::atomic<int> calls{0};  // destroy refused while a call runs
 };

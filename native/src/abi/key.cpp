@@ -1,8 +1,11 @@
 // cuzk.h: proving keys (.zkey read into memory the key owns) and their optional .r1cs.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
+#include "engine/key_memory.hpp"
 #include "prover/key_check.hpp"
 #include "prover/vk.hpp"
 #include "prover/witness_check.hpp"
@@ -13,12 +16,44 @@ namespace formats = cuzk::formats;
 
 namespace {
 
+constexpr uint32_t kKeyFlags = CUZK_KEY_SKIP_POINT_CHECKS | CUZK_KEY_POINTS_ON_DEMAND;
+
+// A key whose point sections stay in its file: the points are checked as they are read, in
+// chunks of at most 2^20 (the same check and messages as check_key_points).
+cuzk_status check_points_in_file(const formats::ZkeyGroth16& z, std::string& msg) {
+  constexpr uint64_t kChunk = 1u << 20;
+  std::vector<uint8_t> chunk;
+  for (int i = 0; i < formats::kPointSections; i++) {
+    const auto s = (formats::PointSection)i;
+    const std::string name = std::string(cuzk::engine::section_name(s)) + " (section " +
+                             std::to_string(formats::kFirstPointSectionId + i) + ")";
+    const uint64_t count = z.point_count(s), pb = z.point_bytes(s);
+    for (uint64_t first = 0; first < count; first += kChunk) {
+      const uint64_t n = std::min(kChunk, count - first);
+      chunk.resize(n * pb);
+      cuzk_status st = cuzk::engine::read_points(z, s, first, n, chunk.data(), msg);
+      if (st == CUZK_OK) {
+        st = cuzk::prover::check_section_points(z.curve, name.c_str(), chunk.data(), n, s == formats::kSecB2, first,
+                                                cuzk::default_thread_pool(), msg);
+      }
+      if (st != CUZK_OK) return st;
+    }
+  }
+  return CUZK_OK;
+}
+
 cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t start, cuzk_key** out,
                         std::string& msg) {
   cuzk_status st = formats::parse_zkey(key->file.data(), key->file.size(), key->zkey, msg);
   if (st != CUZK_OK) return st;
+  if (flags & CUZK_KEY_POINTS_ON_DEMAND) {  // the pointers would read untouched memory: zeros
+    auto& z = key->zkey;
+    z.points_a = z.points_b1 = z.points_b2 = z.points_c = z.points_h = nullptr;
+    z.source = &key->file;
+  }
   if (!(flags & CUZK_KEY_SKIP_POINT_CHECKS)) {
     st = cuzk::prover::check_key_points(key->zkey, cuzk::default_thread_pool(), msg);
+    if (st == CUZK_OK && key->zkey.source) st = check_points_in_file(key->zkey, msg);
     if (st != CUZK_OK) return st;
   }
   key->open_ns = cuzk::now_ns() - start;
@@ -34,10 +69,14 @@ CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** 
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!path || !out) { msg = "path and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
-    if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~kKeyFlags) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
-    cuzk_status st = formats::FileBytes::read(path, key->file, msg);
+    const uint32_t first = formats::kFirstPointSectionId;  // sections 5..9: the points
+    cuzk_status st = (flags & CUZK_KEY_POINTS_ON_DEMAND)
+                         ? formats::FileBytes::read_sections(path, {first, first + 1, first + 2, first + 3, first + 4},
+                                                             key->file, msg)
+                         : formats::FileBytes::read(path, key->file, msg);
     if (st != CUZK_OK) return st;
     st = finish_open(std::move(key), flags, start, out, msg);
     if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
@@ -50,7 +89,11 @@ CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint3
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!data || !out) { msg = "data and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
-    if (flags & ~CUZK_KEY_SKIP_POINT_CHECKS) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & CUZK_KEY_POINTS_ON_DEMAND) {
+      msg = "CUZK_KEY_POINTS_ON_DEMAND needs a key file (cuzk_key_open): memory is already held";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (flags & ~kKeyFlags) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     uint64_t start = cuzk::now_ns();
     auto key = std::make_unique<cuzk_key>();
     if (len > 0) {  // (an empty key is refused by the reader, with its message)

@@ -5,13 +5,20 @@
 
 #include "cpu/msm.hpp"
 #include "cpu/ntt.hpp"
+#include "util/machine.hpp"
 #include "util/scratch.hpp"
 
 namespace cuzk::cpu {
 
 namespace {
 
+#define CUZK_CPU_TRY(expr)                  \
+  do {                                      \
+    if (cuzk_status st_ = (expr); st_ != CUZK_OK) return st_; \
+  } while (0)
+
 using engine::PhaseScope;
+using formats::PointSection;
 
 template <class C>
 class CpuEngine final : public engine::Engine<C> {
@@ -23,6 +30,37 @@ class CpuEngine final : public engine::Engine<C> {
   CpuEngine(const engine::KeyView<C>& key, ThreadPool& pool) : key_(key), pool_(pool) {}
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CPU; }
+  engine::MemoryPlan memory_plan() const override { return plan_; }
+
+  // A key in memory is read in place (its points at infinity cost the MSMs nothing: they are
+  // skipped when the scalars are classified). A key whose points stay in its file (on demand) is
+  // held compacted: each section resident in this engine's memory or read in per proof, as the
+  // budget allows.
+  cuzk_status init(const engine::EngineOptions& options, std::string& err) {
+    const auto& z = *key_.zkey;
+    const uint64_t n = key_.domain_size;
+    plan_.memory = "host";
+    plan_.budget = options.memory_budget ? options.memory_budget : physical_memory();
+    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b) + 3 * n * sizeof(Fr) + n * 32;
+    compact_ = z.source != nullptr;
+    uint64_t point_bytes[formats::kPointSections] = {};
+    if (compact_) {
+      CUZK_CPU_TRY(keys_.build(z, pool_, err));
+      for (int s = 0; s < formats::kPointSections; s++) point_bytes[s] = z.point_bytes((PointSection)s);
+      for (const engine::Support& sup : keys_.support)
+        if (!sup.all) plan_.fixed += sup.index.size() * 4 + (uint64_t)sup.n * 32;  // the index, gathered scalars
+    }
+    engine::describe_sections(z, keys_, point_bytes, plan_);  // without compaction: all kInKey, none stored
+    CUZK_CPU_TRY(engine::choose_placements(plan_, false, err));
+    for (int i = 0; i < formats::kPointSections; i++) {
+      const PointSection s = (PointSection)i;
+      if (plan_.placement[s] != engine::kResident) continue;
+      uint8_t* dst = resident_[s].reserve(plan_.stored_bytes[s]);
+      CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], dst, scratch_, err));
+    }
+    if (plan_.stream_buffer_bytes()) stream_.reserve(plan_.stream_buffer_bytes());
+    return CUZK_OK;
+  }
 
   cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
@@ -32,7 +70,6 @@ class CpuEngine final : public engine::Engine<C> {
     Fr* b = b_.reserve(n);
     Fr* c = c_.reserve(n);
     uint8_t* h = h_.reserve(n * 32);
-    const auto& z = *key_.zkey;
     for (size_t p = 0; p < batch.size(); p++) {
       engine::ProofInputs in;
       cuzk_status st = batch.inputs(p, &in, err);  // waits for its check; fails the batch with it
@@ -67,31 +104,66 @@ class CpuEngine final : public engine::Engine<C> {
       engine::ProofSums<C>& s = sums[p];
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_A);
-        s.a = msm<C, Fq>(pool_, z.points_a, w, key_.n_vars);
+        CUZK_CPU_TRY(section_msm(formats::kSecA, w, &s.a, err));
       }
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_B1);
-        s.b1 = msm<C, Fq>(pool_, z.points_b1, w, key_.n_vars);
+        CUZK_CPU_TRY(section_msm(formats::kSecB1, w, &s.b1, err));
       }
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_B2);
-        s.b2 = msm<C, Fq2>(pool_, z.points_b2, w, key_.n_vars);
+        CUZK_CPU_TRY(section_msm(formats::kSecB2, w, &s.b2, err));
       }
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_C);
-        size_t first = (size_t)key_.n_public + 1;
-        s.c = msm<C, Fq>(pool_, z.points_c, w + first * 32, key_.n_vars - first);
+        CUZK_CPU_TRY(section_msm(formats::kSecC, w, &s.c, err));
       }
       {
         PhaseScope t(times, p, CUZK_PHASE_MSM_H);
-        s.h = msm<C, Fq>(pool_, z.points_h, h, n);
+        CUZK_CPU_TRY(section_msm(formats::kSecH, h, &s.h, err));
       }
+      gathered_group_ = -1;  // the next proof has other scalars
       batch.computed(p);
     }
     return CUZK_OK;
   }
 
  private:
+  static uint64_t rows_bytes(const engine::SparseRows<Fr>& m) {
+    return m.row_start.size() * 8 + m.signal.size() * 4 + m.coef.size() * sizeof(Fr);
+  }
+
+  // sum over section s's points with its group's scalars (`scalars`: the witness, or h for H).
+  template <class X>
+  cuzk_status section_msm(PointSection s, const uint8_t* scalars, X* out, std::string& err) {
+    using F = std::conditional_t<std::is_same_v<X, typename C::G2x>, Fq2, Fq>;
+    const auto& z = *key_.zkey;
+    if (!compact_) {  // in place; C's points belong to the scalars after w[n_public]
+      const size_t first = s == formats::kSecC ? (size_t)key_.n_public + 1 : 0;
+      *out = msm<C, F>(pool_, z.points(s), scalars + first * 32, z.point_count(s));
+      return CUZK_OK;
+    }
+    const uint8_t* points = resident_[s].data();
+    if (plan_.placement[s] == engine::kStreamed) {
+      CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], stream_.data(), scratch_, err));
+      points = stream_.data();
+    }
+    const engine::PointGroup g = engine::group_of(s);
+    const engine::Support& sup = keys_.support[g];
+    if (!sup.all) {  // the scalars of the stored points, in their order
+      uint8_t* dst = gathered_.reserve((size_t)sup.n * 32);
+      if (gathered_group_ != g) {
+        pool_.parallel_range(sup.index.size(), [&](size_t lo, size_t hi) {
+          for (size_t j = lo; j < hi; j++) std::memcpy(dst + j * 32, scalars + (size_t)sup.index[j] * 32, 32);
+        }, 4096);
+        gathered_group_ = g;
+      }
+      scalars = dst;
+    }
+    *out = msm<C, F>(pool_, points, scalars, plan_.stored[s]);
+    return CUZK_OK;
+  }
+
   // out[row] = sum coef * w[signal]: a Montgomery product of the key's v*R^2 with the standard-form
   // witness value gives v*w in Montgomery form. Rows past the matrix (padding) are zero.
   void evaluate_rows(const engine::SparseRows<Fr>& m, const uint8_t* w, Fr* out) {
@@ -118,17 +190,39 @@ class CpuEngine final : public engine::Engine<C> {
   // Workspace kept between calls (huge pages: first-touch faults dominated one-shot proofs).
   ScratchArray<Fr> a_, b_, c_;
   ScratchArray<uint8_t> h_;
+  // A key on demand: its compact points, resident or read into stream_ per proof.
+  bool compact_ = false;
+  engine::CompactKey keys_;
+  engine::MemoryPlan plan_;
+  ScratchArray<uint8_t> resident_[formats::kPointSections], stream_, gathered_;
+  int gathered_group_ = -1;  // the group whose scalars gathered_ holds for the current proof
+  std::vector<uint8_t> scratch_;
 };
 
 }  // namespace
 
 template <class C>
-std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool) {
-  return std::make_unique<CpuEngine<C>>(key, pool);
+cuzk_status make_engine(const engine::KeyView<C>& key, ThreadPool& pool, const engine::EngineOptions& options,
+                        std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
+  auto e = std::make_unique<CpuEngine<C>>(key, pool);
+  CUZK_CPU_TRY(e->init(options, err));
+  *out = std::move(e);
+  return CUZK_OK;
 }
 
-template std::unique_ptr<engine::Engine<curve::Bn254>> make_engine(const engine::KeyView<curve::Bn254>&, ThreadPool&);
-template std::unique_ptr<engine::Engine<curve::Bls12381>> make_engine(const engine::KeyView<curve::Bls12381>&,
-                                                                       ThreadPool&);
+template <class C>
+std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool) {
+  std::unique_ptr<engine::Engine<C>> e;
+  std::string err;
+  make_engine<C>(key, pool, engine::EngineOptions{}, &e, err);  // a key in memory, no budget: cannot fail
+  return e;
+}
+
+#define CUZK_CPU_ENGINE(C)                                                                                       \
+  template cuzk_status make_engine(const engine::KeyView<C>&, ThreadPool&, const engine::EngineOptions&,        \
+                                   std::unique_ptr<engine::Engine<C>>*, std::string&);                          \
+  template std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>&, ThreadPool&);
+CUZK_CPU_ENGINE(curve::Bn254)
+CUZK_CPU_ENGINE(curve::Bls12381)
 
 }  // namespace cuzk::cpu

@@ -3,12 +3,21 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "engine/engine.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cpu {
 
+// A key in memory is read in place; a key on demand (CUZK_KEY_POINTS_ON_DEMAND) is held compacted
+// in host memory, resident or streamed per section within options.memory_budget. Fails with the
+// key's read errors, or CUZK_ERR_OUT_OF_MEMORY when the budget is too small (nothing allocated).
+template <class C>
+cuzk_status make_engine(const engine::KeyView<C>& key, ThreadPool& pool, const engine::EngineOptions& options,
+                        std::unique_ptr<engine::Engine<C>>* out, std::string& err);
+
+// Without options, for a key in memory (tests, benchmarks).
 template <class C>
 std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool);
 

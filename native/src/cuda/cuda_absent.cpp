@@ -28,13 +28,15 @@ cuzk_status open_device(int, Device**, std::string& err) { return absent(err); }
 void close_device(Device*) {}
 
 template <class C>
-cuzk_status make_engine(Device*, const engine::KeyView<C>&, const Progress&, std::unique_ptr<engine::Engine<C>>*,
-                        std::string& err) {
+cuzk_status make_engine(Device*, const engine::KeyView<C>&, const engine::EngineOptions&, const Progress&,
+                        std::unique_ptr<engine::Engine<C>>*, std::string& err) {
   return absent(err);
 }
-template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&, const Progress&,
+template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+                                               const engine::EngineOptions&, const Progress&,
                                                std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&, const Progress&,
+template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+                                                  const engine::EngineOptions&, const Progress&,
                                                   std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 
 cuzk_status msm(Device*, cuzk_curve, cuzk_group, const uint8_t*, const uint8_t*, size_t, uint8_t*, engine::PhaseTimes&,

@@ -23,9 +23,16 @@ cuzk_status open_device(int index, Device** out, std::string& err);
 void close_device(Device* device);
 
 // progress: the key upload's (cuzk_prover_create): the bytes the engine uploaded, once it has.
+// options.memory_budget: device bytes (0: the free memory); a key that does not fit even streamed
+// is CUZK_ERR_OUT_OF_MEMORY before anything is allocated.
+template <class C>
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const engine::EngineOptions& options,
+                        const Progress& progress, std::unique_ptr<engine::Engine<C>>* out, std::string& err);
 template <class C>
 cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const Progress& progress,
-                        std::unique_ptr<engine::Engine<C>>* out, std::string& err);
+                        std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
+  return make_engine<C>(device, key, engine::EngineOptions{}, progress, out, err);
+}
 
 cuzk_status msm(Device* device, cuzk_curve curve, cuzk_group group, const uint8_t* points_key_encoding,
                 const uint8_t* scalars_std_le, size_t n, uint8_t* out_point_output_encoding, engine::PhaseTimes& times,

@@ -35,6 +35,7 @@ class GpuEngine final : public engine::Engine<C> {
   GpuEngine(Device* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
+  engine::MemoryPlan memory_plan() const override { return {}; }  // the GPU plan: next commit
 
   // Key bytes held on the device (rows, and the points when resident): the key upload's units.
   uint64_t device_bytes() const {
@@ -250,8 +251,9 @@ class GpuEngine final : public engine::Engine<C> {
 }  // namespace
 
 template <class C>
-cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const Progress& progress,
-                        std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
+cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const engine::EngineOptions& options,
+                        const Progress& progress, std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
+  (void)options;
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
   auto e = std::make_unique<GpuEngine<C>>(device, key);
@@ -264,9 +266,11 @@ cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const Pro
   return CUZK_OK;
 }
 
-template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&, const Progress&,
+template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+                                               const engine::EngineOptions&, const Progress&,
                                                std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&, const Progress&,
+template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+                                                  const engine::EngineOptions&, const Progress&,
                                                   std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 
 }  // namespace cuzk::cuda

@@ -11,6 +11,7 @@
 
 #include "cuzk.h"
 #include "curve/curves.hpp"
+#include "engine/key_memory.hpp"
 #include "engine/key_view.hpp"
 #include "engine/timings.hpp"
 
@@ -72,6 +73,13 @@ class Engine {
   // batch.inputs(p) and reporting batch.computed(p). Times its phases (ABC, NTT_H, MSM_*, UPLOAD,
   // ...) into `times`.
   virtual cuzk_status compute(WitnessSource& batch, PhaseTimes& times, ProofSums<C>* sums, std::string& err) = 0;
+  // Where the engine keeps the key's points (fixed once it is made).
+  virtual MemoryPlan memory_plan() const = 0;
+};
+
+// What a prover's creator chooses about its engine (cuzk_prover_options).
+struct EngineOptions {
+  uint64_t memory_budget = 0;  // bytes; 0 = automatic
 };
 
 // Makes the engine that works on a key view, for either curve. The ABI side implements it for a

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "formats/status.hpp"
 
@@ -32,16 +34,40 @@ class FileBytes {
   // A copy of caller memory (len > 0). CUZK_ERR_OUT_OF_MEMORY as for read().
   static Status copy(const uint8_t* data, size_t len, FileBytes& out, std::string& err);
 
+  // Reads a binfile container (formats.md 0) at `path` as read() does, except the payloads of the
+  // sections whose ids `left_in_file` names: those stay in the file (their bytes in data() are
+  // untouched memory, costing nothing, and read as zeros) and are read on demand by read_at. The
+  // file stays open for that; every read_at checks that the file still has the size and
+  // modification time seen here (a file truncated or rewritten since is CUZK_ERR_IO, never a fault).
+  // A malformed section table is left for the format's parser to report: the walk stops at it.
+  static Status read_sections(const std::string& path, std::initializer_list<uint32_t> left_in_file, FileBytes& out,
+                              std::string& err);
+
+  // dst <- bytes [offset, offset + len): from memory where held, else from the file (read_sections).
+  Status read_at(uint64_t offset, size_t len, uint8_t* dst, std::string& err) const;
+  // Whether bytes [offset, offset + len) are in memory (always, unless read_sections left them).
+  bool holds(uint64_t offset, uint64_t len) const;
+  // Bytes of the file held in memory (size() less the payloads left in the file).
+  uint64_t bytes_in_memory() const;
+
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
-  Status allocate(size_t size, std::string& err);
+  Status allocate(size_t size, std::string& err, bool huge_pages = true);
   void release();
 
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t mapped_ = 0;  // bytes of the anonymous mapping behind data_
+  // read_sections only: the open file, what it was when read, and the payloads left in it.
+  struct LeftInFile {
+    uint64_t offset, len;
+  };
+  int fd_ = -1;
+  std::string path_;
+  int64_t mtime_sec_ = 0, mtime_nsec_ = 0;
+  std::vector<LeftInFile> left_;
 };
 
 }  // namespace cuzk::formats

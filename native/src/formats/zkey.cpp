@@ -22,6 +22,9 @@ enum ZkeySection : uint32_t {
   kPointsC = 8,
   kPointsH = 9,
 };
+static_assert(kPointsA == kFirstPointSectionId + kSecA && kPointsB1 == kFirstPointSectionId + kSecB1 &&
+              kPointsB2 == kFirstPointSectionId + kSecB2 && kPointsC == kFirstPointSectionId + kSecC &&
+              kPointsH == kFirstPointSectionId + kSecH);
 
 std::string protocol_name(uint32_t protocol) {
   switch (protocol) {
@@ -293,6 +296,7 @@ Status parse_zkey(const uint8_t* data, size_t size, ZkeyGroth16& out, std::strin
     Status s = require_point_section(bin, p.id, p.name, p.count, p.point_bytes, p.count_meaning, *p.out, err);
     if (s != CUZK_OK) return s;
   }
+  for (int s = 0; s < kPointSections; ++s) key.points_offset[s] = (uint64_t)(key.points((PointSection)s) - data);
   if (Status s = check_header_points(key, err); s != CUZK_OK) return s;
 
   if (Status s = parse_coefficient_section(bin, key, err); s != CUZK_OK) return s;

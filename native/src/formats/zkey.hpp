@@ -8,9 +8,14 @@
 
 #include "cuzk.h"
 #include "formats/byte_reader.hpp"
+#include "formats/file_bytes.hpp"
 #include "formats/status.hpp"
 
 namespace cuzk::formats {
+
+// The point sections a proof sums over, in file order: .zkey sections 5..9 (kFirstPointSectionId + s).
+enum PointSection : int { kSecA = 0, kSecB1, kSecB2, kSecC, kSecH, kPointSections };
+constexpr uint32_t kFirstPointSectionId = 5;
 
 // One record of the coefficient section. value: n8r bytes LE, v*R^2 mod r (formats.md 1).
 struct ZkeyCoef {
@@ -49,10 +54,25 @@ struct ZkeyGroth16 {
   const uint8_t* coefs = nullptr;  // first record (after the u32 count)
   uint32_t n_coefs = 0;
 
+  // Where each point section's payload starts, from the start of the key's bytes (PointSection).
+  uint64_t points_offset[kPointSections] = {};
+  // A key opened with CUZK_KEY_POINTS_ON_DEMAND: its point sections stay in the file (the five
+  // pointers above are NULL) and are read through `source` at points_offset. NULL otherwise.
+  const FileBytes* source = nullptr;
+
   uint64_t g1_bytes() const { return 2ull * n8q; }
   uint64_t g2_bytes() const { return 4ull * n8q; }
   uint64_t coef_record_bytes() const { return 12ull + n8r; }
   uint32_t n_private() const { return n_vars - n_public - 1; }
+  // The in-memory bytes of a point section, or NULL when it stays in the file.
+  const uint8_t* points(PointSection s) const {
+    const uint8_t* p[kPointSections] = {points_a, points_b1, points_b2, points_c, points_h};
+    return p[s];
+  }
+  uint64_t point_count(PointSection s) const {
+    return s == kSecC ? n_private() : s == kSecH ? domain_size : n_vars;
+  }
+  uint64_t point_bytes(PointSection s) const { return s == kSecB2 ? g2_bytes() : g1_bytes(); }
 
   ZkeyCoef coef(uint32_t i) const {
     const uint8_t* p = coefs + static_cast<uint64_t>(i) * coef_record_bytes();

@@ -28,9 +28,18 @@ uint64_t first_bad_point(const uint8_t* points, size_t n, size_t stride, ThreadP
 }
 
 template <class C>
+cuzk_status check_range(const char* name, const uint8_t* points, size_t n, bool g2, uint64_t first, ThreadPool& pool,
+                        std::string& err) {
+  uint64_t bad = g2 ? first_bad_point<C, typename C::Fq2>(points, n, C::G2_BYTES, pool)
+                    : first_bad_point<C, typename C::Fq>(points, n, C::G1_BYTES, pool);
+  if (bad == ~0ull) return CUZK_OK;
+  err = std::string("point ") + std::to_string(first + bad) + " of " + name +
+        " is not on the curve (or has a coordinate >= q): the key is corrupted";
+  return CUZK_ERR_FORMAT;
+}
+
+template <class C>
 cuzk_status check_all(const formats::ZkeyGroth16& z, ThreadPool& pool, std::string& err) {
-  using Fq = typename C::Fq;
-  using Fq2 = typename C::Fq2;
   struct Section {
     const char* name;
     const uint8_t* points;
@@ -48,13 +57,9 @@ cuzk_status check_all(const formats::ZkeyGroth16& z, ThreadPool& pool, std::stri
       {"H (section 9)", z.points_h, z.domain_size, false},
   };
   for (const Section& s : sections) {
-    uint64_t bad = s.g2 ? first_bad_point<C, Fq2>(s.points, s.n, C::G2_BYTES, pool)
-                        : first_bad_point<C, Fq>(s.points, s.n, C::G1_BYTES, pool);
-    if (bad != ~0ull) {
-      err = std::string("point ") + std::to_string(bad) + " of " + s.name +
-            " is not on the curve (or has a coordinate >= q): the key is corrupted";
-      return CUZK_ERR_FORMAT;
-    }
+    if (!s.points) continue;  // a section left in the file (on demand): checked by check_section_points
+    cuzk_status st = check_range<C>(s.name, s.points, s.n, s.g2, 0, pool, err);
+    if (st != CUZK_OK) return st;
   }
   return CUZK_OK;
 }
@@ -64,6 +69,12 @@ cuzk_status check_all(const formats::ZkeyGroth16& z, ThreadPool& pool, std::stri
 cuzk_status check_key_points(const formats::ZkeyGroth16& zkey, ThreadPool& pool, std::string& err) {
   if (zkey.curve == CUZK_CURVE_BN254) return check_all<curve::Bn254>(zkey, pool, err);
   return check_all<curve::Bls12381>(zkey, pool, err);
+}
+
+cuzk_status check_section_points(cuzk_curve curve, const char* name, const uint8_t* points, size_t n, bool g2,
+                                 uint64_t first, ThreadPool& pool, std::string& err) {
+  if (curve == CUZK_CURVE_BN254) return check_range<curve::Bn254>(name, points, n, g2, first, pool, err);
+  return check_range<curve::Bls12381>(name, points, n, g2, first, pool, err);
 }
 
 }  // namespace cuzk::prover

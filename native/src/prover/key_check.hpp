@@ -11,6 +11,13 @@
 
 namespace cuzk::prover {
 
+// Sections left in the file (CUZK_KEY_POINTS_ON_DEMAND: NULL pointers) are skipped here and
+// checked piece by piece with check_section_points.
 cuzk_status check_key_points(const formats::ZkeyGroth16& zkey, ThreadPool& pool, std::string& err);
+
+// The same check of n points of one section (`name` as in the messages, e.g. "A (section 5)"),
+// whose first is point `first` of its section.
+cuzk_status check_section_points(cuzk_curve curve, const char* name, const uint8_t* points, size_t n, bool g2,
+                                 uint64_t first, ThreadPool& pool, std::string& err);
 
 }  // namespace cuzk::prover
