@@ -23,7 +23,8 @@
  * On a terminal, `prove` and `setup` draw a progress bar on stderr (nothing when stderr is not a
  * TTY); Ctrl-C (SIGINT) cancels them between proofs / chunks of key points: exit 130, no output file.
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
- * proving key for testing only (docs/benchmarks.md, "Synthetic circuits"). `-v`/`--version`,
+ * proving key for testing only (docs/benchmarks.md, "Synthetic circuits"). `witness compile`
+ * builds a circuit's native witness library (cli/witness_command.ts). `-v`/`--version`,
  * `-h`/`--help`. docs/cli.md has the table of commands, ours beside snarkjs's.
  */
 import { readFileSync } from "node:fs";
@@ -32,6 +33,7 @@ import process from "node:process";
 import { CUZK_COMMANDS } from "./cli/cuzk_commands.ts";
 import { EXIT, parseArgs, say, UsageError } from "./cli/io.ts";
 import { matchSnarkjs, runSnarkjs, SNARKJS_OPTIONS, snarkjsUsage } from "./cli/snarkjs_commands.ts";
+import { WITNESS_USAGE, witnessCommand } from "./cli/witness_command.ts";
 
 const USAGE = `usage (docs/cli.md):
 snarkjs's commands (the same files, defaults and output; snarkjs's aliases in parentheses):
@@ -46,6 +48,7 @@ cuzk's commands:
              [--public N] [--seed N]
   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
              (a proving key from fresh random toxic waste: FOR TESTING ONLY)
+${WITNESS_USAGE}
   cuzk -v|--version, cuzk -h|--help`;
 
 /** "cuzk@<version>", from the package.json beside this file. */
@@ -76,6 +79,10 @@ export async function main(argv: string[]): Promise<number> {
     if (argv.length === 1 && (command === "-h" || command === "--help")) {
       process.stdout.write(USAGE + "\n");
       return EXIT.ok;
+    }
+    if (command === "witness") {
+      usageExit = EXIT.usage;
+      return await witnessCommand(rest);
     }
     const cuzk = CUZK_COMMANDS[command];
     if (cuzk) {
