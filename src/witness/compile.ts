@@ -170,6 +170,36 @@ async function runtimeObjects(cache: string, prime: CircomPrime, cxx: string, so
 }
 
 /**
+ * circuit.cpp's object, compiled once per cache: it does not depend on the prime (the constants
+ * are in the .dat, the field code in the runtime objects), so a circuit's BN254 and BLS12-381
+ * libraries share it.
+ */
+async function circuitObjectFor(
+  cache: string,
+  circuitCpp: string,
+  optimization: string,
+  cxx: string,
+  sourcesHash: string,
+  from: string,
+  step: (line: string) => void,
+): Promise<string> {
+  const object = join(cache, `circuit-${sha256([sourcesHash, optimization, circuitCpp])}.o`);
+  if (existsSync(object)) return object;
+  const work = mkdtempSync(join(cache, "circuit-tmp-"));
+  try {
+    writeFileSync(join(work, "circuit.cpp"), circuitCpp);
+    step(`${cxx} ${optimization} ${from} (${(circuitCpp.length / 1e6).toFixed(1)} MB)`);
+    // No prime defined: circom/fr.hpp and circom.hpp are the same for both.
+    const flags = [...COMMON_FLAGS, optimization, "-w", `-I${NATIVE}witness/circom`];
+    await run([cxx, ...flags, "-c", "circuit.cpp", "-o", "circuit.o"], work, `compiling ${basename(from)}`);
+    renameSync(join(work, "circuit.o"), object);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return object;
+}
+
+/**
  * Builds (or finds in the cache) the native witness library of `source`: a .circom file, or a
  * folder circom --c wrote. INVALID_ARGUMENT when circom or the compiler fails (their output in
  * the message), UNSUPPORTED when no compiler or circom is installed, CURVE_MISMATCH for a prime
@@ -229,16 +259,13 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     const runtime = runtimeObjects(cache, prime, cxx, sourcesHash);
     const work = mkdtempSync(join(cache, "build-"));
     try {
-      writeFileSync(join(work, "circuit.cpp"), circuitCpp);
       writeFileSync(join(work, "circuit.dat"), dat);
-      step(`${cxx} ${optimization} ${generated.cpp} (${(circuitCpp.length / 1e6).toFixed(1)} MB)`);
-      const flags = [...COMMON_FLAGS, optimization, "-w", `-D${PRIMES[prime].define}`, `-I${NATIVE}witness/circom`, `-I${NATIVE}src`];
-      await Promise.all([
-        run([cxx, ...flags, "-c", "circuit.cpp", "-o", "circuit.o"], work, `compiling ${basename(generated.cpp)}`),
+      const [circuitObject] = await Promise.all([
+        circuitObjectFor(cache, circuitCpp, optimization, cxx, sourcesHash, generated.cpp, step),
         run([cxx, "-c", `${NATIVE}witness/circuit_data.S`, "-o", "data.o"], work, "embedding the .dat tables"),
       ]);
       const objects = await runtime;
-      await run([cxx, "-shared", "-o", "witness.so", "circuit.o", "data.o", ...objects, "-lpthread", "-Wl,--no-undefined", "-Wl,-z,noexecstack"], work, "linking the witness library");
+      await run([cxx, "-shared", "-o", "witness.so", circuitObject, "data.o", ...objects, "-lpthread", "-Wl,--no-undefined", "-Wl,-z,noexecstack"], work, "linking the witness library");
       renameSync(join(work, "witness.so"), cachedLibrary);
     } finally {
       rmSync(work, { recursive: true, force: true });

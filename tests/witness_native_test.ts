@@ -1,0 +1,232 @@
+/**
+ * @module
+ * Promise (issue 16, item 1): a circuit's native witness library (`cuzk witness compile`) gives
+ * the same witness, byte for byte, as circom_runtime's WASM: on every committed fixture's input
+ * and on random inputs, for both curves; circom's operators (field, integer, bitwise, shifts,
+ * comparisons) on random and edge operands; a failed assert is an UNSATISFIED CuzkError naming
+ * the template and line, bad inputs are INVALID_ARGUMENT naming the signal, and the process lives
+ * on. Libraries are compiled into a content-addressed cache shared by the runtimes of one
+ * `npm test` ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first
+ * runtime compiles.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { compileWitnessLibrary, CuzkError, NativeWitnessCalculator, WitnessCalculator } from "../mod.ts";
+import type { CircuitInput } from "../mod.ts";
+import { circuitByName } from "../tools/fixtures/circuits.mjs";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const NODE_MODULES = join(ROOT, "node_modules");
+const CACHE = process.env.CUZK_WITNESS_TEST_CACHE ?? join(tmpdir(), "cuzk-witness-test-cache");
+const WORK = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
+after(() => rmSync(WORK, { recursive: true, force: true }));
+
+const PRIME_OF: Record<string, "bn128" | "bls12381"> = { bn254: "bn128", bls12_381: "bls12381" };
+
+interface ManifestEntry {
+  name: string;
+  curve: string;
+  committed: boolean;
+  dir: string;
+  optimize: "--O1" | "--O2";
+}
+const committed: ManifestEntry[] = (JSON.parse(readFileSync(join(ROOT, "tests/fixtures/manifest.json"), "utf8")).fixtures as ManifestEntry[])
+  .filter((f) => f.committed);
+
+const libraries = new Map<string, Promise<string>>();
+/** The native library of a committed fixture, compiled from its circom source (memoized). */
+function libraryOf(f: ManifestEntry): Promise<string> {
+  const key = `${f.curve}/${f.name}`;
+  let made = libraries.get(key);
+  if (!made) {
+    const dir = join(WORK, f.curve);
+    mkdirSync(dir, { recursive: true });
+    const source = join(dir, `${f.name}.circom`);
+    writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
+    made = compileWitnessLibrary(source, { prime: PRIME_OF[f.curve], optimize: f.optimize, include: [NODE_MODULES], cacheDir: CACHE, outDir: dir })
+      .then((r) => r.library);
+    libraries.set(key, made);
+  }
+  return made;
+}
+
+/** Compiles every committed fixture's library, two at a time (the compiler is the slow part). */
+async function allLibraries(): Promise<void> {
+  const queue = [...committed];
+  await Promise.all([0, 1].map(async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) await libraryOf(f);
+  }));
+}
+
+const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+function randomBelow(bound: bigint): bigint {
+  const bits = bound.toString(2).length;
+  for (;;) {
+    const v = BigInt("0x" + randomBytes(Math.ceil(bits / 8)).toString("hex")) >> BigInt(Math.ceil(bits / 8) * 8 - bits);
+    if (v < bound) return v;
+  }
+}
+
+/** `input`'s shape with random values: below 2^64 for the bit-decomposition circuits, else any field element, some as negative numbers. */
+function randomInput(input: CircuitInput, prime: bigint, name: string): CircuitInput {
+  const leaf = (): string => {
+    if (name.startsWith("bits")) return randomBelow(1n << 64n).toString();
+    const v = randomBelow(prime);
+    return randomBelow(4n) === 0n ? (v - prime).toString() : v.toString();
+  };
+  const walk = (value: unknown): unknown => Array.isArray(value) ? value.map(walk) : leaf();
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, walk(v)]));
+}
+
+test("every committed fixture: the native witness equals the WASM's and the committed witness.wtns, byte for byte", async () => {
+  assert.ok(committed.length >= 22, `the manifest lists the committed fixtures (${committed.length})`);
+  await allLibraries();
+  for (const f of committed) {
+    const label = `${f.curve}/${f.name}`;
+    const native = await WitnessCalculator.load(await libraryOf(f));
+    assert.equal(native.engine, "native", label);
+    const wasm = await WitnessCalculator.load(join(ROOT, f.dir, "circuit.wasm"), { engine: "wasm" });
+    const input = JSON.parse(readFileSync(join(ROOT, f.dir, "input.json"), "utf8")) as CircuitInput;
+    const fromNative = await native.wtns(input);
+    assert.ok(same(fromNative, await wasm.wtns(input)), `${label}: native == WASM`);
+    assert.ok(same(fromNative, new Uint8Array(readFileSync(join(ROOT, f.dir, "witness.wtns")))), `${label}: native == witness.wtns`);
+    assert.equal(native.nVars, wasm.nVars, label);
+    assert.equal(native.prime, wasm.prime, label);
+  }
+});
+
+test("random inputs: the native witness equals the WASM's on every committed fixture (3 inputs each), raw values too", async () => {
+  await allLibraries();
+  let compared = 0;
+  for (const f of committed) {
+    const label = `${f.curve}/${f.name}`;
+    const native = await NativeWitnessCalculator.load(await libraryOf(f));
+    const wasm = await WitnessCalculator.load(join(ROOT, f.dir, "circuit.wasm"), { engine: "wasm" });
+    const shape = JSON.parse(readFileSync(join(ROOT, f.dir, "input.json"), "utf8")) as CircuitInput;
+    for (let i = 0; i < 3; i++) {
+      const input = randomInput(shape, wasm.prime, f.name);
+      const expected = await wasm.wtns(input);
+      assert.ok(same(await native.wtns(input), expected), `${label}: random input ${i} (${JSON.stringify(input).slice(0, 120)})`);
+      const raw = new Uint8Array(native.rawBytes + 64);
+      assert.equal(await native.writeRaw(input, raw, 64), native.rawBytes);
+      assert.ok(same(raw.subarray(64), expected.subarray(expected.length - native.rawBytes)), `${label}: writeRaw at an offset`);
+      compared++;
+    }
+  }
+  assert.equal(compared, committed.length * 3);
+});
+
+// Every operator circom compiles to an Fr_* call, on two operands and a shift amount.
+const OPS_SOURCE = `pragma circom 2.1.0;
+template Ops() {
+    signal input a;
+    signal input b;
+    signal input k;
+    signal output o[29];
+    o[0] <-- a + b;      o[1] <-- a - b;      o[2] <-- a * b;      o[3] <-- a / b;
+    o[4] <-- a \\ b;     o[5] <-- a % b;      o[6] <-- a ** k;     o[7] <-- -a;
+    o[8] <-- a < b;      o[9] <-- a > b;      o[10] <-- a <= b;    o[11] <-- a >= b;
+    o[12] <-- a == b;    o[13] <-- a != b;    o[14] <-- a && b;    o[15] <-- a || b;
+    o[16] <-- !a;        o[17] <-- a & b;     o[18] <-- a | b;     o[19] <-- a ^ b;
+    o[20] <-- ~a;        o[21] <-- a << k;    o[22] <-- a >> k;    o[23] <-- a << (0 - k);
+    o[24] <-- a >> (0 - k);
+    o[25] <-- (a & 255) * 7 + (b >> 250);
+    o[26] <-- a * a * a + b;
+    var acc = 0;
+    for (var i = 0; i < 8; i++) { acc = acc + (a >> i) % 3; }
+    o[27] <-- acc;
+    o[28] <-- (k < 5) ? a : b;
+}
+component main = Ops();
+`;
+
+/** circom --c --wasm of `source` into `dir` (Node runs circom2's WASI build). */
+function circomBoth(source: string, dir: string, prime: string): void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "ops.circom");
+  writeFileSync(file, source);
+  const r = spawnSync("node", [join(NODE_MODULES, "circom2/cli.js"), file, "--c", "--wasm", "--prime", prime, "-o", dir], { cwd: "/", encoding: "utf8" });
+  assert.equal(r.status, 0, `circom: ${r.stdout}${r.stderr}`);
+}
+
+test("circom's operators on random and edge operands: native == WASM on both curves (a folder from circom --c as the source)", async () => {
+  for (const curve of ["bn254", "bls12_381"]) {
+    const dir = join(WORK, `ops_${curve}`);
+    circomBoth(OPS_SOURCE, dir, PRIME_OF[curve]);
+    const { library } = await compileWitnessLibrary(join(dir, "ops_cpp"), { cacheDir: CACHE, outDir: dir });
+    const native = await NativeWitnessCalculator.load(library);
+    const wasm = await WitnessCalculator.load(join(dir, "ops_js/ops.wasm"), { engine: "wasm" });
+    const p = wasm.prime;
+    assert.equal(native.prime, p);
+    const edges = [1n, 2n, 3n, 255n, (1n << 31n) - 1n, 1n << 31n, (1n << 32n) + 5n, (p - 1n) / 2n, (p + 1n) / 2n, p - 1n, p - 2n, p - (1n << 31n), 1n << 200n];
+    const operand = () => randomBelow(3n) === 0n ? edges[Number(randomBelow(BigInt(edges.length)))] : randomBelow(p);
+    const shiftAmount = () => [0n, 1n, 7n, 31n, 64n, 253n, 254n, 255n, 300n][Number(randomBelow(9n))];
+    for (let i = 0; i < 60; i++) {
+      const input = { a: operand().toString(), b: operand().toString(), k: (i < 9 ? [0n, 1n, 7n, 31n, 64n, 253n, 254n, 255n, 300n][i] : shiftAmount()).toString() };
+      assert.ok(same(await native.wtns(input), await wasm.wtns(input)), `${curve}: ops on ${JSON.stringify(input)}`);
+    }
+  }
+});
+
+test("failures: a failed assert is UNSATISFIED with circom's template and line; bad inputs are INVALID_ARGUMENT naming the signal", async () => {
+  const bits = committed.find((f) => f.name === "bits_10" && f.curve === "bn254")!;
+  const native = await NativeWitnessCalculator.load(await libraryOf(bits));
+  const shape = JSON.parse(readFileSync(join(ROOT, bits.dir, "input.json"), "utf8")) as { v: string[] };
+  // v[2] >= 2^64: its 64 bits do not recompose it, so the circuit's `lc === v[m]` fails (the WASM fails too).
+  const tooBig = { v: shape.v.map((v, i) => i === 2 ? (1n << 64n).toString() : v) };
+  const wasm = await WitnessCalculator.load(join(ROOT, bits.dir, "circuit.wasm"), { engine: "wasm" });
+  await assert.rejects(wasm.wtns(tooBig), (e: unknown) => e instanceof CuzkError && e.code === "UNSATISFIED");
+  await assert.rejects(native.wtns(tooBig), (e: unknown) => {
+    assert.ok(e instanceof CuzkError && e.code === "UNSATISFIED", String(e));
+    assert.match(e.message, /Failed assert in template\/function Bits line \d+/);
+    assert.match(e.message, /main/);
+    return true;
+  });
+  const zeroed = new Uint8Array(native.rawBytes).fill(7);
+  await assert.rejects(native.writeRaw(tooBig, zeroed));
+  assert.ok(zeroed.every((b) => b === 0), "a failed computation leaves zeros, not a partial witness");
+  const cases: Array<[unknown, RegExp]> = [
+    [{ v: shape.v.slice(1) }, /input signal v takes 15 value\(s\); 14 given/],
+    [{ v: shape.v, extra: "1" }, /input signal extra is not an input of the circuit/],
+    [{}, /not all inputs have been set: 0 of 15/],
+    [{ v: shape.v.map((v, i) => i === 0 ? "1.5" : v) }, /input signal v: "1.5" is not an integer/],
+    [[1, 2], /must be an object/],
+  ];
+  for (const [input, message] of cases) {
+    await assert.rejects(native.wtns(input as CircuitInput), (e: unknown) => e instanceof CuzkError && e.code === "INVALID_ARGUMENT" && message.test(e.message), String(message));
+  }
+  await assert.rejects(native.writeRaw(shape, new Uint8Array(native.rawBytes - 1)), (e: unknown) => e instanceof CuzkError && e.code === "SHORT_BUFFER");
+  // The process lives on and the library still computes.
+  assert.ok(same(await native.wtns(shape), new Uint8Array(readFileSync(join(ROOT, bits.dir, "witness.wtns")))));
+  await assert.rejects(NativeWitnessCalculator.load(join(ROOT, bits.dir, "circuit.wasm")), (e: unknown) => e instanceof CuzkError);
+  await assert.rejects(NativeWitnessCalculator.load(join(WORK, "absent.witness.so")), (e: unknown) => e instanceof CuzkError && e.code === "IO");
+});
+
+test("concurrent computations on one library give the same bytes as one at a time; a .wasm with a fresh sibling library is routed to it", async () => {
+  const f = committed.find((c) => c.name === "poseidon_10" && c.curve === "bls12_381")!;
+  const library = await libraryOf(f);
+  const native = await NativeWitnessCalculator.load(library);
+  const wasm = await WitnessCalculator.load(join(ROOT, f.dir, "circuit.wasm"), { engine: "wasm" });
+  const shape = JSON.parse(readFileSync(join(ROOT, f.dir, "input.json"), "utf8")) as CircuitInput;
+  const inputs = Array.from({ length: 8 }, () => randomInput(shape, wasm.prime, f.name));
+  const together = await Promise.all(inputs.map((input) => native.wtns(input)));
+  for (let i = 0; i < inputs.length; i++) assert.ok(same(together[i], await wasm.wtns(inputs[i])), `input ${i}`);
+  // A copy of the fixture's .wasm with the library beside it (newer): auto picks the native one.
+  const dir = join(WORK, "sibling");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "circuit.wasm"), readFileSync(join(ROOT, f.dir, "circuit.wasm")));
+  writeFileSync(join(dir, "circuit.witness.so"), readFileSync(library));
+  const routed = await WitnessCalculator.load(join(dir, "circuit.wasm"));
+  assert.equal(routed.engine, "native");
+  assert.ok(same(await routed.wtns(inputs[0]), together[0]));
+  assert.equal((await WitnessCalculator.load(join(dir, "circuit.wasm"), { engine: "wasm" })).engine, "wasm");
+  assert.ok(existsSync(join(dir, "circuit.witness.so")));
+});
