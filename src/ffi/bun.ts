@@ -6,8 +6,8 @@
  * addresses of typed arrays (taken with `ptr`) and of native buffers, which stay referenced here
  * until the call settles.
  */
-import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, SymbolDefinition } from "./types.ts";
-import { asPointer } from "./types.ts";
+import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, ResultReaders, SymbolDefinition } from "./types.ts";
+import { asPointer, decodeResult } from "./types.ts";
 
 /** The part of bun:ffi used here (typed locally so that Deno and Node type-checks need no Bun types). */
 export interface BunFfi {
@@ -77,22 +77,11 @@ function readCString(ffi: BunFfi, address: number): string {
   }
 }
 
-function fromBunResult(ffi: BunFfi, type: NativeType, value: unknown): NativeResult {
-  switch (type) {
-    case "void":
-      return undefined;
-    case "u64":
-    case "usize":
-      return BigInt(value as number | bigint);
-    case "pointer":
-    case "buffer":
-      return asPointer(value as number | null);
-    case "cstring":
-      return value === null || value === 0 ? "" : readCString(ffi, value as number);
-    default:
-      return value as number;
-  }
-}
+/** bun:ffi returns addresses as numbers; a C string is read through `ffi`. */
+const bunResults = (ffi: BunFfi): ResultReaders => ({
+  pointer: (value) => asPointer(value as number | null),
+  cstring: (value) => (value === null || value === 0 ? "" : readCString(ffi, value as number)),
+});
 
 /** Opens `path` with bun:ffi (as loaded by `importBunFfi`) and binds the `available` symbols of `table`. */
 export function openBunLibrary(
@@ -103,6 +92,7 @@ export function openBunLibrary(
 ): NativeLibrary {
   const library = ffi.dlopen(path, bunDefinitions(table, available));
   const fns = library.symbols;
+  const results = bunResults(ffi);
   const nonblocking = [...available].filter((name) => table[name].nonblocking);
 
   const idle: BunWorker[] = [];
@@ -153,14 +143,14 @@ export function openBunLibrary(
     available,
     call(name, args) {
       const { definition, converted } = convert(name, args);
-      return fromBunResult(ffi, definition.result, fns[name](...converted));
+      return decodeResult(definition.result, fns[name](...converted), results);
     },
     callAsync(name, args) {
       let prepared;
       try {
         prepared = convert(name, args);
         if (!prepared.definition.nonblocking) {
-          return Promise.resolve(fromBunResult(ffi, prepared.definition.result, fns[name](...prepared.converted)));
+          return Promise.resolve(decodeResult(prepared.definition.result, fns[name](...prepared.converted), results));
         }
       } catch (error) {
         return Promise.reject(error);
@@ -172,7 +162,7 @@ export function openBunLibrary(
       return new Promise<NativeResult>((resolve, reject) => {
         // `keep` holds the JS memory whose addresses the worker uses until the call settles.
         pending.set(id, {
-          resolve: (value) => resolve(fromBunResult(ffi, definition.result, value)),
+          resolve: (value) => resolve(decodeResult(definition.result, value, results)),
           reject,
           keep: { args, worker },
         });

@@ -5,8 +5,8 @@
  * nothing else sees them. Nonblocking symbols are bound twice: once blocking (for `call`) and once
  * with `nonblocking: true` (for `callAsync`, which Deno runs on its own thread pool).
  */
-import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, SymbolDefinition } from "./types.ts";
-import { asPointer } from "./types.ts";
+import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, ResultReaders, SymbolDefinition } from "./types.ts";
+import { asPointer, decodeResult } from "./types.ts";
 
 type DenoType = "void" | "u8" | "u32" | "i32" | "u64" | "usize" | "pointer";
 
@@ -24,6 +24,12 @@ const DENO_TYPES: Record<NativeType, DenoType> = {
 
 const ASYNC_SUFFIX = "__nonblocking";
 
+/** Deno returns pointers as opaque objects (null for NULL): their addresses, and C strings read. */
+const DENO_RESULTS: ResultReaders = {
+  pointer: (value) => asPointer(value === null ? 0n : Deno.UnsafePointer.value(value as Deno.PointerObject)),
+  cstring: (value) => (value === null ? "" : Deno.UnsafePointerView.getCString(value as Deno.PointerObject)),
+};
+
 function toDenoPointer(value: NativeArgument): Deno.PointerValue {
   if (value === null || value === undefined) return null;
   if (typeof value === "bigint") return value === 0n ? null : Deno.UnsafePointer.create(value);
@@ -37,23 +43,6 @@ function toDenoPointer(value: NativeArgument): Deno.PointerValue {
 
 function toDenoArgument(type: NativeType, value: NativeArgument): unknown {
   return type === "pointer" || type === "buffer" || type === "cstring" ? toDenoPointer(value) : value;
-}
-
-function fromDenoResult(type: NativeType, value: unknown): NativeResult {
-  switch (type) {
-    case "void":
-      return undefined;
-    case "u64":
-    case "usize":
-      return BigInt(value as number | bigint);
-    case "pointer":
-    case "buffer":
-      return asPointer(value === null ? 0n : Deno.UnsafePointer.value(value as Deno.PointerObject));
-    case "cstring":
-      return value === null ? "" : Deno.UnsafePointerView.getCString(value as Deno.PointerObject);
-    default:
-      return value as number;
-  }
 }
 
 /** Opens `path` with Deno.dlopen and binds the `available` symbols of `table`. */
@@ -89,15 +78,15 @@ export function openDenoLibrary(
     available,
     call(name, args) {
       const { definition, converted } = convert(name, args);
-      return fromDenoResult(definition.result, fns[name](...converted));
+      return decodeResult(definition.result, fns[name](...converted), DENO_RESULTS);
     },
     async callAsync(name, args) {
       const { definition, converted } = convert(name, args);
-      if (!definition.nonblocking) return fromDenoResult(definition.result, fns[name](...converted));
+      if (!definition.nonblocking) return decodeResult(definition.result, fns[name](...converted), DENO_RESULTS);
       const keep = [args, converted];
       inFlight.add(keep);
       try {
-        return fromDenoResult(definition.result, await (fns[name + ASYNC_SUFFIX](...converted) as Promise<unknown>));
+        return decodeResult(definition.result, await (fns[name + ASYNC_SUFFIX](...converted) as Promise<unknown>), DENO_RESULTS);
       } finally {
         inFlight.delete(keep);
       }

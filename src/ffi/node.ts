@@ -5,8 +5,8 @@
  * translation is short; long calls use koffi's `.async`, which runs them on koffi's worker threads.
  */
 import { createRequire } from "node:module";
-import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer } from "./types.ts";
-import { asPointer } from "./types.ts";
+import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, ResultReaders } from "./types.ts";
+import { asPointer, decodeResult } from "./types.ts";
 import type { SymbolDefinition } from "./types.ts";
 
 // koffi is CommonJS with a native addon; createRequire keeps this file loadable as plain ESM.
@@ -37,29 +37,18 @@ const KOFFI_TYPES: Record<NativeType, string> = {
   cstring: "const char *",
 };
 
+/** koffi returns addresses as bigints (null for NULL) and C strings as JS strings. */
+const KOFFI_RESULTS: ResultReaders = {
+  pointer: (value) => asPointer(value as bigint | null),
+  cstring: (value) => (value === null ? "" : String(value)),
+};
+
 function toKoffiArgument(type: NativeType, value: NativeArgument): unknown {
   if (type === "pointer" || type === "buffer") {
     if (value === null || value === undefined || value === 0n) return null;
     return value; // bigint address, or a typed array / ArrayBuffer koffi passes in place
   }
   return value;
-}
-
-function fromKoffiResult(type: NativeType, value: unknown): NativeResult {
-  switch (type) {
-    case "void":
-      return undefined;
-    case "u64":
-    case "usize":
-      return BigInt(value as number | bigint);
-    case "pointer":
-    case "buffer":
-      return asPointer(value as bigint | null);
-    case "cstring":
-      return value === null ? "" : String(value);
-    default:
-      return value as number;
-  }
 }
 
 /** Opens `path` with koffi and binds the `available` symbols of `table`. */
@@ -91,13 +80,13 @@ export function openNodeLibrary(
     available,
     call(name, args) {
       const { fn, definition, converted } = prepare(name, args);
-      return fromKoffiResult(definition.result, fn(...converted));
+      return decodeResult(definition.result, fn(...converted), KOFFI_RESULTS);
     },
     callAsync(name, args) {
       const { fn, definition, converted } = prepare(name, args);
       if (!definition.nonblocking) {
         try {
-          return Promise.resolve(fromKoffiResult(definition.result, fn(...converted)));
+          return Promise.resolve(decodeResult(definition.result, fn(...converted), KOFFI_RESULTS));
         } catch (error) {
           return Promise.reject(error);
         }
@@ -108,7 +97,7 @@ export function openNodeLibrary(
         fn.async(...converted, (error: unknown, result: unknown) => {
           inFlight.delete(keep);
           if (error) reject(error);
-          else resolve(fromKoffiResult(definition.result, result));
+          else resolve(decodeResult(definition.result, result, KOFFI_RESULTS));
         });
       });
     },

@@ -44,6 +44,33 @@ export type NativeArgument = number | bigint | string | BufferArgument;
 /** A value returned by a native function, after normalisation. */
 export type NativeResult = number | bigint | string | Pointer | undefined;
 
+/** How one runtime's FFI hands back a returned pointer and a returned C string. */
+export interface ResultReaders {
+  pointer(value: unknown): Pointer;
+  cstring(value: unknown): string;
+}
+
+/**
+ * A native function's return value in the form the bindings use (`NativeResult`), the same on every
+ * runtime: 64-bit integers as bigint, addresses as `Pointer`, C strings read (NULL as "").
+ */
+export function decodeResult(type: NativeType, value: unknown, read: ResultReaders): NativeResult {
+  switch (type) {
+    case "void":
+      return undefined;
+    case "u64":
+    case "usize":
+      return BigInt(value as number | bigint);
+    case "pointer":
+    case "buffer":
+      return read.pointer(value);
+    case "cstring":
+      return read.cstring(value);
+    default:
+      return value as number;
+  }
+}
+
 /** The runtime an adapter serves. */
 export type RuntimeName = "deno" | "bun" | "node";
 
