@@ -31,6 +31,7 @@ export { Context } from "./src/context.ts";
 export type { ContextOptions, KernelMemory, NttKind } from "./src/context.ts";
 export { Prover, verify } from "./src/prover.ts";
 export type { ProofResult, ProveOptions, ProverOptions, Randomness, Witness } from "./src/prover.ts";
+export type { MemoryPlan, PointSectionName, SectionPlan } from "./src/memory_plan.ts";
 export { groth16 } from "./src/groth16.ts";
 export type { FullProveOptions, FullProveResult, FullProveTimings, Groth16Options, Groth16Result, ZkeySource } from "./src/groth16.ts";
 export { WitnessCalculator } from "./src/witness_calculator.ts";

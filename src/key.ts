@@ -43,6 +43,12 @@ export interface KeyOpenOptions {
   library?: Library;
   /** Trust the key: skip the on-curve check of every point at open time (faster open). */
   skipPointChecks?: boolean;
+  /**
+   * Leave the point sections (most of a key) in the file: provers read them from it when made, and
+   * per proof for sections they stream (`Prover.memoryPlan()`). The file must not change while the
+   * key is open (IO error at the next read). A file path only.
+   */
+  pointsOnDemand?: boolean;
 }
 
 /** What `Key.checkWitness` found in a witness that passed. */
@@ -55,7 +61,8 @@ export interface WitnessCheck {
   publicSignals: string[];
 }
 
-const openFlags = (options: KeyOpenOptions) => (options.skipPointChecks ? ABI.KEY_SKIP_POINT_CHECKS : 0);
+const openFlags = (options: KeyOpenOptions) =>
+  (options.skipPointChecks ? ABI.KEY_SKIP_POINT_CHECKS : 0) | (options.pointsOnDemand ? ABI.KEY_POINTS_ON_DEMAND : 0);
 
 /** The circuit's sizes: what `cuzk_key_info` and `cuzk_setup_info` both start with. */
 export type CircuitSizes = Pick<KeyInfo, "curve" | "nVars" | "nPublic" | "nConstraints" | "domainSize">;

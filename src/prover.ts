@@ -24,7 +24,9 @@ import { nativeOf } from "./library.ts";
 import { NativeBuffer } from "./memory/buffer.ts";
 import type { PinnedBuffer } from "./memory/buffer.ts";
 import { BufferPool } from "./memory/pool.ts";
-import { invokeAsync } from "./native_call.ts";
+import { decodeMemoryPlan, memoryPlanStruct, proverOptionsStruct } from "./memory_plan.ts";
+import type { MemoryPlan } from "./memory_plan.ts";
+import { invoke, invokeAsync } from "./native_call.ts";
 import { ProgressSlot } from "./progress.ts";
 import type { LongCallOptions } from "./progress.ts";
 import { decodeTimings } from "./timings.ts";
@@ -62,6 +64,15 @@ export interface ProverOptions extends Omit<ContextOptions, "library">, LongCall
   selfCheck?: boolean;
   /** Trust the .zkey: skip the on-curve check of its points at open time. */
   skipPointChecks?: boolean;
+  /**
+   * Bytes of the engine's memory (CUDA: device, CPU: host) the prover may take for the key's rows,
+   * points and proving workspace; default automatic (free device memory / physical memory). Each
+   * point section then stays resident or is streamed in per proof (`memoryPlan()`); a key that does
+   * not fit even streamed is OUT_OF_MEMORY before anything is allocated.
+   */
+  memoryBudget?: number | bigint;
+  /** When `zkey` is a path: open it with `pointsOnDemand` (see KeyOpenOptions). */
+  pointsOnDemand?: boolean;
   library?: Library;
 }
 
@@ -164,7 +175,7 @@ export class Prover extends NativeHandle {
     native.require("cuzk_prover_create", "cuzk_prover_destroy", "cuzk_prove");
     if (!options.context) contextArguments(options);
     const ownsKey = typeof options.zkey === "string";
-    const key = typeof options.zkey === "string" ? await Key.open(options.zkey, { library: options.library, skipPointChecks: options.skipPointChecks }) : options.zkey;
+    const key = typeof options.zkey === "string" ? await Key.open(options.zkey, { library: options.library, skipPointChecks: options.skipPointChecks, pointsOnDemand: options.pointsOnDemand }) : options.zkey;
     let context: Context | undefined;
     let progress: ProgressSlot | undefined;
     try {
@@ -173,7 +184,7 @@ export class Prover extends NativeHandle {
       const out = new BigUint64Array(1);
       progress = ProgressSlot.alloc(options.library);
       const handles = [context.unsafeHandle, key.unsafeHandle] as const;
-      await progress.run(options, (pointer) => invokeAsync(native, "cuzk_prover_create", [...handles, 0, out, pointer]));
+      await progress.run(options, (pointer) => createProver(native, handles, options, out, pointer));
       return new Prover(native, asPointer(out[0]), key, ownsKey, context, !options.context, progress, options);
     } catch (error) {
       progress?.free();
@@ -201,6 +212,13 @@ export class Prover extends NativeHandle {
   /** The key's sizes and curve. */
   get info(): KeyInfo {
     return { ...this.#info };
+  }
+
+  /** Where the engine keeps the key's points, per section, and the bytes against its budget. */
+  memoryPlan(): MemoryPlan {
+    const out = memoryPlanStruct();
+    invoke(this.native, "cuzk_prover_memory_plan", [this.live(), out]);
+    return decodeMemoryPlan(out);
   }
 
   /** Proves one witness. `randomness` fixes r and s (tests only). */
@@ -417,4 +435,11 @@ export function verify(
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** cuzk_prover_create, or cuzk_prover_create_with when a memory budget is given. */
+function createProver(native: Native, handles: readonly [Pointer, Pointer], options: ProverOptions, out: BigUint64Array, progress: Pointer | null) {
+  if (options.memoryBudget === undefined) return invokeAsync(native, "cuzk_prover_create", [...handles, 0, out, progress]);
+  native.require("cuzk_prover_create_with");
+  return invokeAsync(native, "cuzk_prover_create_with", [...handles, proverOptionsStruct(options.memoryBudget), out, progress]);
 }

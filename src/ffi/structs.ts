@@ -130,6 +130,40 @@ export const PROGRESS_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
+/** `cuzk_prover_options`, 16 bytes: the caller fills it (cuzk_prover_create_with). */
+export const PROVER_OPTIONS_LAYOUT = {
+  name: "cuzk_prover_options",
+  size: 16,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    flags: { offset: 4, type: "u32" },
+    memory_budget: { offset: 8, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
+/** `cuzk_memory_plan`, 248 bytes: where a prover's engine keeps the key's points (arrays: A, B1, B2, C, H). */
+export const MEMORY_PLAN_LAYOUT = {
+  name: "cuzk_memory_plan",
+  size: 248,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    backend: { offset: 4, type: "u32" },
+    budget: { offset: 8, type: "u64" },
+    fixed_bytes: { offset: 16, type: "u64" },
+    resident_bytes: { offset: 24, type: "u64" },
+    stream_buffer_bytes: { offset: 32, type: "u64" },
+    streamed_bytes_per_proof: { offset: 40, type: "u64" },
+    key_host_bytes: { offset: 48, type: "u64" },
+    points_dropped: { offset: 56, type: "u64" },
+    placement: { offset: 64, type: "u32", count: 5 },
+    reserved: { offset: 84, type: "u32" },
+    points: { offset: 88, type: "u64", count: 5 },
+    infinity: { offset: 128, type: "u64", count: 5 },
+    stored: { offset: 168, type: "u64", count: 5 },
+    stored_bytes: { offset: 208, type: "u64", count: 5 },
+  },
+} as const satisfies StructLayout;
+
 /** Every struct layout of cuzk.h, by C name. */
 export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_timings: TIMINGS_LAYOUT,
@@ -138,6 +172,8 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_device_info: DEVICE_INFO_LAYOUT,
   cuzk_setup_info: SETUP_INFO_LAYOUT,
   cuzk_progress: PROGRESS_LAYOUT,
+  cuzk_prover_options: PROVER_OPTIONS_LAYOUT,
+  cuzk_memory_plan: MEMORY_PLAN_LAYOUT,
 };
 
 /** One `cuzk_interval`: when a phase ran, in ns from the start of the call. */

@@ -65,6 +65,11 @@ export const symbols = {
   cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
   cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
+  //                                     cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
+  cuzk_prover_create_with: s(["pointer", "pointer", "buffer", "buffer", "buffer", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err, size_t err_cap);
+  cuzk_prover_memory_plan: s(["pointer", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
   //                        uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
   //                        uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
@@ -206,6 +211,11 @@ export const ABI = {
   STAGE_KEY_UPLOAD: 1,
   STAGE_PROVE: 2,
   STAGE_SETUP: 3,
+  KEY_POINTS_ON_DEMAND: 0x2,
+  POINT_SECTIONS: 5,
+  PLACEMENT_IN_KEY: 1,
+  PLACEMENT_RESIDENT: 2,
+  PLACEMENT_STREAMED: 3,
 } as const;
 
 /** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */
