@@ -1,8 +1,10 @@
-// What the end-to-end native tests share: a file read whole, and a key opened through the C ABI
-// with a CPU prover over it and its exported verification key, so that each test proves and
-// verifies the same way.
+// What the end-to-end native tests share: a file read whole, a scratch directory, and a key opened
+// through the C ABI with a CPU prover over it and its exported verification key, so that each test
+// proves and verifies the same way.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -17,6 +19,27 @@ inline std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
+
+// A fresh directory for a test's files (mkdtemp in the system's temporary directory), removed with
+// everything in it at the end of the scope. path() is empty when none could be made.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix) {
+    std::error_code ec;
+    std::string name = (std::filesystem::temp_directory_path(ec) / (prefix + "XXXXXX")).string();
+    if (!ec && mkdtemp(name.data())) path_ = name;
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // A key, a CPU context, a prover over both and the key's vk, released in reverse order at the end
 // of the scope. open*() return false on the first refused call, with its message in err.

@@ -129,8 +129,10 @@ void not_regular_files(const fs::path& tmp, const std::string& dir) {
 }  // namespace
 
 int main() {
-  const fs::path tmp = fs::temp_directory_path() / ("cuzk_key_source_" + std::to_string(::getpid()));
-  fs::create_directories(tmp);
+  const cuzk_test::ScratchDir scratch("cuzk_key_source_");
+  CHECK(!scratch.path().empty());
+  if (scratch.path().empty()) return cuzk_test::finish("key_source_test");
+  const fs::path tmp = scratch.path();
   alarm(120);  // a read that blocks (a FIFO) or never ends (/dev/zero) fails the test instead of hanging it
   for (const char* dir : {"tests/fixtures/bn254/mulchain_8", "tests/fixtures/bls12_381/mulchain_8"}) {
     memory_is_copied(dir);
@@ -138,6 +140,5 @@ int main() {
     not_regular_files(tmp, dir);
     fs::remove(tmp / "fifo");
   }
-  fs::remove_all(tmp);
   return cuzk_test::finish("key_source_test");
 }

@@ -5,7 +5,6 @@
 // success; a bad witness at index k of a batch fails with its own status and message; proof k+1's
 // check runs beside proof k's MSMs (the timings show it).
 #include <dirent.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -308,13 +307,12 @@ void test_cancel_setup(Circuit& c) {
 }  // namespace
 
 int main() {
-  char tmpl[] = "/tmp/cuzk_progress_XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  CHECK(dir != nullptr);
-  if (!dir) return cuzk_test::finish("progress_test");
+  const cuzk_test::ScratchDir dir("cuzk_progress_");
+  CHECK(!dir.path().empty());
+  if (dir.path().empty()) return cuzk_test::finish("progress_test");
   {
     Circuit c;
-    const bool made = c.make(dir);
+    const bool made = c.make(dir.path());
     CHECK(made);
     if (!made) {
       std::fprintf(stderr, "  circuit: %s\n", c.err);
@@ -325,10 +323,6 @@ int main() {
       test_progress_arguments(c);
       test_cancel_setup(c);
     }
-    std::remove(c.r1cs.c_str());
-    std::remove(c.wtns.c_str());
-    std::remove(c.zkey.c_str());
   }
-  rmdir(dir);
   return cuzk_test::finish("progress_test");
 }

@@ -37,12 +37,6 @@ bool exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cuzk-setup-test-XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  return dir ? dir : "/tmp";
-}
-
 const char* curve_name(uint32_t curve) { return curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381"; }
 const char* profile_name(uint32_t profile) { return profile == CUZK_SYNTH_POREP ? "porep" : "uniform"; }
 
@@ -288,7 +282,10 @@ void bad_arguments(const std::string& dir) {
 }  // namespace
 
 int main() {
-  const std::string dir = temp_dir();
+  const cuzk_test::ScratchDir scratch("cuzk-setup-test-");
+  CHECK(!scratch.path().empty());
+  if (scratch.path().empty()) return cuzk_test::finish("setup_test");
+  const std::string& dir = scratch.path();
   for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) {
     for (uint32_t profile : {CUZK_SYNTH_UNIFORM, CUZK_SYNTH_POREP}) {
       synth_in_memory(curve, profile, 1u << 12, 3);
@@ -296,7 +293,5 @@ int main() {
     }
   }
   bad_arguments(dir);
-  std::string cmd = "rm -rf '" + dir + "'";
-  if (dir.rfind("/tmp/cuzk-setup-test-", 0) == 0) (void)std::system(cmd.c_str());
   return cuzk_test::finish("setup_test");
 }
