@@ -58,3 +58,5 @@ export { compileWitnessLibrary, defaultWitnessCache } from "./src/witness/compil
 export type { CircomPrime, WitnessCompileOptions, WitnessCompileResult } from "./src/witness/compile.ts";
 export { NativeWitnessCalculator } from "./src/witness/library.ts";
 export type { WitnessLibraryInfo } from "./src/witness/library.ts";
+export { fullProveMany, MAX_PIPELINE_INPUTS } from "./src/witness/pipeline.ts";
+export type { FullProveManyOptions, PipelinedProof, StageSpan } from "./src/witness/pipeline.ts";

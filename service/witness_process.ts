@@ -6,6 +6,10 @@
  * process rather than a Worker because circom_runtime's dependencies (web-worker, through
  * ffjavascript) take any worker thread that imports them for one of their own and fail there.
  * Messages arrive over Bun's IPC channel; generators are compiled once per path and kept.
+ * WitnessCalculator.load picks the circuit's native witness library when one lies beside the
+ * .wasm (`cuzk witness compile`, docs/witness.md): it computes off this process's JS thread, gives
+ * the same bytes, and this process keeps computing the next input job's witness while the server
+ * proves a batch (the pipeline of issue 16, item 3).
  */
 import process from "node:process";
 import { WitnessCalculator } from "../mod.ts";

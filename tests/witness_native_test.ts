@@ -18,8 +18,10 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compileWitnessLibrary, CuzkError, NativeWitnessCalculator, WitnessCalculator } from "../mod.ts";
+import { compileWitnessLibrary, CuzkError, fullProveMany, groth16, NativeWitnessCalculator, Prover, WitnessCalculator } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
+import { library, needs } from "./support/native.ts";
+import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 import { circuitByName } from "../tools/fixtures/circuits.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -229,4 +231,47 @@ test("concurrent computations on one library give the same bytes as one at a tim
   assert.ok(same(await routed.wtns(inputs[0]), together[0]));
   assert.equal((await WitnessCalculator.load(join(dir, "circuit.wasm"), { engine: "wasm" })).engine, "wasm");
   assert.ok(existsSync(join(dir, "circuit.witness.so")));
+});
+
+test("fullProveMany: witness i+1 is computed while proof i runs, never two ahead; proofs in order, each accepted; a bad input stops the stream by index", needs("cuzk_prover_create", "cuzk_prove", "cuzk_host_alloc"), async () => {
+  const f = committed.find((c) => c.name === "poseidon_10" && c.curve === "bn254")!;
+  const shape = JSON.parse(readFileSync(join(ROOT, f.dir, "input.json"), "utf8")) as CircuitInput;
+  const wasm = await WitnessCalculator.load(join(ROOT, f.dir, "circuit.wasm"), { engine: "wasm" });
+  const inputs = Array.from({ length: 6 }, () => randomInput(shape, wasm.prime, f.name));
+  const vkey = join(ROOT, f.dir, "verification_key.json");
+  const prover = await Prover.open({ zkey: join(ROOT, f.dir, "circuit.zkey"), backend: "cpu" });
+  try {
+    for (const [engine, generator] of [["native", await libraryOf(f)], ["wasm", wasm]] as const) {
+      const seen: number[] = [];
+      const results = await fullProveMany(inputs, generator, prover, { onResult: (i) => seen.push(i) });
+      assert.deepEqual(seen, [0, 1, 2, 3, 4, 5], engine);
+      for (let i = 0; i + 1 < results.length; i++) {
+        // Pipelined: the next witness starts before this proof ends (a sequential loop would start it after)...
+        assert.ok(results[i + 1].witnessSpan.start < results[i].proofSpan.end, `${engine}: witness ${i + 1} starts while proof ${i} runs`);
+        assert.ok(results[i + 1].witnessSpan.start <= results[i].proofSpan.start, `${engine}: witness ${i + 1} starts with proof ${i}`);
+        // ... and one ahead at most: witness i+2 waits for proof i (bounded memory).
+        if (i + 2 < results.length) assert.ok(results[i + 2].witnessSpan.start >= results[i].proofSpan.end, `${engine}: witness ${i + 2} waits for proof ${i}`);
+      }
+      for (let i = 0; i < inputs.length; i++) {
+        const single = await groth16.fullProve(inputs[i], wasm, prover);
+        assert.deepEqual(results[i].publicSignals, single.publicSignals, `${engine}: input ${i}'s public signals`);
+        assert.equal(await groth16.verify(JSON.parse(readFileSync(vkey, "utf8")), results[i].publicSignals, results[i].proof), true, `${engine}: proof ${i}`);
+      }
+      const witnessMs = results.reduce((t, r) => t + r.witnessSpan.end - r.witnessSpan.start, 0);
+      const proofMs = results.reduce((t, r) => t + r.proofSpan.end - r.proofSpan.start, 0);
+      const wallMs = results[results.length - 1].proofSpan.end - results[0].witnessSpan.start;
+      console.log(`fullProveMany ${engine}: 6 inputs in ${wallMs.toFixed(0)} ms; witnesses ${witnessMs.toFixed(0)} ms + proofs ${proofMs.toFixed(0)} ms one after the other`);
+      assertSnarkjsAccepts(results.slice(0, 2).map((r, i) => ({ name: `${engine}-${i}`, vkey, publicSignals: r.publicSignals, proof: r.proof })));
+    }
+    // Input 3 names a signal the circuit lacks: the stream stops there, naming it; the pooled buffers are all given back.
+    const stats = library().hostStats(); // after the prover staged its first JS-memory witness (it keeps that buffer)
+    const bad = [...inputs];
+    bad[3] = { x: shape.x, w: shape.w, extra: "1" } as CircuitInput;
+    await assert.rejects(fullProveMany(bad, await libraryOf(f), prover), (e: unknown) => e instanceof CuzkError && /^input 3: /.test(e.message) && e.code === "INVALID_ARGUMENT");
+    const after = library().hostStats();
+    assert.equal(after.liveBuffers, stats.liveBuffers, "every pooled witness buffer was freed");
+    await assert.rejects(fullProveMany(inputs, wasm, prover, { ahead: 0 }), (e: unknown) => e instanceof CuzkError && e.code === "INVALID_ARGUMENT");
+  } finally {
+    prover.close();
+  }
 });

@@ -115,6 +115,7 @@ std::unique_ptr<Circuit> parse_circuit() {
   dat.read(c->witness_signals.data(), c->witness_signals.size() * sizeof(u64), "the witness signal list");
   c->constants.resize(get_size_of_constants());
   dat.read(c->constants.data(), c->constants.size() * sizeof(FrElement), "the constants");
+  for (FrElement& constant : c->constants) make_short_when_small(constant);
   if (get_size_of_io_map() > 0) {
     std::vector<u32> index(get_size_of_io_map());
     dat.read(index.data(), index.size() * sizeof(u32), "the io map index");

@@ -235,7 +235,17 @@ Int nonzero_divisor(PFrElement b, const char* op) {
 
 FrElement Fr_q = {0, Fr_LONG, {Params::MODULUS[0], Params::MODULUS[1], Params::MODULUS[2], Params::MODULUS[3]}};
 
-void Fr_copy(PFrElement r, PFrElement a) { *r = *a; }
+void cuzk::witness::make_short_when_small(FrElement& e) {
+  if (is_short(&e)) return;
+  const Int x = canonical(&e);
+  if (!is_negative(x)) {
+    if (x.l[1] == 0 && x.l[2] == 0 && x.l[3] == 0 && x.l[0] <= (uint64_t)INT32_MAX) set_short(&e, (int32_t)x.l[0]);
+    return;
+  }
+  const Int m = subtract(kModulus, x);
+  if (m.l[1] == 0 && m.l[2] == 0 && m.l[3] == 0 && m.l[0] <= (uint64_t)INT32_MAX) set_short(&e, (int32_t)(0 - (int64_t)m.l[0]));
+}
+
 void Fr_copyn(PFrElement r, PFrElement a, int n) { std::memmove(r, a, (size_t)n * sizeof(FrElement)); }
 
 int Fr_isTrue(PFrElement a) {

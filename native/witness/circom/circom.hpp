@@ -73,6 +73,10 @@ struct AssertFailed {
 [[noreturn]] void assert_failed(const char* condition);
 // Where circuit.cpp's messages go during a computation (this thread's).
 std::ostream& log();
+// A constant of the .dat (circom stores small integers in Montgomery form too) as a small
+// integer when its value is one: loop counters and indices built from it then stay on the
+// 32-bit fast paths of fr.cpp. The value is unchanged.
+void make_short_when_small(FrElement& e);
 }  // namespace cuzk::witness
 
 #define CUZK_WITNESS_ASSERT(condition) ((condition) ? (void)0 : ::cuzk::witness::assert_failed(#condition))

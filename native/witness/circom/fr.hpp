@@ -30,7 +30,8 @@ typedef unsigned int uint;
 
 extern FrElement Fr_q;
 
-void Fr_copy(PFrElement r, PFrElement a);
+// Inline: circuit.cpp copies values more often than it does anything else with them.
+inline void Fr_copy(PFrElement r, PFrElement a) { *r = *a; }
 void Fr_copyn(PFrElement r, PFrElement a, int n);
 int Fr_toInt(PFrElement pE);
 int Fr_isTrue(PFrElement pE);

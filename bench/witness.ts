@@ -1,0 +1,184 @@
+/**
+ * @module
+ * Native witness generation against circom_runtime's WASM (issue 16, item 1): Poseidon chains
+ * (circomlib Poseidon(2), --O2, 240 constraints a hash, the fixtures' poseidonChain) filling
+ * 2^14, 2^16, 2^18 constraints, on both curves. For each: circom --c --wasm once, the native
+ * library compiled into a fresh cache (the compile time stated once per circuit), then
+ *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up),
+ *   whole process: median wall time of a fresh process of this runtime that loads the generator,
+ *                  computes one witness and writes the .wtns (bench/witness.ts --single), and of
+ *                  snarkjs's own `wtns calculate` (Node) as the reference;
+ * every native witness is checked equal to the WASM's. Prints a table (markdown).
+ *
+ *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 5]
+ *                                [--process-samples 3] [--work dir] [--json file]
+ *
+ * fullProve with a native witness (the issue's H200 figure): one resident prover, `samples`
+ * calls of groth16.fullProve(input, library, prover) (witness and proof timed apart), then a
+ * stream of `--many` inputs through fullProveMany (witness i+1 while proof i runs):
+ *
+ *   deno run -A bench/witness.ts --fullprove <name.witness.so> <input.json> <circuit.zkey>
+ *                                [--backend cuda|cpu|auto] [--samples 5] [--many 8]
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { compileWitnessLibrary, fullProveMany, groth16, Prover, WitnessCalculator } from "../mod.ts";
+import { circuitByName } from "../tools/fixtures/circuits.mjs";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
+};
+
+/** The runtime's own command line for a script (deno run -A, bun, node). */
+function selfCommand(script: string): string[] {
+  const exec = process.execPath;
+  if (typeof (globalThis as { Deno?: unknown }).Deno !== "undefined") return [exec, "run", "-A", script];
+  return [exec, script];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// --single <engine> <generator> <input.json> <out.wtns>: one whole-process witness, timed by the parent.
+if (argv[0] === "--single") {
+  const [, engine, generator, inputPath, out] = argv;
+  const calculator = await WitnessCalculator.load(generator, { engine: engine as "wasm" | "native" });
+  writeFileSync(out, await calculator.wtns(JSON.parse(readFileSync(inputPath, "utf8"))));
+  process.exit(0);
+}
+
+// --fullprove <library> <input.json> <circuit.zkey>: fullProve's time split into witness and proof.
+if (argv[0] === "--fullprove") {
+  const [, library, inputPath, zkey] = argv;
+  const samples = Number(opt("--samples", "5"));
+  const many = Number(opt("--many", "8"));
+  const input = JSON.parse(readFileSync(inputPath, "utf8"));
+  const calculator = await WitnessCalculator.load(library, { engine: "native" });
+  const prover = await Prover.open({ zkey, backend: opt("--backend", "auto") as "auto" | "cpu" | "cuda" });
+  try {
+    const runs: Array<{ witnessMs: number; proofMs: number; totalMs: number }> = [];
+    for (let i = 0; i <= samples; i++) {
+      const started = performance.now();
+      const { timings } = await groth16.fullProve(input, calculator, prover);
+      const totalMs = performance.now() - started;
+      if (i > 0) runs.push({ witnessMs: timings.witnessMs ?? NaN, proofMs: totalMs - (timings.witnessMs ?? 0), totalMs }); // i = 0: warm-up
+    }
+    const m = (key: "witnessMs" | "proofMs" | "totalMs") => median(runs.map((r) => r[key])).toFixed(1);
+    const inputs = Array.from({ length: many }, (_, i) => ({ ...input, x: (BigInt(input.x) + BigInt(i)).toString() }));
+    const started = performance.now();
+    const stream = await fullProveMany(inputs, calculator, prover);
+    const streamMs = performance.now() - started;
+    const perWitness = median(stream.map((r) => r.witnessSpan.end - r.witnessSpan.start));
+    const perProof = median(stream.map((r) => r.proofSpan.end - r.proofSpan.start));
+    console.log(`fullProve, ${calculator.nVars} witness values, native witness (${library}), backend ${prover.backend}, medians of ${samples}:`);
+    console.log(`| witness | proof (prove call, self-check included) | fullProve |\n|---|---|---|\n| ${m("witnessMs")} ms | ${m("proofMs")} ms | ${m("totalMs")} ms |`);
+    console.log(`fullProveMany of ${many} inputs: ${streamMs.toFixed(0)} ms, ${(streamMs / many).toFixed(1)} ms per proof (witness ${perWitness.toFixed(1)} ms, proof ${perProof.toFixed(1)} ms each, medians)`);
+  } finally {
+    prover.close();
+  }
+  process.exit(0);
+}
+
+const logs = opt("--logs", "14,16,18").split(",").map(Number);
+const curves = opt("--curves", "bn254,bls12_381").split(",");
+const samples = Number(opt("--samples", "5"));
+const processSamples = Number(opt("--process-samples", "3"));
+const work = opt("--work", join(ROOT, ".cache/bench-witness"));
+const HASHES: Record<number, number> = { 10: 4, 12: 17, 14: 68, 16: 273, 18: 1092, 20: 4369 };
+const PRIME: Record<string, string> = { bn254: "bn128", bls12_381: "bls12381" };
+
+function chainSource(hashes: number): string {
+  const source = (circuitByName("poseidon_14") as { source(): string }).source();
+  if (!source.includes("PoseidonChain(68)")) throw new Error("tools/fixtures/circuits.mjs's poseidon_14 changed shape");
+  return source.replace("PoseidonChain(68)", `PoseidonChain(${hashes})`);
+}
+
+function timeProcess(command: string[]): number {
+  const started = performance.now();
+  const r = spawnSync(command[0], command.slice(1), { cwd: ROOT, encoding: "utf8" });
+  const ms = performance.now() - started;
+  if (r.status !== 0) throw new Error(`${command.join(" ")} failed: ${r.stdout}${r.stderr}`);
+  return ms;
+}
+
+interface Row {
+  curve: string;
+  log: number;
+  nVars: number;
+  circomS: number;
+  compileS: number;
+  wasmMs: number;
+  nativeMs: number;
+  wasmProcessMs: number;
+  nativeProcessMs: number;
+  snarkjsProcessMs: number;
+}
+
+const rows: Row[] = [];
+for (const log of logs) {
+  const hashes = HASHES[log];
+  if (!hashes) throw new Error(`--logs: no Poseidon chain for 2^${log}`);
+  for (const curve of curves) {
+    const dir = join(work, `poseidon_2^${log}_${curve}`);
+    mkdirSync(dir, { recursive: true });
+    const source = join(dir, "chain.circom");
+    writeFileSync(source, chainSource(hashes));
+    const circomStarted = performance.now();
+    if (!existsSync(join(dir, "chain_js/chain.wasm")) || !existsSync(join(dir, "chain_cpp/chain.dat"))) {
+      const r = spawnSync("node", [join(ROOT, "node_modules/circom2/cli.js"), source, "--c", "--wasm", "--O2", "--prime", PRIME[curve], "-l", join(ROOT, "node_modules"), "-o", dir], { cwd: "/", encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`circom: ${r.stdout}${r.stderr}`);
+    }
+    const circomS = (performance.now() - circomStarted) / 1000;
+    const cache = join(dir, "cache");
+    rmSync(cache, { recursive: true, force: true }); // a cold compile: its time is the figure stated
+    const compiled = await compileWitnessLibrary(join(dir, "chain_cpp"), { cacheDir: cache, outDir: dir });
+    const wasmPath = join(dir, "chain_js/chain.wasm");
+    const input = { x: "12345678901234567890", w: "98765432109876543210" };
+    const inputPath = join(dir, "input.json");
+    writeFileSync(inputPath, JSON.stringify(input));
+
+    const wasm = await WitnessCalculator.load(wasmPath, { engine: "wasm" });
+    const native = await WitnessCalculator.load(compiled.library, { engine: "native" });
+    const reference = await wasm.wtns(input);
+    const mine = await native.wtns(input);
+    if (reference.length !== mine.length || !reference.every((b, i) => b === mine[i])) throw new Error(`${curve} 2^${log}: native witness differs from the WASM's`);
+    const inProcess = async (calculator: WitnessCalculator) => {
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const started = performance.now();
+        await calculator.wtns(input);
+        times.push(performance.now() - started);
+      }
+      return median(times);
+    };
+    const wasmMs = await inProcess(wasm);
+    const nativeMs = await inProcess(native);
+    const script = fileURLToPath(import.meta.url);
+    const out = join(dir, "out.wtns");
+    const whole = (command: string[]) => median(Array.from({ length: processSamples }, () => timeProcess(command)));
+    const wasmProcessMs = whole([...selfCommand(script), "--single", "wasm", wasmPath, inputPath, out]);
+    const nativeProcessMs = whole([...selfCommand(script), "--single", "native", compiled.library, inputPath, out]);
+    if (!readFileSync(out).equals(Buffer.from(reference))) throw new Error("the whole-process native witness differs");
+    const snarkjsProcessMs = whole(["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out]);
+    const row = { curve, log, nVars: native.nVars, circomS, compileS: compiled.compileMs / 1000, wasmMs, nativeMs, wasmProcessMs, nativeProcessMs, snarkjsProcessMs };
+    rows.push(row);
+    console.error(JSON.stringify(row));
+  }
+}
+
+const runtimeName = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" ? "deno" : (process.versions as Record<string, string>).bun ? "bun" : "node";
+console.log(`\nWitness generation, Poseidon chains (--O2), ${runtimeName}, ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; medians of ${samples} (in-process) and ${processSamples} (whole process)\n`);
+console.log("| curve | constraints | n_vars | WASM in-process | native in-process | speed-up | WASM process | native process | snarkjs wtns calculate | speed-up (process) | native compile (cold) |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  console.log(`| ${r.curve} | 2^${r.log} | ${r.nVars} | ${r.wasmMs.toFixed(1)} ms | ${r.nativeMs.toFixed(1)} ms | ${(r.wasmMs / r.nativeMs).toFixed(1)}x | ` +
+    `${r.wasmProcessMs.toFixed(0)} ms | ${r.nativeProcessMs.toFixed(0)} ms | ${r.snarkjsProcessMs.toFixed(0)} ms | ${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x | ${r.compileS.toFixed(1)} s |`);
+}
+const json = opt("--json", "");
+if (json) writeFileSync(json, JSON.stringify({ date: new Date().toISOString(), runtime: runtimeName, cores: cpus().length, rows }, null, 2));
