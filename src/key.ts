@@ -138,12 +138,25 @@ export class Key extends NativeHandle {
    * names its index), UNSATISFIED (w[0] != 1).
    */
   checkWitness(witness: Uint8Array | NativeBuffer): WitnessCheck {
+    return this.#checkWitness(witness, "cuzk_key_check_witness");
+  }
+
+  /**
+   * The O(1) checks of checkWitness (header, prime, count, w[0] = 1) without the scan of every
+   * value < r, which proving makes itself, off the JS thread and beside the previous proof of a
+   * batch: what Prover checks before queueing a witness.
+   */
+  checkWitnessShape(witness: Uint8Array | NativeBuffer): WitnessCheck {
+    return this.#checkWitness(witness, "cuzk_key_check_witness_shape");
+  }
+
+  #checkWitness(witness: Uint8Array | NativeBuffer, check: "cuzk_key_check_witness" | "cuzk_key_check_witness_shape"): WitnessCheck {
     const handle = this.live();
     const bytes = witness instanceof NativeBuffer ? witness.bytes : witness;
     const format = isWtns(bytes) ? "wtns" : "raw";
     const offset = new BigUint64Array(1);
     const memory = witness instanceof NativeBuffer ? witness.unsafePointer : witness;
-    invoke(this.native, "cuzk_key_check_witness", [
+    invoke(this.native, check, [
       handle,
       memory,
       bytes.byteLength,

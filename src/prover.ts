@@ -231,8 +231,10 @@ export class Prover extends NativeHandle {
   }
 
   /**
-   * Proves a batch of witnesses in one call (the library shares work across them). Each witness
-   * is checked by the library (`Key.checkWitness`) before the call is queued. Calls on one prover
+   * Proves a batch of witnesses in one call (the library shares work across them). Each witness's
+   * shape (`Key.checkWitnessShape`: header, curve, count, w[0]) is checked before the call is
+   * queued; the scan of every value < r runs in the call (rejecting it with "proof i: ..."), off
+   * the JS thread and beside the previous proof. Calls on one prover
    * run one at a time, in order; the witnesses are staged before this returns (see Witness).
    * Bounds: at most 1024 witnesses per call (INVALID_ARGUMENT) and 64
    * calls queued or running per prover (BUSY), `LIMITS.batchWitnesses` and `LIMITS.queuedCalls`.
@@ -362,7 +364,8 @@ export class Prover extends NativeHandle {
     const checkedPart = native && !wtns && bytes.byteLength > rawStride ? bytes.subarray(0, rawStride) : native ?? bytes;
     let publicSignals: string[];
     try {
-      publicSignals = this.#key.checkWitness(checkedPart).publicSignals;
+      // The O(n_vars) value scan is left to the library's call (on its pool, beside the previous proof).
+      publicSignals = this.#key.checkWitnessShape(checkedPart).publicSignals;
     } catch (error) {
       throw error instanceof CuzkError ? withIndex(error, index) : error;
     }

@@ -67,6 +67,32 @@ test("prove refuses a bad witness with the code checkWitness gives, naming its i
   assert.equal(await prover.verify(publicSignals, proof), true);
 });
 
+test("checkWitnessShape makes the O(1) checks only; a value not below r is then refused by the proof call, naming the proof", needs(...api, "cuzk_key_check_witness_shape", "cuzk_prove_list"), async () => {
+  using prover = await Prover.open({ zkey: bn.file("circuit.zkey"), backend: "cpu" });
+  using key = await Key.open(bn.file("circuit.zkey"));
+  const wtns = bn.bytes("witness.wtns");
+  const { raw } = rawValues(wtns);
+  const big = raw.slice();
+  big.fill(0xff, big.length - 32);
+  const nVars = key.info().nVars;
+  assert.deepEqual(key.checkWitnessShape(big), key.checkWitness(raw), "the shape passes: the scan is not made");
+  for (const [bad, code, what] of [
+    [wtns.subarray(0, 10), "FORMAT", "truncated header"],
+    [bls.bytes("witness.wtns"), "CURVE_MISMATCH", "another curve's field"],
+    [raw.subarray(32), "WITNESS_LENGTH", "one value short"],
+    [(() => { const w = raw.slice(); w[0] = 2; return w; })(), "UNSATISFIED", "w[0] != 1"],
+  ] as const) {
+    assert.throws(() => key.checkWitnessShape(bad), refused(code), what);
+  }
+  await assert.rejects(prover.proveBatch([raw, big]), refused("INVALID_ARGUMENT", new RegExp(`proof 1: witness value ${nVars - 1} is not < r`)));
+  using pinned = HostBuffer.alloc(big.length);
+  pinned.set(big);
+  await assert.rejects(prover.proveBatch([raw, pinned]), refused("INVALID_ARGUMENT", /proof 1: /), "in place too");
+  assert.equal(pinned.busy, false);
+  const { proof, publicSignals } = await prover.prove(raw);
+  assert.equal(await prover.verify(publicSignals, proof), true, "the prover works after the refusal");
+});
+
 test("a closed key refuses the check", needs(...api), async () => {
   const key = await Key.open(bn.file("circuit.zkey"));
   key.close();

@@ -167,6 +167,18 @@ CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* 
   });
 }
 
+CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+                                                  uint32_t witness_format, uint64_t* out_values_offset, char* err,
+                                                  size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const uint8_t* values = nullptr;
+    cuzk_status st = cuzk::prover::check_witness_shape(key->zkey, witness, witness_len, witness_format, &values, msg);
+    if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
+    return st;
+  });
+}
+
 CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len, char* err,
                                         size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {

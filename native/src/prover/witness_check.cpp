@@ -44,8 +44,11 @@ bool is_constant_one(const uint8_t* value) {
   return true;
 }
 
-cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err) {
+namespace {
+
+// The .wtns header and its prime, or the raw length, against the key: where the values start.
+cuzk_status check_layout(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                         uint32_t format, const uint8_t** values, std::string& err) {
   const uint8_t* w = nullptr;
   if (format == CUZK_WITNESS_RAW) {
     const size_t raw_bytes = (size_t)key.n_vars * 32;
@@ -73,15 +76,38 @@ cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witnes
     err = "unknown witness_format " + std::to_string(format);
     return CUZK_ERR_INVALID_ARGUMENT;
   }
+  *values = w;
+  return CUZK_OK;
+}
+
+cuzk_status check_constant_wire(const uint8_t* w, std::string& err) {
+  if (is_constant_one(w)) return CUZK_OK;
+  err = "witness w[0] must be 1 (the constant wire)";
+  return CUZK_ERR_UNSATISFIED;
+}
+
+}  // namespace
+
+cuzk_status check_witness_shape(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                                uint32_t format, const uint8_t** values, std::string& err) {
+  const uint8_t* w = nullptr;
+  cuzk_status st = check_layout(key, witness, witness_len, format, &w, err);
+  if (st == CUZK_OK) st = check_constant_wire(w, err);
+  if (st == CUZK_OK) *values = w;
+  return st;
+}
+
+cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err) {
+  const uint8_t* w = nullptr;
+  cuzk_status st = check_layout(key, witness, witness_len, format, &w, err);
+  if (st != CUZK_OK) return st;
   size_t bad = first_value_not_below_r(key, w, key.n_vars, &pool);
   if (bad < key.n_vars) {
     err = "witness value " + std::to_string(bad) + " is not < r";
     return CUZK_ERR_INVALID_ARGUMENT;
   }
-  if (!is_constant_one(w)) {
-    err = "witness w[0] must be 1 (the constant wire)";
-    return CUZK_ERR_UNSATISFIED;
-  }
+  if ((st = check_constant_wire(w, err)) != CUZK_OK) return st;
   *values = w;
   return CUZK_OK;
 }

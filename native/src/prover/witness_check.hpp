@@ -19,6 +19,12 @@ namespace cuzk::prover {
 cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
                           uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err);
 
+// The O(1) part of check_witness: everything but the scan of every value < r (header, prime,
+// count, w[0] = 1), for callers that check a witness before queueing it and leave the O(n_vars)
+// scan to cuzk_prove (which runs it on its pool, beside the previous proof of a batch).
+cuzk_status check_witness_shape(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                                uint32_t format, const uint8_t** values, std::string& err);
+
 // Index of the first of n values (32 bytes each, standard LE) that is not below the key's r, or n.
 // pool: scans chunks in parallel (the result is the same as a serial scan); NULL scans serially.
 size_t first_value_not_below_r(const formats::ZkeyGroth16& key, const uint8_t* values, size_t n,
