@@ -45,8 +45,10 @@ check_library() {
   if grep -q 'NEEDED.*libcudart' <<<"$dynamic"; then
     echo "build_packages: $lib needs libcudart.so (the package must link cudart statically)" >&2; exit 1
   fi
-  glibc=$(grep -o 'GLIBC_[0-9.]*' <<<"$symbols" | sort -uV | tail -1)
-  glibcxx=$(grep -o 'GLIBCXX_[0-9.]*' <<<"$symbols" | sort -uV | tail -1)
+  # A library may need no GLIBCXX version at all (libstdc++ linked statically, as nvcc's host
+  # toolchain on the H200 host does): grep's "no match" must not end the script under pipefail.
+  glibc=$( (grep -o 'GLIBC_[0-9.]*' <<<"$symbols" || true) | sort -uV | tail -1)
+  glibcxx=$( (grep -o 'GLIBCXX_[0-9.]*' <<<"$symbols" || true) | sort -uV | tail -1)
   echo "$kind library: $lib, $(stat -c %s "$lib") bytes, needs $(sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' <<<"$dynamic" | tr '\n' ' ')(newest symbol versions $glibc, $glibcxx)"
 }
 
