@@ -118,6 +118,19 @@ cuzk_status run_prove(cuzk_prover* prover, cuzk::prover::ProveArgs& args, char* 
   });
 }
 
+
+// cuzk_prove and cuzk_prove_list: witnesses one after another, or at one address each.
+cuzk_status prove_witnesses(cuzk_prover* prover, const uint8_t* contiguous, const uint8_t* const* list,
+                            size_t witness_stride, uint32_t witness_format, size_t n_proofs, const uint8_t* r,
+                            const uint8_t* s, uint32_t flags, uint8_t* proofs, size_t proofs_cap,
+                            cuzk_timings* timings, cuzk_progress* progress, char* err, size_t err_cap) {
+  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
+  args.witnesses = contiguous;
+  args.witness_list = list;
+  args.witness_stride = witness_stride;
+  args.witness_format = witness_format;
+  return run_prove(prover, args, err, err_cap);
+}
 }  // namespace
 
 extern "C" {
@@ -251,22 +264,16 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                 uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                 cuzk_progress* progress, char* err, size_t err_cap) {
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
-  args.witnesses = witnesses;
-  args.witness_stride = witness_stride;
-  args.witness_format = witness_format;
-  return run_prove(prover, args, err, err_cap);
+  return prove_witnesses(prover, witnesses, nullptr, witness_stride, witness_format, n_proofs, r, s, flags, proofs,
+                         proofs_cap, timings, progress, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
                                      uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                      uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                      cuzk_progress* progress, char* err, size_t err_cap) {
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
-  args.witness_list = witnesses;
-  args.witness_stride = witness_stride;
-  args.witness_format = witness_format;
-  return run_prove(prover, args, err, err_cap);
+  return prove_witnesses(prover, nullptr, witnesses, witness_stride, witness_format, n_proofs, r, s, flags, proofs,
+                         proofs_cap, timings, progress, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,

@@ -61,6 +61,21 @@ cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t 
   return CUZK_OK;
 }
 
+
+// cuzk_key_check_witness (scan: every value < r too) and cuzk_key_check_witness_shape.
+cuzk_status check_key_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len, uint32_t witness_format,
+                              bool scan, uint64_t* out_values_offset, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const uint8_t* values = nullptr;
+    cuzk_status st =
+        scan ? cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format, cuzk::default_thread_pool(),
+                                           &values, msg)
+             : cuzk::prover::check_witness_shape(key->zkey, witness, witness_len, witness_format, &values, msg);
+    if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
+    return st;
+  });
+}
 }  // namespace
 
 extern "C" {
@@ -157,26 +172,13 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
 CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
                                             uint32_t witness_format, uint64_t* out_values_offset, char* err,
                                             size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    const uint8_t* values = nullptr;
-    cuzk_status st = cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format,
-                                                 cuzk::default_thread_pool(), &values, msg);
-    if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
-    return st;
-  });
+  return check_key_witness(key, witness, witness_len, witness_format, true, out_values_offset, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
                                                   uint32_t witness_format, uint64_t* out_values_offset, char* err,
                                                   size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    const uint8_t* values = nullptr;
-    cuzk_status st = cuzk::prover::check_witness_shape(key->zkey, witness, witness_len, witness_format, &values, msg);
-    if (st == CUZK_OK && out_values_offset) *out_values_offset = (uint64_t)(values - witness);
-    return st;
-  });
+  return check_key_witness(key, witness, witness_len, witness_format, false, out_values_offset, err, err_cap);
 }
 
 CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len, char* err,
