@@ -4,13 +4,14 @@
  * (circomlib Poseidon(2), --O2, 240 constraints a hash, the fixtures' poseidonChain) filling
  * 2^14, 2^16, 2^18 constraints, on both curves. For each: circom --c --wasm once, the native
  * library compiled into a fresh cache (the compile time stated once per circuit), then
- *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up),
+ *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up;
+ *               native and WASM calls interleaved, as are the processes below),
  *   whole process: median wall time of a fresh process of this runtime that loads the generator,
  *                  computes one witness and writes the .wtns (bench/witness.ts --single), and of
  *                  snarkjs's own `wtns calculate` (Node) as the reference;
  * every native witness is checked equal to the WASM's. Prints a table (markdown).
  *
- *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 5]
+ *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 9]
  *                                [--process-samples 3] [--work dir] [--json file]
  *
  * fullProve with a native witness (the issue's H200 figure): one resident prover, `samples`
@@ -87,7 +88,7 @@ if (argv[0] === "--fullprove") {
 
 const logs = opt("--logs", "14,16,18").split(",").map(Number);
 const curves = opt("--curves", "bn254,bls12_381").split(",");
-const samples = Number(opt("--samples", "5"));
+const samples = Number(opt("--samples", "9"));
 const processSamples = Number(opt("--process-samples", "3"));
 const work = opt("--work", join(ROOT, ".cache/bench-witness"));
 const HASHES: Record<number, number> = { 10: 4, 12: 17, 14: 68, 16: 273, 18: 1092, 20: 4369 };
@@ -148,24 +149,34 @@ for (const log of logs) {
     const reference = await wasm.wtns(input);
     const mine = await native.wtns(input);
     if (reference.length !== mine.length || !reference.every((b, i) => b === mine[i])) throw new Error(`${curve} 2^${log}: native witness differs from the WASM's`);
-    const inProcess = async (calculator: WitnessCalculator) => {
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) {
+    // Interleaved, so that the other load of a shared machine falls on both alike.
+    const wasmTimes: number[] = [], nativeTimes: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      for (const [calculator, times] of [[wasm, wasmTimes], [native, nativeTimes]] as const) {
         const started = performance.now();
         await calculator.wtns(input);
         times.push(performance.now() - started);
       }
-      return median(times);
-    };
-    const wasmMs = await inProcess(wasm);
-    const nativeMs = await inProcess(native);
+    }
+    const wasmMs = median(wasmTimes);
+    const nativeMs = median(nativeTimes);
     const script = fileURLToPath(import.meta.url);
     const out = join(dir, "out.wtns");
-    const whole = (command: string[]) => median(Array.from({ length: processSamples }, () => timeProcess(command)));
-    const wasmProcessMs = whole([...selfCommand(script), "--single", "wasm", wasmPath, inputPath, out]);
-    const nativeProcessMs = whole([...selfCommand(script), "--single", "native", compiled.library, inputPath, out]);
-    if (!readFileSync(out).equals(Buffer.from(reference))) throw new Error("the whole-process native witness differs");
-    const snarkjsProcessMs = whole(["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out]);
+    const commands = {
+      wasm: [...selfCommand(script), "--single", "wasm", wasmPath, inputPath, out],
+      native: [...selfCommand(script), "--single", "native", compiled.library, inputPath, out],
+      snarkjs: ["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out],
+    };
+    const processTimes = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
+    for (let i = 0; i < processSamples; i++) {
+      for (const engine of ["wasm", "native", "snarkjs"] as const) {
+        processTimes[engine].push(timeProcess(commands[engine]));
+        if (!readFileSync(out).equals(Buffer.from(reference))) throw new Error(`the whole-process ${engine} witness differs`);
+      }
+    }
+    const wasmProcessMs = median(processTimes.wasm);
+    const nativeProcessMs = median(processTimes.native);
+    const snarkjsProcessMs = median(processTimes.snarkjs);
     const row = { curve, log, nVars: native.nVars, circomS, compileS: compiled.compileMs / 1000, wasmMs, nativeMs, wasmProcessMs, nativeProcessMs, snarkjsProcessMs };
     rows.push(row);
     console.error(JSON.stringify(row));

@@ -28,7 +28,9 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE_MODULES = join(ROOT, "node_modules");
 const CACHE = process.env.CUZK_WITNESS_TEST_CACHE ?? join(tmpdir(), "cuzk-witness-test-cache");
 const WORK = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
-after(() => rmSync(WORK, { recursive: true, force: true }));
+const cleanUp = () => rmSync(WORK, { recursive: true, force: true });
+after(cleanUp);
+process.on("exit", cleanUp); // Deno's node:test does not always run `after` at the top level
 
 const PRIME_OF: Record<string, "bn128" | "bls12381"> = { bn254: "bn128", bls12_381: "bls12381" };
 

@@ -4,28 +4,21 @@
  * header's order and with the neutral types of src/ffi/symbols.ts, so the same adapters (Deno,
  * Bun, Node) open it. `cuzk_witness_compute` runs off the JS thread.
  */
-import type { NativeType, SymbolDefinition } from "../ffi/types.ts";
-
-const s = <const P extends readonly NativeType[], R extends NativeType>(
-  parameters: P,
-  result: R,
-  nonblocking = false,
-): { readonly parameters: P; readonly result: R; readonly nonblocking?: boolean } =>
-  nonblocking ? { parameters, result, nonblocking } : { parameters, result };
+import type { SymbolDefinition } from "../ffi/types.ts";
 
 /** Every function of cuzk_witness.h, keyed by its C name. */
 export const witnessSymbols = {
   // uint32_t cuzk_witness_abi_version(void);
-  cuzk_witness_abi_version: s([], "u32"),
+  cuzk_witness_abi_version: { parameters: [], result: "u32" },
   // cuzk_status cuzk_witness_info_get(cuzk_witness_info* out, char* err, size_t err_cap);
-  cuzk_witness_info_get: s(["buffer", "buffer", "usize"], "i32"),
+  cuzk_witness_info_get: { parameters: ["buffer", "buffer", "usize"], result: "i32" },
   // cuzk_status cuzk_witness_inputs(uint64_t* hashes, uint64_t* sizes, size_t cap, size_t* out_count,
   //                                 char* err, size_t err_cap);
-  cuzk_witness_inputs: s(["buffer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),
+  cuzk_witness_inputs: { parameters: ["buffer", "buffer", "usize", "buffer", "buffer", "usize"], result: "i32" },
   // cuzk_status cuzk_witness_compute(const uint64_t* hashes, size_t n_names, const uint8_t* values,
   //                                  size_t n_values, uint8_t* out, size_t out_cap, char* err, size_t err_cap);
-  cuzk_witness_compute: s(["buffer", "usize", "buffer", "usize", "buffer", "usize", "buffer", "usize"], "i32", true),
-} as const;
+  cuzk_witness_compute: { parameters: ["buffer", "usize", "buffer", "usize", "buffer", "usize", "buffer", "usize"], result: "i32", nonblocking: true },
+} as const satisfies Record<string, SymbolDefinition>;
 
 export type WitnessSymbolName = keyof typeof witnessSymbols;
 
