@@ -19,6 +19,7 @@
 #include "check.hpp"
 #include "cuzk.h"
 #include "fixture.hpp"
+#include "plan_check.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 
@@ -37,50 +38,12 @@ void write_file(const fs::path& path, const Bytes& b) {
   f.write(reinterpret_cast<const char*>(b.data()), (std::streamsize)b.size());
 }
 
-uint64_t rss_bytes() {
-  std::ifstream f("/proc/self/statm");
-  uint64_t size = 0, resident = 0;
-  f >> size >> resident;
-  return resident * (uint64_t)::sysconf(_SC_PAGESIZE);
-}
-
-// One proof attempt: a prover made with `budget` (0: automatic) over `key`, its plan, its proof.
-struct Attempt {
-  cuzk_status create = CUZK_ERR_INTERNAL, prove = CUZK_ERR_INTERNAL;
-  cuzk_memory_plan plan{};
-  Bytes proof;
-  char err[1024] = {0};
-};
+using cuzk_test::count_placement;
+using cuzk_test::largest_section;
+using Attempt = cuzk_test::PlanAttempt;
 
 Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const Bytes& wtns, uint32_t flags) {
-  Attempt a;
-  cuzk_key_info info{};
-  cuzk_key_get_info(key, &info, nullptr, 0);
-  cuzk_prover_options opt{};
-  opt.struct_size = sizeof opt;
-  opt.memory_budget = budget;
-  cuzk_prover* prover = nullptr;
-  a.create = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, a.err, sizeof a.err);
-  if (a.create != CUZK_OK) return a;
-  CHECK(cuzk_prover_memory_plan(prover, &a.plan, a.err, sizeof a.err) == CUZK_OK);
-  uint8_t r[32] = {7}, s[32] = {11};
-  a.proof.assign(info.proof_bytes, 0);
-  a.prove = cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, flags, a.proof.data(),
-                       a.proof.size(), nullptr, nullptr, a.err, sizeof a.err);
-  cuzk_prover_destroy(prover, nullptr, 0);
-  return a;
-}
-
-int count_placement(const cuzk_memory_plan& p, uint32_t placement) {
-  int n = 0;
-  for (int s = 0; s < kSections; s++) n += p.stored_bytes[s] && p.placement[s] == placement;
-  return n;
-}
-
-uint64_t largest_section(const cuzk_memory_plan& p) {
-  uint64_t m = 0;
-  for (int s = 0; s < kSections; s++) m = std::max(m, p.stored_bytes[s]);
-  return m;
+  return cuzk_test::prove_with_budget(ctx, key, budget, wtns, flags, [] {});
 }
 
 void print_plan(const std::string& label, const cuzk_memory_plan& p) {
@@ -138,9 +101,8 @@ cuzk_memory_plan same_proofs_every_plan(const std::string& label, const std::str
   CHECK(streamed.plan.stream_buffer_bytes == largest);
 
   // Room for H resident and a stream buffer for the rest: some resident, some streamed.
-  uint64_t others = 0;
-  for (int s = 0; s < kSections - 1; s++) others = std::max(others, res.plan.stored_bytes[s]);
-  Attempt mixed = prove_with(ctx, lazy, fixed + res.plan.stored_bytes[kSections - 1] + others, wtns, flags);
+  Attempt mixed =
+      prove_with(ctx, lazy, fixed + res.plan.stored_bytes[kSections - 1] + cuzk_test::largest_but_h(res.plan), wtns, flags);
   CHECK(mixed.create == CUZK_OK && mixed.prove == CUZK_OK);
   CHECK(mixed.proof == ref.proof);
   const bool is_mixed = count_placement(mixed.plan, CUZK_PLACEMENT_RESIDENT) > 0 &&
@@ -369,10 +331,10 @@ void host_memory(const std::string& dir) {
   cuzk_context* ctx = nullptr;
   CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK);
   for (uint32_t flags : {0u, CUZK_KEY_POINTS_ON_DEMAND}) {
-    const uint64_t before = rss_bytes();
+    const uint64_t before = cuzk_test::rss_bytes();
     cuzk_key* key = nullptr;
     CHECK(cuzk_key_open(zkey.c_str(), flags | CUZK_KEY_SKIP_POINT_CHECKS, &key, err, sizeof err) == CUZK_OK);
-    const uint64_t opened = rss_bytes();
+    const uint64_t opened = cuzk_test::rss_bytes();
     Attempt a = prove_with(ctx, key, 0, wtns, 0);
     CHECK(a.create == CUZK_OK && a.prove == CUZK_OK);
     if (flags) {

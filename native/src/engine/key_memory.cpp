@@ -132,24 +132,10 @@ cuzk_status CompactKey::pack(const ZkeyGroth16& z, PointSection s, uint64_t j0, 
   return CUZK_OK;
 }
 
-uint64_t MemoryPlan::resident_bytes() const {
+uint64_t MemoryPlan::bytes_where(Placement where, bool largest) const {
   uint64_t b = 0;
   for (int s = 0; s < kPointSections; s++)
-    if (placement[s] == kResident) b += stored_bytes[s];
-  return b;
-}
-
-uint64_t MemoryPlan::stream_buffer_bytes() const {
-  uint64_t b = 0;
-  for (int s = 0; s < kPointSections; s++)
-    if (placement[s] == kStreamed) b = std::max(b, stored_bytes[s]);
-  return b;
-}
-
-uint64_t MemoryPlan::streamed_per_proof() const {
-  uint64_t b = 0;
-  for (int s = 0; s < kPointSections; s++)
-    if (placement[s] == kStreamed) b += stored_bytes[s];
+    if (placement[s] == where) b = largest ? std::max(b, stored_bytes[s]) : b + stored_bytes[s];
   return b;
 }
 

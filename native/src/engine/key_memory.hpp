@@ -72,10 +72,14 @@ struct MemoryPlan {
   uint64_t stored_bytes[formats::kPointSections] = {};
   uint32_t placement[formats::kPointSections] = {};
 
-  uint64_t resident_bytes() const;
-  uint64_t stream_buffer_bytes() const;  // the largest streamed section: one buffer serves all
-  uint64_t streamed_per_proof() const;
+  uint64_t resident_bytes() const { return bytes_where(kResident, false); }
+  // The largest streamed section: one buffer serves all.
+  uint64_t stream_buffer_bytes() const { return bytes_where(kStreamed, true); }
+  uint64_t streamed_per_proof() const { return bytes_where(kStreamed, false); }
   uint64_t total() const { return fixed + resident_bytes() + stream_buffer_bytes(); }
+
+ private:
+  uint64_t bytes_where(Placement where, bool largest) const;  // the sum (or largest) of those sections' bytes
 };
 
 // Fills points/infinity/stored/stored_bytes from the compact key (point_bytes: the engine's bytes
