@@ -83,28 +83,31 @@ const sameExit = ([s, c]: [Ran, Ran], code: number, label: string) => {
   assert.equal(c.code, code, `${label}: cuzk exit ${c.code}: ${c.stderr}`);
 };
 
-/** Every supported command on one fixture, both CLIs; named files and snarkjs's default names. */
-async function compareOn(fixture: Fixture): Promise<void> {
-  const label = `${fixture.curve}/${fixture.name}`;
-  const dirs = workspace(label.replace("/", "-"), fixture);
+/**
+ * Every supported command on one fixture, both CLIs: under snarkjs's words with its default file
+ * names ("words"), or under its aliases with every file named ("aliases").
+ */
+async function compareOn(fixture: Fixture, spelling: "words" | "aliases"): Promise<void> {
+  const label = `${fixture.curve}/${fixture.name} (${spelling})`;
+  const dirs = workspace(`${fixture.curve}-${fixture.name}`, fixture);
   const same = (args: string[]) => both(args, dirs);
+  const words = spelling === "words";
+  const say = (long: string, alias: string, ...files: string[]) => [...(words ? long.split(" ") : [alias]), ...files];
 
-  // wtns calculate, under its alias and by defaults; zkey export verificationkey (default name circuit_vk.json).
-  sameExit(await same(["wc", "circuit.wasm", "input.json", "named.wtns"]), 0, `${label} wc`);
-  sameBytes(dirs, "named.wtns", label);
-  sameExit(await same(["wtns", "calculate"]), 0, `${label} wtns calculate`);
+  // wtns calculate; zkey export verificationkey (snarkjs's default name is circuit_vk.json).
+  sameExit(await same(words ? ["wtns", "calculate"] : ["wc", "circuit.wasm", "input.json", "witness.wtns"]), 0, `${label} wtns calculate`);
   sameBytes(dirs, "witness.wtns", label);
-  sameExit(await same(["zkey", "export", "verificationkey"]), 0, `${label} zkey export verificationkey`);
-  sameBytes(dirs, "circuit_vk.json", label);
-  sameExit(await same(["zkev", "circuit_final.zkey", "verification_key.json"]), 0, `${label} zkev`);
-  sameBytes(dirs, "verification_key.json", label);
-  assert.deepEqual(JSON.parse(read(dirs.cuzk, "verification_key.json").toString()), fixture.json("verification_key.json"));
+  const vk = words ? "circuit_vk.json" : "verification_key.json";
+  sameExit(await same(words ? ["zkey", "export", "verificationkey"] : ["zkev", "circuit_final.zkey", vk]), 0, `${label} zkey export verificationkey`);
+  sameBytes(dirs, vk, label);
+  assert.deepEqual(JSON.parse(read(dirs.cuzk, vk).toString()), fixture.json("verification_key.json"));
 
   // groth16 prove and fullprove: public.json byte for byte; each side's proof checked by the other's verifier.
-  sameExit(await same(["groth16", "prove"]), 0, `${label} groth16 prove`);
+  sameExit(await same(words ? ["groth16", "prove"] : ["g16p", "circuit_final.zkey", "witness.wtns", "proof.json", "public.json"]), 0, `${label} groth16 prove`);
   sameBytes(dirs, "public.json", label);
   if (fixture.json<string[]>("public.json").length === 0) assert.equal(read(dirs.cuzk, "public.json").toString(), "[\n]", "snarkjs's form, not []");
-  sameExit(await same(["g16f", "input.json", "circuit.wasm", "circuit_final.zkey", "full_proof.json", "full_public.json"]), 0, `${label} g16f`);
+  const fullprove = say("groth16 fullprove", "g16f", "input.json", "circuit.wasm", "circuit_final.zkey", "full_proof.json", "full_public.json");
+  sameExit(await same(fullprove), 0, `${label} groth16 fullprove`);
   sameBytes(dirs, "full_public.json", label);
   for (const [proof, pub] of [["proof.json", "public.json"], ["full_proof.json", "full_public.json"]]) {
     const proofs = { snarkjs: read(dirs.snarkjs, proof), cuzk: read(dirs.cuzk, proof) };
@@ -112,8 +115,8 @@ async function compareOn(fixture: Fixture): Promise<void> {
     // The other side's proof, under the same name: each verifier checks the other's proof.
     writeFileSync(join(dirs.snarkjs, `other_${proof}`), proofs.cuzk);
     writeFileSync(join(dirs.cuzk, `other_${proof}`), proofs.snarkjs);
-    const verdicts = await same(["g16v", "verification_key.json", pub, `other_${proof}`]);
-    sameExit(verdicts, 0, `${label} g16v of the other side's ${proof}`);
+    const verdicts = await same(say("groth16 verify", "g16v", vk, pub, `other_${proof}`));
+    sameExit(verdicts, 0, `${label} groth16 verify of the other side's ${proof}`);
     assert.match(verdicts[0].stdout, /OK!/);
     assert.match(verdicts[1].stdout, /^OK!$/m);
     // The proof shape snarkjs writes: the same keys in the same order, points as decimal strings.
@@ -121,27 +124,26 @@ async function compareOn(fixture: Fixture): Promise<void> {
   }
 
   // zkey export soliditycalldata of the same files (snarkjs's proof): the same text on stdout.
-  const calldata = await same(["zkesc", join(dirs.snarkjs, "public.json"), join(dirs.snarkjs, "proof.json")]);
-  sameExit(calldata, 0, `${label} zkesc`);
+  const calldata = await same(say("zkey export soliditycalldata", "zkesc", join(dirs.snarkjs, "public.json"), join(dirs.snarkjs, "proof.json")));
+  sameExit(calldata, 0, `${label} zkey export soliditycalldata`);
   assert.equal(calldata[1].stdout, calldata[0].stdout, `${label}: calldata`);
   assert.match(calldata[1].stdout, /^\["0x[0-9a-f]{64,}/);
 
-  // A proof that does not verify (a public signal changed, or a proof point changed): exit 1 on both sides.
+  // A proof that does not verify (proof points swapped, or a public signal changed): exit 1 on both sides.
   const signals = JSON.parse(read(dirs.cuzk, "public.json").toString()) as string[];
-  const tampered = signals.length > 0 ? { name: "public.json", value: signals.map((s, i) => (i === 0 ? String(BigInt(s) + 1n) : s)) } : undefined;
   const proof = JSON.parse(read(dirs.cuzk, "proof.json").toString()) as Groth16Proof;
-  const swapped = { ...proof, pi_a: proof.pi_c, pi_c: proof.pi_a };
   for (const dir of Object.values(dirs)) {
-    writeFileSync(join(dir, "bad_proof.json"), JSON.stringify(swapped));
-    if (tampered) writeFileSync(join(dir, "bad_public.json"), JSON.stringify(tampered.value));
+    writeFileSync(join(dir, "bad_proof.json"), JSON.stringify({ ...proof, pi_a: proof.pi_c, pi_c: proof.pi_a }));
+    writeFileSync(join(dir, "bad_public.json"), JSON.stringify(signals.map((s, i) => (i === 0 ? String(BigInt(s) + 1n) : s))));
   }
-  sameExit(await same(["groth16", "verify", "verification_key.json", "public.json", "bad_proof.json"]), 1, `${label} verify of a changed proof`);
-  if (tampered) sameExit(await same(["g16v", "verification_key.json", "bad_public.json", "other_proof.json"]), 1, `${label} verify with a changed signal`);
+  sameExit(await same(say("groth16 verify", "g16v", vk, "public.json", "bad_proof.json")), 1, `${label} verify of a changed proof`);
+  if (signals.length > 0) sameExit(await same(say("groth16 verify", "g16v", vk, "bad_public.json", "other_proof.json")), 1, `${label} verify with a changed signal`);
 }
 
-for (const [curve, name] of [["bn254", "mulchain_8"], ["bls12_381", "mulchain_8"], ["bn254", "zero_public"], ["bls12_381", "zero_public"]]) {
-  test(`snarkjs's CLI and ours on ${curve}/${name}: wc, zkev, groth16 prove/fullprove/verify, zkesc`, needs(...proverApi), async () => {
-    await compareOn(pick(curve, name));
+const CASES = [["bn254", "mulchain_8", "words"], ["bls12_381", "mulchain_8", "aliases"], ["bn254", "zero_public", "aliases"], ["bls12_381", "zero_public", "words"]] as const;
+for (const [curve, name, spelling] of CASES) {
+  test(`snarkjs's CLI and ours on ${curve}/${name} (${spelling}): wtns calculate, zkey export verificationkey, groth16 prove/fullprove/verify, soliditycalldata`, needs(...proverApi), async () => {
+    await compareOn(pick(curve, name), spelling);
   });
 }
 
