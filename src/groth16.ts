@@ -96,12 +96,13 @@ function hex256(value: unknown, what: string): string {
   return `"0x${n.toString(16).padStart(64, "0")}"`;
 }
 
-/** The coordinate `path` of `proof` (e.g. pi_b, 0, 1), or FORMAT naming what is missing. */
+/** The coordinate proof[name][at...] (e.g. pi_b, 0, 1) as calldata, or FORMAT naming what is missing. */
 function coordinate(proof: Record<string, unknown>, name: string, ...at: number[]): string {
   let value: unknown = proof[name];
   for (const i of at) value = Array.isArray(value) ? value[i] : undefined;
-  if (value === undefined) throw new CuzkError("FORMAT", `proof.${name}${at.map((i) => `[${i}]`).join("")} is missing`);
-  return hex256(value, `proof.${name}${at.map((i) => `[${i}]`).join("")}`);
+  const where = `proof.${name}${at.map((i) => `[${i}]`).join("")}`;
+  if (value === undefined) throw new CuzkError("FORMAT", `${where} is missing`);
+  return hex256(value, where);
 }
 
 /** snarkjs's groth16 API on the cuzk prover. */
