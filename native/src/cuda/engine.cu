@@ -1,14 +1,18 @@
 // The GPU prover engine: per proof, a/b/c from the witness and the key's rows, the H scalars by
-// six NTTs, and the five MSMs, all on one device. Key points are uploaded once, when the engine
-// is made, and stay resident when they fit; otherwise each MSM streams its points in.
-//
-// The four witness MSMs (A, B1, B2 and C) share one plan: the same scalars, so the same sorted
-// digits. C's points are stored behind n_public+1 points at infinity so that its scalars are the
-// whole witness too. CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work.
+// six NTTs, and the five MSMs, all on one device. The key's points are held without the points at
+// infinity (engine/key_memory.hpp): per group of sections that share scalars (A and C, B1 and B2,
+// H) one support, whose scalars are gathered on the device before that group's one MSM plan
+// (same scalars, same sorted digits). C's points are stored at the witness indices of the A+C
+// support (explicit infinities for w[0..n_public]). Each section is resident or streamed in per
+// proof, as the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan).
+// CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
+// CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "cpu/msm.hpp"
 #include "cuda/abc.cuh"
@@ -20,9 +24,22 @@ namespace cuzk::cuda {
 
 namespace {
 
+using formats::PointSection;
+using formats::kPointSections;
+
 struct RowBuffers {
   DeviceBuffer start, signal, coef;
 };
+
+// out[j] = scalars[index[j]] (32-byte scalars): the scalars of a compacted point set, in its order.
+__global__ void gather_scalars(const uint4* __restrict__ scalars, const uint32_t* __restrict__ index, uint32_t m,
+                               uint4* __restrict__ out) {
+  uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  const uint4* src = scalars + 2 * (size_t)index[j];
+  out[2 * (size_t)j] = src[0];
+  out[2 * (size_t)j + 1] = src[1];
+}
 
 template <class C>
 class GpuEngine final : public engine::Engine<C> {
@@ -33,52 +50,84 @@ class GpuEngine final : public engine::Engine<C> {
 
  public:
   GpuEngine(Device* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
+  ~GpuEngine() override {
+    for (int i = 0; i < 2; i++) {
+      pinned_free(pack_buf_[i], kPackChunk);
+      if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
+    }
+  }
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
-  engine::MemoryPlan memory_plan() const override { return {}; }  // the GPU plan: next commit
+  engine::MemoryPlan memory_plan() const override { return plan_; }
 
-  // Key bytes held on the device (rows, and the points when resident): the key upload's units.
+  // Key bytes held on the device (rows, supports, resident points): the key upload's units.
   uint64_t device_bytes() const {
     uint64_t b = 0;
     for (const DeviceBuffer* d : {&bufs_a_.start, &bufs_a_.signal, &bufs_a_.coef, &bufs_b_.start, &bufs_b_.signal,
-                                  &bufs_b_.coef, &pa_, &pb1_, &pb2_, &pc_, &ph_})
+                                  &bufs_b_.coef})
       b += d->bytes();
+    for (const DeviceBuffer& d : index_) b += d.bytes();
+    for (const DeviceBuffer& d : points_) b += d.bytes();
     return b;
   }
 
-  cuzk_status init(std::string& err) {
+  cuzk_status init(const engine::EngineOptions& options, std::string& err) {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
-    CUZK_TRY(dev_->ntt<C>().init(err));
     const auto& z = *key_.zkey;
-    const size_t nv = key_.n_vars, nd = key_.domain_size;
-    cpu_b2_ = [] {
+    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
+    cpu_b2_ = [&] {
       const char* v = std::getenv("CUZK_GPU_B2");
-      return v && std::strcmp(v, "cpu") == 0;
+      return v && std::strcmp(v, "cpu") == 0 && z.points_b2 != nullptr;  // in place: a key in memory only
     }();
-    CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
-    CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
-
-    // Keep the points resident when they fit beside the proving workspace (witness, a/b/c, the
-    // sorted digits of the larger MSM, buckets): estimated generously, 320 bytes per scalar.
-    const size_t g1 = sizeof(A1), g2 = sizeof(A2);
-    const size_t points = (3 * nv + nd) * g1 + (cpu_b2_ ? 0 : nv * g2);
-    const size_t work = 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
+    // The plan first, on the host: a key that does not fit is refused before any device allocation.
+    CUZK_TRY(compact_.build(z, default_thread_pool(), err));
+    // CUZK_GPU_COMPACT=0 stores every point, infinities included (measurements: the same proofs).
+    if (const char* c = std::getenv("CUZK_GPU_COMPACT"); c && std::strcmp(c, "0") == 0) {
+      for (engine::Support& sup : compact_.support) {
+        sup.all = true;
+        sup.index.clear();
+      }
+    }
+    uint64_t point_bytes[kPointSections];
+    for (int s = 0; s < kPointSections; s++) point_bytes[s] = s == formats::kSecB2 ? (cpu_b2_ ? 0 : sizeof(A2)) : sizeof(A1);
+    plan_.memory = "device";
+    engine::describe_sections(z, compact_, point_bytes, plan_);
+    // Rows, the gather indices and scalars, and the proving workspace (witness, a/b/c, the sorted
+    // digits of the larger MSM, buckets): estimated generously, 320 bytes per scalar.
+    uint64_t gathered = 0;
+    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b);
+    for (const engine::Support& sup : compact_.support) {
+      if (sup.all) continue;
+      plan_.fixed += sup.index.size() * 4 + 16;
+      gathered = std::max<uint64_t>(gathered, sup.index.size() * 32 + 16);
+    }
+    plan_.fixed += gathered + 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
     size_t free_b = 0, total_b = 0;
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
-    // CUZK_GPU_STREAM=1 forces the streamed path (tests: it must give the same proofs).
+    // A budget above what is free would let the device run out mid-upload: the free memory caps it.
+    plan_.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
+    // CUZK_GPU_STREAM=1 streams every section (tests: it must give the same proofs).
     const char* force_stream = std::getenv("CUZK_GPU_STREAM");
-    resident_ = points + work < free_b && !(force_stream && std::strcmp(force_stream, "1") == 0);
-    if (resident_) {
-      CUZK_TRY(put(pa_, z.points_a, nv * g1, 0, err));
-      CUZK_TRY(put(pb1_, z.points_b1, nv * g1, 0, err));
-      if (!cpu_b2_) CUZK_TRY(put(pb2_, z.points_b2, nv * g2, 0, err));
-      CUZK_TRY(put(pc_, z.points_c, z.n_private() * g1, (key_.n_public + 1) * g1, err));
-      CUZK_TRY(put(ph_, z.points_h, nd * g1, 0, err));
-    } else {
-      // One buffer that each MSM fills in turn; C still needs its leading infinities.
-      CUZK_TRY(stream_points_.ensure(std::max(nv * (cpu_b2_ ? g1 : g2), nd * g1), err));
+    CUZK_TRY(engine::choose_placements(plan_, force_stream && std::strcmp(force_stream, "1") == 0, err));
+
+    CUZK_TRY(dev_->ntt<C>().init(err));
+    CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
+    CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
+    for (int g = 0; g < engine::kPointGroups; g++) {
+      const engine::Support& sup = compact_.support[g];
+      if (sup.all || sup.index.empty()) continue;
+      CUZK_TRY(index_[g].ensure(sup.index.size() * 4, err));
+      CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
     }
+    if (gathered) CUZK_TRY(gathered_.ensure(gathered, err));
+    for (int i = 0; i < kPointSections; i++) {
+      const PointSection s = (PointSection)i;
+      if (plan_.placement[s] != engine::kResident || !plan_.stored_bytes[s]) continue;
+      CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
+      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), err));
+    }
+    if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
     return CUZK_OK;
   }
@@ -105,24 +154,27 @@ class GpuEngine final : public engine::Engine<C> {
   }
 
  private:
+  static constexpr size_t kPackChunk = Staging::kChunk;
+
+  static uint64_t rows_bytes(const engine::SparseRows<typename C::Fr>& m) {
+    return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
+  }
+
   cuzk_status prove_one(const engine::ProofInputs& in, size_t p, engine::PhaseTimes& times,
                         engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const auto& z = *key_.zkey;
     const uint32_t nv = key_.n_vars, nd = key_.domain_size;
-    F* va = va_.as<F>();
-    F* vb = vb_.as<F>();
-    F* vc = vc_.as<F>();
     CUZK_TRY(tl.begin(s, err));
 
     int t0 = tl.mark(err);
     CUZK_TRY(dev_->staging.upload(w_.as(), in.w, (size_t)nv * 32, s, err));
     const bool have_abc = in.a != nullptr;
     if (have_abc) {
-      CUZK_TRY(dev_->staging.upload(va, in.a, (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vb, in.b, (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vc, in.c, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(va_.as(), in.a, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(vb_.as(), in.b, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(vc_.as(), in.c, (size_t)nd * 32, s, err));
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
@@ -144,14 +196,13 @@ class GpuEngine final : public engine::Engine<C> {
     cuzk_status st = gpu_part(have_abc, p, out, err);
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
-    (void)va; (void)vb; (void)vc;
     return st;
   }
 
   cuzk_status gpu_part(bool have_abc, size_t p, engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
-    const uint32_t nv = key_.n_vars, nd = key_.domain_size, L = key_.log_domain;
+    const uint32_t nd = key_.domain_size, L = key_.log_domain;
     const uint32_t rows = key_.n_constraints + key_.n_public + 1;
     F* va = va_.as<F>();
     F* vb = vb_.as<F>();
@@ -178,52 +229,91 @@ class GpuEngine final : public engine::Engine<C> {
     int t3 = tl.mark(err);
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
 
-    // The witness MSMs: one plan, four point sets.
-    MsmPlan& plan = dev_->plan;
-    CUZK_TRY(msm_plan<typename C::Fr::Params>(plan, w, nv, true, 0, s, err));
-    CUZK_TRY(run<1>(plan, pa_, key_.zkey->points_a, 0, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
-    CUZK_TRY(run<1>(plan, pb1_, key_.zkey->points_b1, 0, CUZK_PHASE_MSM_B1, p, &out.b1, -1, err));
-    CUZK_TRY(run<1>(plan, pc_, key_.zkey->points_c, key_.n_public + 1, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
-    if (!cpu_b2_) CUZK_TRY(run<2>(plan, pb2_, key_.zkey->points_b2, 0, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
+    // One plan per group over its support's scalars; each phase's span includes its plan.
+    CUZK_TRY(plan_group(engine::kGroupAC, w, err));
+    CUZK_TRY(run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
+    CUZK_TRY(run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
+    int tb = tl.mark(err);
+    // B over the whole witness too: A's plan is B's (one plan for four MSMs, as without compaction).
+    const bool b_shares_plan = compact_.support[engine::kGroupB].all && compact_.support[engine::kGroupAC].all;
+    if (!b_shares_plan) CUZK_TRY(plan_group(engine::kGroupB, w, err));
+    CUZK_TRY(run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
+    if (!cpu_b2_) CUZK_TRY(run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
     // The H MSM: its own plan over the NTT's output (standard form, in va).
     int th = tl.mark(err);
-    CUZK_TRY(msm_plan<typename C::Fr::Params>(plan, reinterpret_cast<const uint32_t*>(va), nd, true, 0, s, err));
-    CUZK_TRY(run<1>(plan, ph_, key_.zkey->points_h, 0, CUZK_PHASE_MSM_H, p, &out.h, th, err));
-    (void)nv;
+    CUZK_TRY(plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
+    CUZK_TRY(run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
     return CUZK_OK;
   }
 
-  // One MSM of the plan with a point set: resident, or streamed in first (lead: leading
-  // infinities, for C). `from`: the mark the phase starts at (-1: now).
+  // The device's plan over group g's scalars: all of them, or those of its support gathered.
+  cuzk_status plan_group(engine::PointGroup g, const uint32_t* scalars, std::string& err) {
+    const engine::Support& sup = compact_.support[g];
+    const uint32_t m = (uint32_t)sup.size();
+    if (!sup.all && m > 0) {
+      gather_scalars<<<ceil_div(m, 256), 256, 0, dev_->stream>>>(reinterpret_cast<const uint4*>(scalars),
+                                                                index_[g].as<uint32_t>(), m, gathered_.as<uint4>());
+      CUZK_LAUNCHED("gather_scalars");
+      scalars = gathered_.as<uint32_t>();
+    }
+    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, 0, dev_->stream, err);
+  }
+
+  // Section s's MSM with the current plan: its points resident, or streamed in first.
+  // `from`: the mark the phase starts at (-1: now).
   template <int G, class HX>
-  cuzk_status run(const MsmPlan& plan, DeviceBuffer& resident, const uint8_t* host_points, size_t lead,
-                  cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
+  cuzk_status run(PointSection s, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
     using A = typename Group<C, G>::Affine;
     GpuTimeline& tl = dev_->timeline;
     if (from < 0) from = tl.mark(err);
-    const A* points = resident.as<A>();
-    if (!resident_) {
-      const size_t n = (phase == CUZK_PHASE_MSM_H ? key_.domain_size : key_.n_vars);
-      CUZK_CU(cudaMemsetAsync(stream_points_.as(), 0, lead * sizeof(A), dev_->stream));
+    const A* points = points_[s].as<A>();
+    if (plan_.placement[s] == engine::kStreamed && plan_.stored[s]) {
       int u0 = tl.mark(err);
-      CUZK_TRY(dev_->staging.upload(stream_points_.as<uint8_t>() + lead * sizeof(A), host_points, (n - lead) * sizeof(A),
-                                    dev_->stream, err));
+      CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), err));
       tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, p);
       points = stream_points_.as<A>();
     }
     MsmMarks marks;
     marks.timeline = &tl;
-    CUZK_TRY((msm_execute<C, G>(plan, points, dev_->msm, dev_->stream, out, err, &marks)));
+    CUZK_TRY((msm_execute<C, G>(dev_->plan, points, dev_->msm, dev_->stream, out, err, &marks)));
     tl.span(from, marks.ones_done, phase, p);
-    if (plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
+    if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
   }
 
-  // dst <- lead zero bytes (points at infinity), then the host bytes.
-  cuzk_status put(DeviceBuffer& dst, const uint8_t* src, size_t bytes, size_t lead, std::string& err) {
-    CUZK_TRY(dst.ensure(lead + bytes + 16, err));
-    if (lead) CUZK_CU(cudaMemsetAsync(dst.as(), 0, lead, dev_->stream));
-    return dev_->staging.upload(dst.as<uint8_t>() + lead, src, bytes, dev_->stream, err);
+  // dst (device) <- section s's stored points. A section stored whole from the key's memory goes
+  // through the device's staging; anything else (compacted, or read from the key file) is packed
+  // on the host straight into one of two pinned chunks while the other one's DMA runs.
+  cuzk_status upload_section(PointSection s, uint8_t* dst, std::string& err) {
+    const auto& z = *key_.zkey;
+    cudaStream_t st = dev_->stream;
+    const uint64_t n = plan_.stored[s], pb = plan_.stored_bytes[s] / (n ? n : 1);
+    const engine::Support& sup = compact_.support[engine::group_of(s)];
+    if (sup.all && z.points(s)) {
+      const uint64_t lead = s == formats::kSecC ? (uint64_t)key_.n_public + 1 : 0;
+      if (lead) CUZK_CU(cudaMemsetAsync(dst, 0, lead * pb, st));
+      return dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err);
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!pack_buf_[i]) CUZK_CU(pinned_alloc(&pack_buf_[i], kPackChunk));
+      if (!pack_ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&pack_ev_[i], cudaEventDisableTiming));
+    }
+    const uint64_t per_chunk = kPackChunk / pb;
+    int i = 0;
+    for (uint64_t j = 0; j < n; j += per_chunk, i ^= 1) {
+      const uint64_t count = std::min(per_chunk, n - j);
+      CUZK_CU(cudaEventSynchronize(pack_ev_[i]));  // the DMA out of this chunk two rounds ago is done
+      uint8_t* chunk = static_cast<uint8_t*>(pack_buf_[i]);
+      cuzk_status packed = compact_.pack(z, s, j, count, chunk, scratch_, err);
+      if (packed != CUZK_OK) {
+        cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
+        return packed;
+      }
+      CUZK_CU(cudaMemcpyAsync(dst + j * pb, chunk, count * pb, cudaMemcpyHostToDevice, st));
+      CUZK_CU(cudaEventRecord(pack_ev_[i], st));
+    }
+    CUZK_CU(cudaStreamSynchronize(st));
+    return CUZK_OK;
   }
 
   cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
@@ -241,11 +331,17 @@ class GpuEngine final : public engine::Engine<C> {
 
   Device* dev_;
   const engine::KeyView<C>& key_;
-  bool cpu_b2_ = false, resident_ = false;
+  bool cpu_b2_ = false;
+  engine::CompactKey compact_;
+  engine::MemoryPlan plan_;
   RowBuffers bufs_a_, bufs_b_;
   DeviceRows<F> rows_a_{}, rows_b_{};
-  DeviceBuffer pa_, pb1_, pb2_, pc_, ph_, stream_points_;
+  DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
+  DeviceBuffer points_[kPointSections], stream_points_;
   DeviceBuffer w_, va_, vb_, vc_;
+  void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
+  cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
+  std::vector<uint8_t> scratch_;  // reads from a key file
 };
 
 }  // namespace
@@ -253,11 +349,10 @@ class GpuEngine final : public engine::Engine<C> {
 template <class C>
 cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const engine::EngineOptions& options,
                         const Progress& progress, std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
-  (void)options;
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
   auto e = std::make_unique<GpuEngine<C>>(device, key);
-  CUZK_TRY(e->init(err));
+  CUZK_TRY(e->init(options, err));
   // The upload is one step (init): reported whole once it is done.
   const uint64_t uploaded = e->device_bytes();
   progress.set_total(uploaded);

@@ -1,0 +1,201 @@
+// The key memory plan on the GPU (issue 13 item 2): the CUDA engine stores only the points that
+// are not infinity and keeps each section resident or streams it in per proof, as the budget
+// allows. For committed fixtures and synthetic PoRep-shaped keys (most B points infinity), read
+// whole and on demand (CUZK_KEY_POINTS_ON_DEMAND), the CUDA proofs of the compact resident plan,
+// the all-streamed plan and a mixed plan must be byte-identical to the CPU proof of the key read
+// whole (same r, s; every GPU proof self-checked); a budget one byte too small is
+// CUZK_ERR_OUT_OF_MEMORY with the sizes, before any device memory is taken.
+#include <filesystem>
+
+#include "gpu_check.cuh"
+#include "../plan_check.hpp"
+
+using namespace cuzk;
+using namespace cuzk::gpu_check;
+
+namespace {
+
+size_t device_free() {
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  return free_b;
+}
+
+// A proof with a prover made with `budget`, its wall time, its B MSMs' time and the device memory
+// the prover took (free memory before its creation against after it).
+struct Attempt : cuzk_test::PlanAttempt {
+  double ms = 0, msm_b_ms = 0;
+  size_t device_used = 0;
+};
+
+Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
+                   uint32_t flags) {
+  Attempt a;
+  const size_t free_before = device_free();
+  const double t0 = now_ms();
+  static_cast<cuzk_test::PlanAttempt&>(a) = cuzk_test::prove_with_budget(ctx, key, budget, wtns, flags, [&] {
+    a.device_used = free_before - std::min(free_before, device_free());
+  });
+  a.ms = now_ms() - t0;
+  for (int ph : {CUZK_PHASE_MSM_B1, CUZK_PHASE_MSM_B2})
+    a.msm_b_ms += (a.timings.phases[ph].end_ns - a.timings.phases[ph].start_ns) / 1e6;
+  return a;
+}
+
+using cuzk_test::count_placement;
+using cuzk_test::largest_section;
+
+// The CPU proof of the key read whole against the CUDA proofs of three plans, for the key read
+// whole and on demand. Returns false when a plan could not be made (the failures are recorded).
+bool same_proofs(const std::string& label, const std::string& zkey, const std::vector<uint8_t>& wtns,
+                 cuzk_context* cpu, cuzk_context* gpu) {
+  char err[1024];
+  cuzk_key* whole = nullptr;
+  if (cuzk_key_open(zkey.c_str(), 0, &whole, err, sizeof err) != CUZK_OK) {
+    EXPECT(false, "%s: %s", label.c_str(), err);
+    return false;
+  }
+  Attempt ref = prove_with(cpu, whole, 0, wtns, 0);
+  EXPECT(ref.create == CUZK_OK && ref.prove == CUZK_OK, "%s: CPU proof: %s", label.c_str(), ref.err);
+  for (uint32_t key_flags : {0u, CUZK_KEY_POINTS_ON_DEMAND}) {
+    const std::string where = label + (key_flags ? " (key on demand)" : " (key in memory)");
+    cuzk_key* key = whole;
+    if (key_flags && cuzk_key_open(zkey.c_str(), key_flags, &key, err, sizeof err) != CUZK_OK) {
+      EXPECT(false, "%s: %s", where.c_str(), err);
+      continue;
+    }
+    Attempt res = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK);
+    EXPECT(res.create == CUZK_OK && res.prove == CUZK_OK, "%s: resident: %s", where.c_str(), res.err);
+    EXPECT(res.proof == ref.proof, "%s: resident GPU proof differs from the CPU proof", where.c_str());
+    EXPECT(count_placement(res.plan, CUZK_PLACEMENT_STREAMED) == 0, "%s: not all resident", where.c_str());
+    const uint64_t fixed = res.plan.fixed_bytes, largest = largest_section(res.plan);
+    // The same key with every point stored (infinities too, one plan for A, B1, B2, C as before).
+    setenv("CUZK_GPU_COMPACT", "0", 1);
+    Attempt full = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK);
+    unsetenv("CUZK_GPU_COMPACT");
+    EXPECT(full.create == CUZK_OK && full.prove == CUZK_OK && full.proof == ref.proof,
+           "%s: all points stored (CUZK_GPU_COMPACT=0): %s", where.c_str(), full.err);
+    EXPECT(full.plan.stored[1] == full.plan.points[1], "%s: CUZK_GPU_COMPACT=0 still dropped B1 points", where.c_str());
+
+    Attempt streamed = prove_with(gpu, key, fixed + largest, wtns, CUZK_PROVE_SELF_CHECK);
+    EXPECT(streamed.create == CUZK_OK && streamed.prove == CUZK_OK, "%s: streamed: %s", where.c_str(), streamed.err);
+    EXPECT(streamed.proof == ref.proof, "%s: streamed GPU proof differs from the CPU proof", where.c_str());
+    EXPECT(count_placement(streamed.plan, CUZK_PLACEMENT_RESIDENT) == 0, "%s: not all streamed", where.c_str());
+
+    Attempt mixed = prove_with(gpu, key, fixed + res.plan.stored_bytes[CUZK_POINT_SECTIONS - 1] +
+                                             cuzk_test::largest_but_h(res.plan), wtns, CUZK_PROVE_SELF_CHECK);
+    EXPECT(mixed.create == CUZK_OK && mixed.prove == CUZK_OK, "%s: mixed: %s", where.c_str(), mixed.err);
+    EXPECT(mixed.proof == ref.proof, "%s: mixed-plan GPU proof differs from the CPU proof", where.c_str());
+    EXPECT(count_placement(mixed.plan, CUZK_PLACEMENT_RESIDENT) > 0 &&
+               count_placement(mixed.plan, CUZK_PLACEMENT_STREAMED) > 0,
+           "%s: the mixed budget did not give a mixed plan", where.c_str());
+
+    Attempt tight = prove_with(gpu, key, fixed + largest - 1, wtns, CUZK_PROVE_SELF_CHECK);
+    EXPECT(tight.create == CUZK_ERR_OUT_OF_MEMORY && std::strstr(tight.err, "device memory budget") != nullptr,
+           "%s: budget one byte short: status %d, %s", where.c_str(), tight.create, tight.err);
+    // Refused before anything was allocated (the context's own buffers grow lazily: allow 64 MiB).
+    EXPECT(tight.device_used < (64u << 20), "%s: the refused prover took %zu bytes of device memory", where.c_str(),
+           tight.device_used);
+
+    std::printf("%s: resident %.2f ms (B MSMs %.2f ms; all points stored: %.2f ms, B MSMs %.2f ms), streamed %.2f ms, "
+                "mixed %.2f ms: %s\n",
+                where.c_str(), res.ms, res.msm_b_ms, full.ms, full.msm_b_ms, streamed.ms, mixed.ms,
+                res.proof == ref.proof && streamed.proof == ref.proof && mixed.proof == ref.proof
+                    ? "identical to the CPU proof"
+                    : "WRONG");
+    std::printf("  plan: fixed %.1f MiB, resident %.1f MiB (device used %.1f MiB), streamed/proof %.1f MiB in the "
+                "all-streamed plan, %llu points dropped; B1 %llu of %llu stored, C %llu stored of %llu\n",
+                fixed / 1048576.0, res.plan.resident_bytes / 1048576.0, res.device_used / 1048576.0,
+                streamed.plan.streamed_bytes_per_proof / 1048576.0, (unsigned long long)res.plan.points_dropped,
+                (unsigned long long)res.plan.stored[1], (unsigned long long)res.plan.points[1],
+                (unsigned long long)res.plan.stored[3], (unsigned long long)res.plan.points[3]);
+    if (key_flags) cuzk_key_close(key, nullptr, 0);
+  }
+  cuzk_key_close(whole, nullptr, 0);
+  return true;
+}
+
+void run_all() {
+  char err[512];
+  cuzk_context *cpu = nullptr, *gpu = nullptr;
+  if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &cpu, err, sizeof err) != CUZK_OK ||
+      cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
+    EXPECT(false, "contexts: %s", err);
+    return;
+  }
+  for (const char* curve : {"bn254", "bls12_381"})
+    for (const char* name : {"mulchain_4", "many_public", "poseidon_10"}) {
+      const std::string dir = fixture_dir(curve, name);
+      same_proofs(std::string(curve) + "/" + name, dir + "/circuit.zkey", read_file(dir + "/witness.wtns"), cpu, gpu);
+    }
+  // Synthetic PoRep-shaped keys (INSECURE dev setup, made here): most B points are infinity.
+  char tmpl[] = "/tmp/cuzk_gpu_key_memory_XXXXXX";
+  const char* dir = mkdtemp(tmpl);
+  EXPECT(dir != nullptr, "mkdtemp");
+  for (uint32_t log : {12u, 16u})
+    for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) {
+      if (!dir) break;
+      const std::string base = std::string(dir) + "/p" + std::to_string(log) + "_" + std::to_string(curve);
+      const std::string r1cs = base + ".r1cs", wtns = base + ".wtns", zkey = base + ".zkey";
+      const uint32_t n = (1u << log) - 16;
+      if (cuzk_synth_circuit_write(curve, CUZK_SYNTH_POREP, n, 2, 3, r1cs.c_str(), wtns.c_str(), err, sizeof err) !=
+              CUZK_OK ||
+          cuzk_setup_insecure_dev(r1cs.c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) != CUZK_OK) {
+        EXPECT(false, "porep 2^%u key: %s", log, err);
+        continue;
+      }
+      same_proofs("porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381"), zkey,
+                  read_file(wtns), cpu, gpu);
+    }
+  // Host memory while a GPU prover holds the key resident: the key read whole keeps its file in
+  // host memory; on demand it keeps the headers, IC and coefficients only.
+  if (dir) {
+    const std::string base = std::string(dir) + "/rss", zkey = base + ".zkey", wtns = base + ".wtns";
+    if (cuzk_synth_circuit_write(CUZK_CURVE_BLS12_381, CUZK_SYNTH_POREP, (1u << 20) - 16, 2, 3, (base + ".r1cs").c_str(),
+                                 wtns.c_str(), err, sizeof err) != CUZK_OK ||
+        cuzk_setup_insecure_dev((base + ".r1cs").c_str(), zkey.c_str(), 0, 0, nullptr, nullptr, err, sizeof err) !=
+            CUZK_OK) {
+      EXPECT(false, "porep 2^20 key: %s", err);
+    } else {
+      const std::vector<uint8_t> w = read_file(wtns);
+      uint64_t held[2] = {0, 0};
+      for (uint32_t flags : {0u, CUZK_KEY_POINTS_ON_DEMAND}) {
+        const uint64_t before = cuzk_test::rss_bytes();
+        cuzk_key* key = nullptr;
+        cuzk_prover* prover = nullptr;
+        if (cuzk_key_open(zkey.c_str(), flags | CUZK_KEY_SKIP_POINT_CHECKS, &key, err, sizeof err) != CUZK_OK ||
+            cuzk_prover_create(gpu, key, 0, &prover, nullptr, err, sizeof err) != CUZK_OK) {
+          EXPECT(false, "porep 2^20 prover: %s", err);
+          cuzk_key_close(key, nullptr, 0);
+          continue;
+        }
+        const uint64_t with_prover = cuzk_test::rss_bytes();
+        std::vector<uint8_t> proof(CUZK_PROOF_BYTES_BLS12_381);
+        const double t0 = now_ms();
+        cuzk_status st = cuzk_prove(prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
+                                    proof.size(), nullptr, nullptr, err, sizeof err);
+        EXPECT(st == CUZK_OK, "porep 2^20 proof: %s", err);
+        cuzk_memory_plan plan{};
+        cuzk_prover_memory_plan(prover, &plan, err, sizeof err);
+        held[flags ? 1 : 0] = with_prover - std::min(with_prover, before);
+        std::printf("porep 2^20 bls12_381 key (%.1f MiB file) %s, GPU prover: host RSS +%.1f MiB (key holds %.1f MiB), "
+                    "device resident %.1f MiB, proof %.1f ms (self-checked)\n",
+                    std::filesystem::file_size(zkey) / 1048576.0, flags ? "on demand" : "read whole",
+                    held[flags ? 1 : 0] / 1048576.0, plan.key_host_bytes / 1048576.0, plan.resident_bytes / 1048576.0,
+                    now_ms() - t0);
+        cuzk_prover_destroy(prover, nullptr, 0);
+        cuzk_key_close(key, nullptr, 0);
+      }
+      EXPECT(held[1] + std::filesystem::file_size(zkey) / 2 < held[0] + (64u << 20),
+             "on demand the host should hold far less: %llu vs %llu bytes", (unsigned long long)held[1],
+             (unsigned long long)held[0]);
+    }
+  }
+  if (dir) std::filesystem::remove_all(dir);
+  cuzk_context_destroy(cpu, nullptr, 0);
+  cuzk_context_destroy(gpu, nullptr, 0);
+}
+
+}  // namespace
+
+GPU_TEST(key_memory) { return run_on_gpu0("key_memory", run_all); }
