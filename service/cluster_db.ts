@@ -126,8 +126,10 @@ export class ClusterDb {
    * Connects, installs or upgrades pg-boss's schema and ours, and starts pg-boss's supervisor
    * (it expires lost leases; every process runs one, pg-boss lets one at a time do the work).
    */
-  static async open(url: string, options: { poolSize: number; superviseS: number }): Promise<ClusterDb> {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
+  static async open(url: string, options: { poolSize: number; superviseS: number; leaseS: number }): Promise<ClusterDb> {
+    // A process frozen inside a transaction (SIGSTOP, a stalled host) would hold its row locks, and
+    // the supervisor could not hand its jobs to others: the server ends such a transaction after a lease.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize, idle_in_transaction_session_timeout: options.leaseS * 1000 });
     pool.on("error", () => {}); // an idle client's connection dropped: the next query reconnects
     try {
       await migrate(pool);

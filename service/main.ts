@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const metrics = new ServiceMetrics();
   if (config.databaseUrl) {
     // pg-boss's supervisor (every process runs one) finds lost leases this often.
-    const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)) });
+    const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)), leaseS: config.leaseS });
     if (config.role === "worker") return runWorker(config, { library, context, keys, db });
     const store = await PgJobStore.open({
       db,

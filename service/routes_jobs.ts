@@ -25,6 +25,8 @@ export interface JobRoutesDeps {
   metrics: ServiceMetrics;
   maxBodyBytes: number;
   idleTimeoutS: number;
+  /** False while the preloaded keys are still being opened (a restart): submissions then get 503. */
+  ready(): boolean;
 }
 
 /** What a submission asks for, before its witness is checked (or computed from inputs). */
@@ -71,6 +73,7 @@ export function jobRoutes(deps: JobRoutesDeps): Routes {
   const jobParam = (req: RouteRequest) => parse(validators.jobId, req.params.id, "param:id");
 
   const submitJob: Handler = async (req, url) => {
+    if (!deps.ready()) throw new ServiceError(503, "STARTING", "the service is still opening its preloaded keys; retry shortly", undefined, { headers: { "Retry-After": "1" } });
     const idempotencyKey = req.headers.has("idempotency-key") ? parse(validators.idempotencyKey, req.headers.get("idempotency-key"), "header:Idempotency-Key") : undefined;
     const submission = await readSubmission(req, url, deps.maxBodyBytes);
     const { keyId, source, input, priority } = submission;

@@ -94,22 +94,25 @@ export class PgJobStore implements JobStore {
     for (const waiter of [...(this.#waiters.get(id) ?? [])]) waiter();
   }
 
-  /** Resolves on a change of job `id`, after `ms`, or when `signal` aborts. */
-  #changed(id: string, ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
+  /** Resolves on a change of job `id`, after `ms`, when `signal` aborts, or when `stop` is called. */
+  #changed(id: string, ms: number, signal?: AbortSignal): { done: Promise<void>; stop(): void } {
+    let stop = () => {};
+    const done = new Promise<void>((resolve) => {
       let set = this.#waiters.get(id);
       if (!set) this.#waiters.set(id, (set = new Set()));
-      const done = () => {
+      const finish = () => {
         clearTimeout(timer);
-        set!.delete(done);
+        set!.delete(finish);
         if (set!.size === 0) this.#waiters.delete(id);
-        signal?.removeEventListener("abort", done);
+        signal?.removeEventListener("abort", finish);
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      set.add(done);
-      signal?.addEventListener("abort", done);
+      const timer = setTimeout(finish, ms);
+      set.add(finish);
+      signal?.addEventListener("abort", finish);
+      stop = finish;
     });
+    return { done, stop };
   }
 
   #toView(row: JobRow, position: number | undefined): JobView {
@@ -237,22 +240,24 @@ export class PgJobStore implements JobStore {
     for (;;) {
       // Listen first, then read: a change between the two still wakes us.
       const change = this.#changed(id, Math.max(0, Math.min(POLL_MS, deadline - performance.now())), signal);
-      const row = await this.#row(id);
+      const row = await this.#row(id).catch((error) => {
+        change.stop();
+        throw error;
+      });
       if (FINAL_STATES.has(row.state) || signal?.aborted || performance.now() >= deadline) {
-        this.#wake(id);
-        await change;
+        change.stop();
         return this.#viewOf(row);
       }
-      await change;
+      await change.done;
     }
   }
 
   async watch(id: string, onView: (view: JobView) => void): Promise<() => void> {
     let stopped = false;
-    const stop = new AbortController();
+    let current = { stop() {} };
     const loop = async () => {
       while (!stopped) {
-        const change = this.#changed(id, POLL_MS, stop.signal);
+        const change = (current = this.#changed(id, POLL_MS));
         try {
           const view = await this.view(id);
           if (!stopped) onView(view);
@@ -260,14 +265,15 @@ export class PgJobStore implements JobStore {
         } catch {
           break; // forgotten (TTL) or the database went away: the stream ends
         }
-        await change;
+        await change.done;
       }
+      current.stop();
     };
     onView(await this.view(id));
     void loop();
     return () => {
       stopped = true;
-      stop.abort();
+      current.stop();
     };
   }
 
@@ -335,7 +341,7 @@ export class PgJobStore implements JobStore {
   async close(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#maintenance);
-    for (const id of [...this.#waiters.keys()]) this.#wake(id);
+    for (const id of [...this.#waiters.keys()]) this.#wake(id); // waiters answer with what they have
     await this.#listener?.close();
   }
 }

@@ -33,6 +33,8 @@ export interface WorkerOptions {
 /** A job this worker holds: its claim (pg-boss id and retryCount) and its witness. */
 interface Claimed {
   id: string;
+  /** The claim's name (worker#n), shared by the jobs taken together. */
+  batch: string;
   retryCount: number;
   witness: Uint8Array;
 }
@@ -119,7 +121,7 @@ export class ProvingWorker {
           if (claimed.length === 0) continue;
           next = (next + i + 1) % this.#keyIds.length;
           worked = true;
-          await this.#settle(keyId, await this.#prove(keyId, claimed));
+          await this.#settle(keyId, claimed[0].batch, await this.#prove(keyId, claimed));
         }
       } catch (error) {
         // The database went away or refused: what we hold comes back to the queue when its lease ends.
@@ -132,10 +134,10 @@ export class ProvingWorker {
   }
 
   /** Takes up to batch-size queued jobs of `keyId` in one transaction and marks their rows running. */
-  #claim(keyId: string): Promise<Claimed[]> {
+  async #claim(keyId: string): Promise<Claimed[]> {
     const { db, batchSize, workerId } = this.#options;
     const queue = queueName(keyId);
-    return db.transaction(async (client, boss) => {
+    const held = await db.transaction(async (client, boss): Promise<Claimed[]> => {
       const jobs = await db.boss.fetch(queue, { batchSize, ...boss });
       if (jobs.length === 0) return [];
       const batch = `${workerId}#${++this.#batches}`;
@@ -159,10 +161,11 @@ export class ProvingWorker {
       const stale = jobs.filter((job) => !claimed.has(job.id));
       if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
       await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
-      const held = jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, retryCount: job.retryCount, witness: claimed.get(job.id)! }));
-      if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
-      return held;
+      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, witness: claimed.get(job.id)! }));
     });
+    // Said once the claim is committed: from here the jobs are this worker's until settled or lost.
+    if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch: held[0].batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
+    return held;
   }
 
   /** Proves a claimed batch in one call (one by one after a failed call), touching the lease meanwhile. */
@@ -202,7 +205,7 @@ export class ProvingWorker {
    * Writes the outcomes in one transaction, fenced by pg-boss: only the jobs whose claim is still
    * current (same retryCount, still active) are completed, and only their rows are written.
    */
-  async #settle(keyId: string, outcomes: Outcome[]): Promise<void> {
+  async #settle(keyId: string, batch: string, outcomes: Outcome[]): Promise<void> {
     const { db, workerId } = this.#options;
     const queue = queueName(keyId);
     const settled = await db.transaction(async (client, boss) => {
@@ -239,6 +242,7 @@ export class ProvingWorker {
     const lost = settled.filter((r) => !r.current).map((r) => r.id);
     logEvent("batch_settled", {
       worker: workerId,
+      batch,
       key: keyId,
       size: settled.length,
       succeeded: settled.filter((r) => r.current && r.state === "succeeded").length,
