@@ -12,6 +12,7 @@ import type { ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import pg from "pg";
 
 /** A running server. */
 export interface Postgres {
@@ -19,6 +20,8 @@ export interface Postgres {
   url: string;
   /** The temporary directory: data in data/, the socket beside it. */
   dir: string;
+  /** A new empty database on the server; its URL. */
+  createDatabase(name: string): Promise<string>;
   /** Stops the server (fast shutdown) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -87,9 +90,21 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Po
   }
 
   let stopped = false;
+  const urlOf = (database: string) => `postgres://cuzk@/${database}?host=${encodeURIComponent(dir)}&port=${port}`;
   return {
-    url: `postgres://cuzk@/postgres?host=${encodeURIComponent(dir)}&port=${port}`,
+    url: urlOf("postgres"),
     dir,
+    async createDatabase(name: string) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${JSON.stringify(name)}: lowercase letters, digits and _`);
+      const client = new pg.Client({ connectionString: urlOf("postgres") });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return urlOf(name);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
