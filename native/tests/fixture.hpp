@@ -3,6 +3,7 @@
 // proves and verifies the same way.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,19 +22,24 @@ inline std::vector<uint8_t> read_file(const std::string& path) {
 }
 
 // A fresh directory for a test's files (mkdtemp in the system's temporary directory), removed with
-// everything in it at the end of the scope. path() is empty when none could be made.
+// everything in it at the end of the scope. A test that cannot have one exits at once (status 1):
+// nothing it would check could run.
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& prefix) {
     std::error_code ec;
     std::string name = (std::filesystem::temp_directory_path(ec) / (prefix + "XXXXXX")).string();
-    if (!ec && mkdtemp(name.data())) path_ = name;
+    if (ec || !mkdtemp(name.data())) {
+      std::fprintf(stderr, "FAIL: cannot make a scratch directory %s\n", name.c_str());
+      std::exit(1);
+    }
+    path_ = name;
   }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   ~ScratchDir() {
     std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+    std::filesystem::remove_all(path_, ec);
   }
   const std::string& path() const { return path_; }
 

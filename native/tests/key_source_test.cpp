@@ -130,8 +130,6 @@ void not_regular_files(const fs::path& tmp, const std::string& dir) {
 
 int main() {
   const cuzk_test::ScratchDir scratch("cuzk_key_source_");
-  CHECK(!scratch.path().empty());
-  if (scratch.path().empty()) return cuzk_test::finish("key_source_test");
   const fs::path tmp = scratch.path();
   alarm(120);  // a read that blocks (a FIFO) or never ends (/dev/zero) fails the test instead of hanging it
   for (const char* dir : {"tests/fixtures/bn254/mulchain_8", "tests/fixtures/bls12_381/mulchain_8"}) {

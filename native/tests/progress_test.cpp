@@ -308,8 +308,6 @@ void test_cancel_setup(Circuit& c) {
 
 int main() {
   const cuzk_test::ScratchDir dir("cuzk_progress_");
-  CHECK(!dir.path().empty());
-  if (dir.path().empty()) return cuzk_test::finish("progress_test");
   {
     Circuit c;
     const bool made = c.make(dir.path());

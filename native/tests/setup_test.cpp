@@ -283,8 +283,6 @@ void bad_arguments(const std::string& dir) {
 
 int main() {
   const cuzk_test::ScratchDir scratch("cuzk-setup-test-");
-  CHECK(!scratch.path().empty());
-  if (scratch.path().empty()) return cuzk_test::finish("setup_test");
   const std::string& dir = scratch.path();
   for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) {
     for (uint32_t profile : {CUZK_SYNTH_UNIFORM, CUZK_SYNTH_POREP}) {
