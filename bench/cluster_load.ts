@@ -3,14 +3,14 @@
  * The proving service on PostgreSQL (issue 15) under load: a private PostgreSQL server
  * (tests/support/postgres.ts, or --database-url), one API process and 1, 2, 3 ... worker processes
  * on this machine. For each worker count, `--clients` closed-loop clients (submit the fixture's
- * .wtns, long-poll until final, fetch the result) run for `--seconds`: jobs per second. Then the
- * database's cost per job at low load: one client, one job at a time, submit to result received,
- * with the in-process service (no database) and with the API and one worker; median and p99 of
- * each and the difference. Every 10th proof is checked with the module's verifier. Not a test: it
- * prints a Markdown table (and JSON with --json).
+ * .wtns, long-poll until final, fetch the result) run for `--seconds`: jobs per second; the same
+ * against the in-process service (no database) for reference. Then the database's cost per job at
+ * low load: one client, one job at a time, submit to result received, in-process and with the API
+ * and one worker; median and p99 of each and the difference. Every 10th proof is checked with the
+ * module's verifier. Not a test: it prints a Markdown table (and JSON with --json).
  *
  *   bun bench/cluster_load.ts [--key bn254/mulchain_8] [--workers 1,2,3] [--clients 16] [--seconds 10]
- *                             [--latency-jobs 200] [--batch-size 8] [--json out.json]
+ *                             [--latency-jobs 200] [--batch-size 8] [--database-url URL] [--json out.json]
  *
  * Runs under Bun, Deno (-A) or Node >= 24; the service processes run on Bun.
  */
@@ -140,6 +140,7 @@ try {
   }
   const memory = await startService(["--port", "0"], "listening");
   await ready(memory.url!);
+  const memoryRun = await closedLoop(memory.url!, clients, seconds);
   const inProcess = await lowLoad(memory.url!, latencyJobs);
   await stopAll([memory.child]);
   const url = await databaseFor("bench_latency");
@@ -155,6 +156,7 @@ try {
     "| workers | clients | jobs | jobs/s | load avg |",
     "|---|---|---|---|---|",
     ...load.map((r) => `| ${r.workers} | ${r.clients} | ${r.jobs} | ${r.jobsPerS} | ${r.loadAvg} |`),
+    `| in-process, no database | ${clients} | ${memoryRun.jobs} | ${round(memoryRun.jobs / memoryRun.seconds)} | ${round(loadavg()[0])} |`,
     "",
     `| one client, ${latencyJobs} jobs in turn | p50 ms | p99 ms |`,
     "|---|---|---|",
@@ -163,7 +165,7 @@ try {
     `| the database's cost per job | ${round(clustered.p50 - inProcess.p50)} | ${round(clustered.p99 - inProcess.p99)} |`,
   ];
   console.log(lines.join("\n"));
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ key: keyName, batchSize, load, inProcess, clustered, verified }, null, 2));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ key: keyName, batchSize, load, memoryRun, inProcess, clustered, verified }, null, 2));
 } finally {
   await postgres?.stop();
 }

@@ -63,6 +63,8 @@ export class ProvingWorker {
   readonly #keyIds: string[];
   #stopping = false;
   #wake: (() => void) | undefined;
+  /** A job was queued for us since the last look at the queues: do not sleep before the next. */
+  #woken = false;
   #loop: Promise<void> | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #listener: { close(): Promise<void> } | undefined;
@@ -84,7 +86,11 @@ export class ProvingWorker {
       [options.workerId, hostname(), process.pid, worker.#keyIds, options.backend, options.batchSize],
     );
     worker.#beat = setInterval(() => void db.pool.query("UPDATE cuzk.workers SET seen_at = now() WHERE id = $1", [options.workerId]).catch(() => {}), WORKER_BEAT_MS);
-    worker.#listener = await db.listen(QUEUED_CHANNEL, (keyId) => worker.#keyIds.includes(keyId) && worker.#wake?.());
+    worker.#listener = await db.listen(QUEUED_CHANNEL, (keyId) => {
+      if (!worker.#keyIds.includes(keyId)) return;
+      worker.#woken = true;
+      worker.#wake?.();
+    });
     worker.#loop = worker.#run();
     return worker;
   }
@@ -100,6 +106,7 @@ export class ProvingWorker {
   }
 
   #idle(ms: number): Promise<void> {
+    if (this.#woken) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -114,6 +121,7 @@ export class ProvingWorker {
     let next = 0; // keys take turns, so a busy key does not starve the others
     while (!this.#stopping) {
       let worked = false;
+      this.#woken = false;
       try {
         for (let i = 0; i < this.#keyIds.length && !this.#stopping && !worked; i++) {
           const keyId = this.#keyIds[(next + i) % this.#keyIds.length];
