@@ -87,6 +87,9 @@ for (const result of medianRun) {
   const { parse, msm_h: msmH } = result.timings.phases;
   console.log(`  proof ${result.timings.proofIndex}: parse ${parse?.start.toFixed(1)}-${parse?.end.toFixed(1)}, msm_h ${msmH?.start.toFixed(1)}-${msmH?.end.toFixed(1)}`);
 }
+const spans = Object.entries(medianRun[medianRun.length - 1]?.timings.phases ?? {})
+  .map(([name, span]) => `${name} ${(span!.end - span!.start).toFixed(1)}`);
+console.log(`  phases of the last proof (ms): ${spans.join(", ")}`);
 console.log(`batch.ts ${zkey} backend ${backend}, ${runs} runs each (medians)`);
 console.log(`  single proof:       ${median(single).toFixed(1)} ms wall (parse ${median(singleParse).toFixed(1)} ms)`);
 console.log(`  batch of ${n}:         ${median(batch).toFixed(1)} ms wall = ${(median(batch) / n).toFixed(1)} ms per proof`);
