@@ -36,6 +36,8 @@ interface Claimed {
   /** The claim's name (worker#n), shared by the jobs taken together. */
   batch: string;
   retryCount: number;
+  /** The lease pg-boss gave the claim (its heartbeat), to renew it in time. */
+  heartbeatSeconds: number | null;
   witness: Uint8Array;
 }
 
@@ -169,7 +171,7 @@ export class ProvingWorker {
       const stale = jobs.filter((job) => !claimed.has(job.id));
       if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
       await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
-      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, witness: claimed.get(job.id)! }));
+      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, heartbeatSeconds: job.heartbeatSeconds, witness: claimed.get(job.id)! }));
     });
     // Said once the claim is committed: from here the jobs are this worker's until settled or lost.
     if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch: held[0].batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
@@ -181,8 +183,7 @@ export class ProvingWorker {
     const { db } = this.#options;
     const queue = queueName(keyId);
     const prover = this.#options.keys.get(keyId).prover;
-    const queueEntry = await db.boss.getQueue(queue);
-    const touchMs = Math.max(1000, ((queueEntry?.heartbeatSeconds ?? 30) * 1000) / 3);
+    const touchMs = Math.max(1000, ((batch[0].heartbeatSeconds ?? 30) * 1000) / 3);
     const touch = setInterval(() => void db.boss.touch(queue, batch.map(({ id, retryCount }) => ({ id, retryCount }))).catch(() => {}), touchMs);
     try {
       const started = performance.now();
