@@ -2,29 +2,28 @@
 // component slots, made fresh for each computation over the circuit's shared tables.
 #include "circom/calcwit.hpp"
 
-Circom_CalcWit::Circom_CalcWit(const Circom_Circuit& circuit, int max_threads)
-    : signalValues(new FrElement[get_total_signal_no()]),
-      componentMemory(nullptr),
+Circom_CalcWit::Circom_CalcWit(const Circom_Circuit& circuit, CalcWitMemory& memory, int max_threads)
+    : signalValues(memory.signals.get()),
+      componentMemory(memory.components.get()),
       circuitConstants(circuit.circuitConstants),
       templateInsId2IOSignalInfo(circuit.templateInsId2IOSignalInfo),
       busInsId2FieldInfo(circuit.busInsId2FieldInfo),
       maxThread(max_threads) {
-  try {
-    componentMemory = new Circom_Component[get_number_of_components()];
-  } catch (...) {
-    delete[] signalValues;
-    throw;
+  // circuit.cpp frees each component's arrays when it is done but leaves the pointers: clear them
+  // all, so that no array of an earlier computation is freed twice. (A computation stopped by a
+  // failed assert leaves those of the components still running allocated: a few bytes each.)
+  for (uint i = 0, n = get_number_of_components(); i < n; i++) {
+    Circom_Component& c = componentMemory[i];
+    c.subcomponents = nullptr;
+    c.subcomponentsParallel = nullptr;
+    c.outputIsSet = nullptr;
+    c.mutexes = nullptr;
+    c.cvs = nullptr;
+    c.sbct = nullptr;
   }
   // Signal 0 is the constant 1.
   signalValues[0].shortVal = 1;
   signalValues[0].type = Fr_SHORT;
-}
-
-Circom_CalcWit::~Circom_CalcWit() {
-  // circuit.cpp frees each component's arrays when the component is done; a computation stopped
-  // by a failed assert leaves those of the components still running (a few bytes each).
-  delete[] componentMemory;
-  delete[] signalValues;
 }
 
 std::string Circom_CalcWit::getTrace(u64 id_cmp) {

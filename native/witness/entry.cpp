@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <string>
@@ -122,7 +123,7 @@ std::unique_ptr<Circuit> parse_circuit() {
     c->io_defs.resize(index.size());
     for (size_t i = 0; i < index.size(); i++) {
       read_field_defs(dat, *c, c->io_defs[i]);
-      c->tables.templateInsId2IOSignalInfo[index[i]] = IOFieldDefPair{(u32)c->io_defs[i].size(), c->io_defs[i].data()};
+      c->tables.templateInsId2IOSignalInfo.set(index[i], IOFieldDefPair{(u32)c->io_defs[i].size(), c->io_defs[i].data()});
     }
     std::vector<std::vector<IOFieldDef>> bus(get_size_of_bus_field_map());
     c->bus_fields.resize(bus.size());
@@ -192,13 +193,44 @@ std::string assert_message(const std::string& log, const char* condition) {
   return text;
 }
 
+// Memory of finished computations, kept for the next ones (at most kKeptMemories: each holds all
+// signals and components of the circuit).
+constexpr size_t kKeptMemories = 2;
+std::mutex kept_mutex;
+std::vector<std::unique_ptr<CalcWitMemory>> kept;
+
+std::unique_ptr<CalcWitMemory> take_memory() {
+  {
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    if (!kept.empty()) {
+      std::unique_ptr<CalcWitMemory> memory = std::move(kept.back());
+      kept.pop_back();
+      return memory;
+    }
+  }
+  auto memory = std::make_unique<CalcWitMemory>();
+  memory->signals.reset(new FrElement[get_total_signal_no()]);
+  memory->components.reset(new Circom_Component[get_number_of_components()]);
+  return memory;
+}
+
+// Gives `memory` back for reuse when it comes back on its own (RAII over one computation).
+struct MemoryLease {
+  std::unique_ptr<CalcWitMemory> memory = take_memory();
+  ~MemoryLease() {
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    if (kept.size() < kKeptMemories) kept.push_back(std::move(memory));
+  }
+};
+
 void compute(const uint64_t* hashes, size_t n_names, const uint8_t* values, size_t n_values, uint8_t* out, size_t out_cap) {
   const Circuit& c = circuit();
   const size_t n_vars = c.witness_signals.size();
   if ((n_names > 0 && !hashes) || (n_values > 0 && !values) || !out) fail(CUZK_ERR_INVALID_ARGUMENT, "a NULL pointer");
   if (out_cap / 32 < n_vars) fail(CUZK_ERR_SHORT_BUFFER, "the witness needs %zu bytes; out holds %zu", n_vars * 32, out_cap);
   const unsigned threads = std::thread::hardware_concurrency();
-  Circom_CalcWit ctx(c.tables, threads == 0 ? 1 : (int)threads);
+  MemoryLease memory;
+  Circom_CalcWit ctx(c.tables, *memory.memory, threads == 0 ? 1 : (int)threads);
   std::vector<bool> assigned(c.inputs.size(), false);
   size_t used = 0;
   for (size_t i = 0; i < n_names; i++) {

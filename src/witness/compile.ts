@@ -29,6 +29,10 @@ const HASHED_FILES = [
 // last decade (a library built here runs on the GPU hosts too).
 const ARCH_FLAGS = process.arch === "x64" ? ["-march=x86-64-v3", "-madx"] : [];
 const COMMON_FLAGS = ["-std=c++17", "-fPIC", "-fvisibility=hidden", ...ARCH_FLAGS];
+// libstdc++ stays dynamic: linked in statically it needs glibc 2.36 (arc4random) and 2.35 (the
+// unwinder's _dl_find_object) here; dynamic, it needs glibc 2.14 and
+// GLIBCXX_3.4.29 (GCC 11's libstdc++) on the host.
+const LINK_FLAGS = ["-lpthread", "-Wl,--no-undefined", "-Wl,-z,noexecstack"];
 
 /** circom's names of the two primes cuzk proves over, with the first limb of each r. */
 const PRIMES = {
@@ -244,7 +248,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     const optimization = options.circuitOptimization ?? "-O1";
     const sources = HASHED_FILES.map((f) => readFileSync(join(NATIVE, f)));
     const sourcesHash = sha256([...sources, compiler, COMMON_FLAGS.join(" ")]);
-    const key = sha256([sourcesHash, prime, optimization, circuitCpp, dat]);
+    const key = sha256([sourcesHash, LINK_FLAGS.join(" "), prime, optimization, circuitCpp, dat]);
     const outDir = resolve(options.outDir ?? dirname(sourcePath));
     const library = join(outDir, `${name}.witness.so`);
     const cachedLibrary = join(cache, `${key}.so`);
@@ -265,7 +269,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
         run([cxx, "-c", `${NATIVE}witness/circuit_data.S`, "-o", "data.o"], work, "embedding the .dat tables"),
       ]);
       const objects = await runtime;
-      await run([cxx, "-shared", "-o", "witness.so", circuitObject, "data.o", ...objects, "-lpthread", "-Wl,--no-undefined", "-Wl,-z,noexecstack"], work, "linking the witness library");
+      await run([cxx, "-shared", "-o", "witness.so", circuitObject, "data.o", ...objects, ...LINK_FLAGS], work, "linking the witness library");
       renameSync(join(work, "witness.so"), cachedLibrary);
     } finally {
       rmSync(work, { recursive: true, force: true });

@@ -9,17 +9,40 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "circom.hpp"
 #include "fr.hpp"
+
+// The io field layout of each template instance, by its id (circuit.cpp reads
+// `ctx->templateInsId2IOSignalInfo[id].defs[k]`): an array lookup where circom has a std::map.
+class IOSignalInfoTable {
+ public:
+  void set(u32 id, IOFieldDefPair pair) {
+    if (id >= entries_.size()) entries_.resize((size_t)id + 1, IOFieldDefPair{0, nullptr});
+    entries_[id] = pair;
+  }
+  const IOFieldDefPair& operator[](u32 id) const { return id < entries_.size() ? entries_[id] : kNone; }
+
+ private:
+  static constexpr IOFieldDefPair kNone{0, nullptr};
+  std::vector<IOFieldDefPair> entries_;
+};
 
 // The parsed .dat file: what every computation of the circuit reads.
 struct Circom_Circuit {
   HashSignalInfo* InputHashMap = nullptr;
   u64* witness2SignalList = nullptr;
   FrElement* circuitConstants = nullptr;
-  std::map<u32, IOFieldDefPair> templateInsId2IOSignalInfo;
+  IOSignalInfoTable templateInsId2IOSignalInfo;
   IOFieldDefPair* busInsId2FieldInfo = nullptr;
+};
+
+// The signal values and component slots of one computation; entry.cpp keeps a few for reuse
+// (fresh ones cost page faults and constructors every time).
+struct CalcWitMemory {
+  std::unique_ptr<FrElement[]> signals;
+  std::unique_ptr<Circom_Component[]> components;
 };
 
 class Circom_CalcWit {
@@ -27,7 +50,7 @@ class Circom_CalcWit {
   FrElement* signalValues;
   Circom_Component* componentMemory;
   FrElement* circuitConstants;
-  std::map<u32, IOFieldDefPair> templateInsId2IOSignalInfo;
+  const IOSignalInfoTable& templateInsId2IOSignalInfo;
   IOFieldDefPair* busInsId2FieldInfo;
   std::string* listOfTemplateMessages = nullptr;
 
@@ -37,8 +60,8 @@ class Circom_CalcWit {
   int numThread = 0;
   int maxThread;
 
-  Circom_CalcWit(const Circom_Circuit& circuit, int max_threads);
-  ~Circom_CalcWit();
+  // Uses `memory` (sized for this circuit) for the computation's signals and components.
+  Circom_CalcWit(const Circom_Circuit& circuit, CalcWitMemory& memory, int max_threads);
   Circom_CalcWit(const Circom_CalcWit&) = delete;
   Circom_CalcWit& operator=(const Circom_CalcWit&) = delete;
 
