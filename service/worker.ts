@@ -12,6 +12,7 @@
  * its jobs are proved one by one, so a witness that does not satisfy the constraints fails alone,
  * with the library's code (as in-process); such a job is final, not retried.
  */
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import type { ProofResult } from "../mod.ts";
@@ -33,7 +34,7 @@ export interface WorkerOptions {
 /** A job this worker holds: its claim (pg-boss id and retryCount) and its witness. */
 interface Claimed {
   id: string;
-  /** The claim's name (worker#n), shared by the jobs taken together. */
+  /** The claim's name (worker#run-n), shared by the jobs taken together. */
   batch: string;
   retryCount: number;
   /** The lease pg-boss gave the claim (its heartbeat), to renew it in time. */
@@ -71,6 +72,8 @@ export class ProvingWorker {
   #beat: ReturnType<typeof setInterval> | undefined;
   #listener: { close(): Promise<void> } | undefined;
   #batches = 0;
+  /** Tells this run's batch names from those of an earlier process with the same worker id. */
+  readonly #runTag = randomBytes(2).toString("hex");
 
   private constructor(options: WorkerOptions) {
     this.#options = options;
@@ -150,7 +153,7 @@ export class ProvingWorker {
     const held = await db.transaction(async (client, boss): Promise<Claimed[]> => {
       const jobs = await db.boss.fetch(queue, { batchSize, ...boss });
       if (jobs.length === 0) return [];
-      const batch = `${workerId}#${++this.#batches}`;
+      const batch = `${workerId}#${this.#runTag}-${++this.#batches}`;
       const ids = jobs.map((job) => job.id);
       const attempts = jobs.map((job) => job.retryCount + 1);
       const { rows } = await client.query(
