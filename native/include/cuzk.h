@@ -320,6 +320,19 @@ CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uin
  * *out_len set (cuzk_key_info.vk_bytes holds the same number). */
 CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
                                         char* err, size_t err_cap);
+/* Writes e(alpha1, beta2), snarkjs's vk_alphabeta_12 of verification_key.json, as snarkjs computes it
+ * (its final exponentiation, a fixed power of the reduced pairing that cuzk_verify uses: BN254
+ * 2x(6x^2 + 3x + 1), BLS12-381 3). 12 Fq coefficients, standard form LE, cuzk_key_info.fq_bytes
+ * each: Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi), Fq2 = Fq[u]/(u^2 + 1), in the order
+ * c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1 (c<w power><v power><u power>), which is snarkjs's
+ * JSON [[[c000, c001], [c010, c011], [c020, c021]], [[c100, c101], [c110, c111], [c120, c121]]].
+ * Size protocol as cuzk_key_export_vk (out = NULL, out_cap = 0 asks it). One pairing: a few ms.
+ * Returns: CUZK_OK;
+ *   CUZK_ERR_INVALID_ARGUMENT  key NULL;
+ *   CUZK_ERR_SHORT_BUFFER      out NULL or out_cap < 12 * fq_bytes (*out_len set, out untouched);
+ *   CUZK_ERR_FORMAT            the key's alpha1 or beta2 is outside its order-r subgroup. */
+CUZK_API cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+                                                  char* err, size_t err_cap);
 /* Releases the key. Fails with CUZK_ERR_BUSY while a prover made from it still exists. */
 CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
 

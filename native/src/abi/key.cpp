@@ -189,6 +189,14 @@ CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_
   });
 }
 
+CUZK_API cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+                                                  char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!key) { msg = "key is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    return cuzk::prover::export_vk_alphabeta(key->zkey, out, out_cap, out_len, msg);
+  });
+}
+
 CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!key) return CUZK_OK;

@@ -191,6 +191,23 @@ Fq12<C> pairing(const typename C::G1& p, const typename C::G2& q) {
   return final_exponentiation(miller_loop<C>(&p, &q, 1));
 }
 
+// e(P, Q) as snarkjs (ffjavascript) and @noble/curves give it, e.g. snarkjs's vk_alphabeta_12.
+// Their final exponentiations raise to a fixed multiple m of (p^12 - 1)/r (the hard-part addition
+// chains they use), so their value is pairing()^m:
+//   BN254:     m = 2x(6x^2 + 3x + 1)  (Fuentes-Castaneda, Knapp, Rodriguez-Henriquez)
+//   BLS12-381: m = 3                  (Hayashida, Hayasaka, Teruya)
+// m is prime to r: this is a pairing as good as pairing() (bilinear, non-degenerate), only another one.
+template <class C>
+Fq12<C> pairing_snarkjs(const typename C::G1& p, const typename C::G2& q) {
+  Fq12<C> e = pairing<C>(p, q);  // in the cyclotomic subgroup, where cyclotomic_pow applies
+  if constexpr (LoopParams<C>::BN) {
+    constexpr field::u128 x = LoopParams<C>::X;
+    return e.cyclotomic_pow(6 * x * x + 3 * x + 1).cyclotomic_pow(2 * x);  // 6x^2 + 3x + 1 < 2^128
+  } else {
+    return e.cyclotomic_sqr() * e;
+  }
+}
+
 // prod_i e(P_i, Q_i) == 1, sharing the Miller loop accumulator and one final exponentiation.
 template <class C>
 bool pairing_product_is_one(const typename C::G1* p, const typename C::G2* q, size_t n) {

@@ -97,4 +97,11 @@ cuzk_status vk_read(const uint8_t* in, size_t len, size_t n_public, pairing::Ver
 // Writes the key's verification key for cuzk_key_export_vk (out may be NULL to ask the size).
 cuzk_status export_vk(const formats::ZkeyGroth16& zkey, uint8_t* out, size_t cap, size_t* len, std::string& err);
 
+// Writes e(alpha1, beta2) for cuzk_key_export_vk_alphabeta as snarkjs's vk_alphabeta_12 holds it
+// (pairing::pairing_snarkjs): 12 Fq, standard form LE, Fq12 = Fq6[w], Fq6 = Fq2[v] (tower.hpp) in
+// the order c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1, which is the order of snarkjs's JSON
+// [[[c000, c001], [c010, c011], [c020, c021]], [[c100, c101], ...]]. out may be NULL to ask the size.
+// CUZK_ERR_FORMAT when alpha1 or beta2 lies outside its order-r subgroup (the value would mean nothing).
+cuzk_status export_vk_alphabeta(const formats::ZkeyGroth16& zkey, uint8_t* out, size_t cap, size_t* len, std::string& err);
+
 }  // namespace cuzk::prover
