@@ -8,8 +8,10 @@
  * library's time (end of its last phase), host and staging memory before/after the timed loop (0
  * allocations and 0 pinning inside it after warm-up), and a table last. `--out DIR` writes the
  * proofs of the median batch as DIR/proof_i.json + public_i.json (for `snarkjs groth16 verify`).
+ * `--on-demand` opens the key with its point sections left in the file (pointsOnDemand); the memory
+ * plan (resident/streamed bytes, points dropped) and the peak host RSS are printed.
  *
- *   deno run -A bench/gpu/batch.ts <circuit.zkey> <witness.wtns> [--n 4] [--runs 5] [--backend cuda] [--out DIR]
+ *   deno run -A bench/gpu/batch.ts <circuit.zkey> <witness.wtns> [--n 4] [--runs 5] [--backend cuda] [--out DIR] [--on-demand]
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
@@ -20,7 +22,9 @@ function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
 }
-const [zkey, wtns] = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
+const flags = new Set(["--on-demand"]);
+const [zkey, wtns] = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && !flags.has(all[i - 1])));
+const onDemand = process.argv.includes("--on-demand");
 if (!zkey || !wtns) {
   console.error("usage: batch.ts <circuit.zkey> <witness.wtns> [--n 4] [--runs 5] [--backend cuda]");
   process.exit(2);
@@ -32,7 +36,11 @@ const outDir = option("out", "");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const bytes = new Uint8Array(readFileSync(wtns));
-using prover = await Prover.open({ zkey, backend });
+const opened = performance.now();
+using prover = await Prover.open({ zkey, backend, pointsOnDemand: onDemand });
+const openMs = performance.now() - opened;
+let peakRss = process.memoryUsage().rss;
+const sampleRss = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 using pool = new BufferPool();
 const leases = Array.from({ length: n }, () => {
   const lease = pool.lease(bytes.byteLength);
@@ -73,6 +81,9 @@ for (let r = 0; r < runs; r++) {
 }
 medianRun = batches.find((b) => b.wall === median(batch))!.results;
 const after = { host: library.hostStats(), staging: library.stagingStats(), pool: pool.stats };
+clearInterval(sampleRss);
+peakRss = Math.max(peakRss, process.memoryUsage().rss);
+const plan = prover.memoryPlan();
 for (const l of leases) l[Symbol.dispose]();
 if (outDir) {
   mkdirSync(outDir, { recursive: true });
@@ -94,5 +105,7 @@ console.log(`batch.ts ${zkey} backend ${backend}, ${runs} runs each (medians)`);
 console.log(`  single proof:       ${median(single).toFixed(1)} ms wall (parse ${median(singleParse).toFixed(1)} ms)`);
 console.log(`  batch of ${n}:         ${median(batch).toFixed(1)} ms wall = ${(median(batch) / n).toFixed(1)} ms per proof`);
 console.log(`  batch / single per proof: ${(median(batch) / n / median(single)).toFixed(3)}`);
+const gib = (b: bigint | number) => (Number(b) / 2 ** 30).toFixed(2);
+console.log(`  key open + upload ${(openMs / 1000).toFixed(1)} s (${onDemand ? "points on demand" : "key read whole"}); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB + stream buffer ${gib(plan.streamBufferBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per proof, ${plan.pointsDropped} points at infinity dropped, key holds ${gib(plan.keyHostBytes)} GiB of host memory; peak host RSS ${gib(peakRss)} GiB`);
 console.log(`  batch: JS thread held ${median(held).toFixed(1)} ms (checks, staging); library's last phase ends at ${median(libraryMs).toFixed(1)} ms`);
 console.log(`  timed loop: staging allocations ${after.staging.allocations - before.staging.allocations}, pinned ms ${(after.host.totalPinMs - before.host.totalPinMs).toFixed(1)}, live host buffers ${before.host.liveBuffers} -> ${after.host.liveBuffers}, pool allocations ${JSON.stringify(before.pool)} -> ${JSON.stringify(after.pool)}`);
