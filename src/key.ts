@@ -10,7 +10,7 @@ import type { Decoded } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { asPointer } from "./ffi/types.ts";
 import type { Pointer } from "./ffi/types.ts";
-import { curveOf, verificationKeyToJson } from "./formats/snarkjs.ts";
+import { curveOf, readLE, verificationKeyToJson } from "./formats/snarkjs.ts";
 import { isWtns, publicSignalsAt } from "./formats/witness.ts";
 import { NativeHandle } from "./handle.ts";
 import type { CurveName, Library } from "./library.ts";
@@ -177,18 +177,35 @@ export class Key extends NativeHandle {
 
   /** The verification key bytes: alpha1 | beta2 | gamma2 | delta2 | IC[0..nPublic] (output encoding). */
   exportVk(): Uint8Array {
-    const handle = this.live();
-    const length = new BigUint64Array(1);
-    // Ask for the size first (the call reports it also when the buffer is too short).
-    invoke(this.native, "cuzk_key_export_vk", [handle, null, 0, length], { accept: "SHORT_BUFFER" });
-    const out = new Uint8Array(Number(length[0]));
-    invoke(this.native, "cuzk_key_export_vk", [handle, out, out.length, length]);
-    return out.subarray(0, Number(length[0]));
+    return this.#exported("cuzk_key_export_vk");
   }
 
   /** The point fields of snarkjs's verification_key.json (without vk_alphabeta_12). */
   exportVkJson(): ReturnType<typeof verificationKeyToJson> {
     return verificationKeyToJson(curveOf(this.info().curve), this.exportVk());
+  }
+
+  /**
+   * e(alpha1, beta2) as snarkjs's verification_key.json holds it (vk_alphabeta_12, computed by the
+   * library as snarkjs computes it): [[[c000, c001], [c010, c011], [c020, c021]], [[c100, c101], ...]]
+   * over Fq12 = Fq6[w], Fq6 = Fq2[v], Fq2 = Fq[u], decimal strings.
+   */
+  exportVkAlphaBeta(): string[][][] {
+    const bytes = this.#exported("cuzk_key_export_vk_alphabeta");
+    const n = this.info().fqBytes;
+    const fq = (i: number) => readLE(bytes, i * n, n).toString();
+    return [0, 1].map((w) => [0, 1, 2].map((v) => [fq(6 * w + 2 * v), fq(6 * w + 2 * v + 1)]));
+  }
+
+  /** The bytes of an export call that reports its size when given no buffer. */
+  #exported(call: "cuzk_key_export_vk" | "cuzk_key_export_vk_alphabeta"): Uint8Array {
+    const handle = this.live();
+    const length = new BigUint64Array(1);
+    // Ask for the size first (the call reports it also when the buffer is too short).
+    invoke(this.native, call, [handle, null, 0, length], { accept: "SHORT_BUFFER" });
+    const out = new Uint8Array(Number(length[0]));
+    invoke(this.native, call, [handle, out, out.length, length]);
+    return out.subarray(0, Number(length[0]));
   }
 
   protected describe(): string {

@@ -16,13 +16,14 @@ import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.t
 import { ABI } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
 import { curveOf } from "./formats/snarkjs.ts";
-import type { VerificationKeyJson } from "./formats/snarkjs.ts";
 import { circuitSizesOf, Key } from "./key.ts";
 import type { CurveName } from "./library.ts";
 import { Library, nativeOf } from "./library.ts";
 import { invokeAsync } from "./native_call.ts";
 import { ProgressSlot } from "./progress.ts";
 import type { LongCallOptions } from "./progress.ts";
+import { snarkjsVerificationKey } from "./snarkjs_api.ts";
+import type { SnarkjsVerificationKey } from "./snarkjs_api.ts";
 
 /** Shapes of synthetic circuits (docs/benchmarks.md). */
 export type SynthProfile = "uniform" | "porep";
@@ -83,8 +84,8 @@ export interface DevSetupResult {
   tablesMs: number;
   /** Scalar multiplications and writing the file. */
   pointsMs: number;
-  /** verification_key.json (without vk_alphabeta_12, which snarkjs's verifier does not read). */
-  verificationKey: VerificationKeyJson;
+  /** verification_key.json as `snarkjs zkey export verificationkey` writes it for the new key. */
+  verificationKey: SnarkjsVerificationKey;
 }
 
 const PROFILES: Record<SynthProfile, number> = { uniform: ABI.SYNTH_UNIFORM, porep: ABI.SYNTH_POREP };
@@ -147,9 +148,9 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   }
   const raw = decodeStruct(SETUP_INFO_LAYOUT, info);
   const key = await Key.open(zkeyPath, { library: options.library });
-  let verificationKey: VerificationKeyJson;
+  let verificationKey: SnarkjsVerificationKey;
   try {
-    verificationKey = key.exportVkJson();
+    verificationKey = snarkjsVerificationKey(key);
   } finally {
     key.close();
   }

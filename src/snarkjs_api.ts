@@ -8,8 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CuzkError } from "./errors.ts";
-import { curveOf } from "./formats/snarkjs.ts";
-import type { CurveParameters, VerificationKeyJson } from "./formats/snarkjs.ts";
+import type { VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
 import type { KeyOpenOptions } from "./key.ts";
 import { WitnessCalculator } from "./witness_calculator.ts";
@@ -74,51 +73,10 @@ export async function computeWitness(input: CircuitInput, wasm: WasmSource, opti
 /** verification_key.json as `snarkjs zkey export verificationkey` writes it: its fields, in its order. */
 export type SnarkjsVerificationKey = VerificationKeyJson & { vk_alphabeta_12: string[][][] };
 
-type Fp2Value = { c0: bigint; c1: bigint };
-type Fp12Value = { c0: { c0: Fp2Value; c1: Fp2Value; c2: Fp2Value }; c1: { c0: Fp2Value; c1: Fp2Value; c2: Fp2Value } };
-interface PairingCurve {
-  G1: { Point: { fromAffine(p: { x: bigint; y: bigint }): unknown } };
-  G2: { Point: { fromAffine(p: { x: unknown; y: unknown }): unknown } };
-  fields: { Fp2: { fromBigTuple(t: [bigint, bigint]): unknown } };
-  pairing(p: unknown, q: unknown): Fp12Value;
-}
-
-let pairingCurves: Promise<Record<CurveParameters["name"], PairingCurve>> | undefined;
-
-/**
- * The pairings of @noble/curves, imported on first use. The library's own pairing is not exposed
- * by the C ABI (only the verification equation is); snarkjs's vk_alphabeta_12 is the value e(alpha, beta).
- */
-function pairingCurvesLoaded(): Promise<Record<CurveParameters["name"], PairingCurve>> {
-  pairingCurves ??= Promise.all([import("@noble/curves/bn254.js"), import("@noble/curves/bls12-381.js")]).then(
-    ([bn, bls]) => ({ bn254: bn.bn254 as unknown as PairingCurve, bls12_381: bls.bls12_381 as unknown as PairingCurve }),
-    (cause) => {
-      pairingCurves = undefined;
-      throw new CuzkError("LOAD", "exporting a verification key needs the npm package @noble/curves; install it with: npm install @noble/curves", {
-        cause,
-        operation: "import @noble/curves",
-      });
-    },
-  );
-  return pairingCurves;
-}
-
-/** e(alpha1, beta2) in snarkjs's JSON form of an Fq12 element: [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], each [a, b]. */
-async function alphaBeta(curve: CurveParameters, alpha1: string[], beta2: string[][]): Promise<string[][][]> {
-  const noble = (await pairingCurvesLoaded())[curve.name];
-  const fp2 = (c: string[]) => noble.fields.Fp2.fromBigTuple([BigInt(c[0]), BigInt(c[1])]);
-  const p = noble.G1.Point.fromAffine({ x: BigInt(alpha1[0]), y: BigInt(alpha1[1]) });
-  const q = noble.G2.Point.fromAffine({ x: fp2(beta2[0]), y: fp2(beta2[1]) });
-  const e = noble.pairing(p, q);
-  const two = (x: Fp2Value) => [x.c0.toString(), x.c1.toString()];
-  return [e.c0, e.c1].map((six) => [two(six.c0), two(six.c1), two(six.c2)]);
-}
-
 /** snarkjs's verification_key.json of an open key, field for field and in snarkjs's key order. */
-export async function snarkjsVerificationKey(key: Key): Promise<SnarkjsVerificationKey> {
+export function snarkjsVerificationKey(key: Key): SnarkjsVerificationKey {
   const { IC, ...points } = key.exportVkJson();
-  const vk_alphabeta_12 = await alphaBeta(curveOf(points.curve), points.vk_alpha_1, points.vk_beta_2);
-  return { ...points, vk_alphabeta_12, IC };
+  return { ...points, vk_alphabeta_12: key.exportVkAlphaBeta(), IC };
 }
 
 /** snarkjs's `zKey`: what of it a prover needs. */
@@ -126,7 +84,7 @@ export const zKey = {
   /** snarkjs's `zKey.exportVerificationKey(zkey)`: verification_key.json's object. `zkey` in any of snarkjs's forms. */
   async exportVerificationKey(zkey: SnarkjsFile, options: Omit<KeyOpenOptions, "skipPointChecks"> = {}): Promise<SnarkjsVerificationKey> {
     using key = await openKey(zkey, options);
-    return await snarkjsVerificationKey(key);
+    return snarkjsVerificationKey(key);
   },
 };
 

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -28,7 +28,7 @@ const SNARKJS = join(ROOT, "node_modules", "snarkjs", "cli.js");
 const work = mkdtempSync(join(tmpdir(), "cuzk-compat-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const proverApi = ["cuzk_key_open", "cuzk_key_open_memory", "cuzk_prover_create", "cuzk_prove", "cuzk_verify"] as const;
+const proverApi = ["cuzk_key_open", "cuzk_key_open_memory", "cuzk_prover_create", "cuzk_prove", "cuzk_verify", "cuzk_key_export_vk_alphabeta"] as const;
 
 interface Ran {
   code: number | null;
@@ -178,6 +178,50 @@ test("exit statuses of both CLIs: missing file 1, too many files 99, unknown com
   for (const words of ["groth16 prove", "groth16 fullprove", "groth16 verify", "wtns calculate", "zkey export verificationkey", "zkey export soliditycalldata", "g16p", "zkesc"]) {
     assert.ok(help[1].stdout.includes(words), `--help names ${words}`);
   }
+});
+
+test("zKey.exportVerificationKey of every committed fixture is its verification_key.json (snarkjs's) byte for byte, vk_alphabeta_12 from the library", needs(...proverApi), async () => {
+  const all = fixtures();
+  assert.ok(all.length >= 22, `${all.length} fixtures`);
+  for (const fixture of all) {
+    const exported = await zKey.exportVerificationKey(fixture.file("circuit.zkey"));
+    assert.equal(`${snarkjsJson(exported)}\n`, readFileSync(fixture.file("verification_key.json"), "utf8"), `${fixture.curve}/${fixture.name}`);
+  }
+});
+
+test("cuzk setup --insecure-dev writes the verification_key.json that snarkjs's zkey export verificationkey writes for its key, byte for byte", needs(...proverApi, "cuzk_setup_insecure_dev"), async () => {
+  for (const curve of ["bn254", "bls12_381"]) {
+    const dir = join(work, `setup-${curve}`);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(pick(curve, "mulchain_4").file("circuit.r1cs"), join(dir, "circuit.r1cs"));
+    const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+    const setup = await run(process.execPath, [...ours, "setup", "--insecure-dev", "circuit.r1cs", "circuit.zkey", "cuzk_vk.json"], dir);
+    assert.equal(setup.code, 0, setup.stderr);
+    const exported = await snarkjs(["zkev", "circuit.zkey", "snarkjs_vk.json"], dir);
+    assert.equal(exported.code, 0, exported.stdout);
+    assert.equal(read(dir, "cuzk_vk.json").toString(), read(dir, "snarkjs_vk.json").toString(), curve);
+    assert.match(read(dir, "cuzk_vk.json").toString(), /"vk_alphabeta_12": \[/);
+  }
+});
+
+test("what a user runs (mod.ts, src/, cli.ts, cli/) imports no package outside package.json's dependencies", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  const sources = [join(ROOT, "mod.ts"), join(ROOT, "cli.ts")];
+  for (const dir of ["src", "cli"]) {
+    for (const name of readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })) if (name.endsWith(".ts")) sources.push(join(ROOT, dir, name));
+  }
+  const outside: string[] = [];
+  for (const file of sources) {
+    // Static (`from "x"`) and dynamic (`import("x")`) specifiers of packages (not relative, not node:
+    // builtins), outside comment lines (mod.ts's examples import "cuzk").
+    const code = readFileSync(file, "utf8").split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n");
+    for (const [, specifier] of code.matchAll(/(?:\bfrom|\bimport\()\s*["']([^"'.][^"']*)["']/g)) {
+      const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
+      if (!name.startsWith("node:") && !(name in manifest.dependencies)) outside.push(`${file.slice(ROOT.length)}: ${specifier}`);
+    }
+  }
+  assert.ok(sources.length > 30, `${sources.length} sources read`);
+  assert.deepEqual(outside, [], "an installed package has no devDependencies: such an import fails there");
 });
 
 const isCuzk = (code: string, pattern?: RegExp) => (error: unknown) => {
