@@ -17,11 +17,10 @@
  *    RETRY_LIMIT, and the frozen worker's late proof does not overwrite that.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, test } from "node:test";
@@ -29,6 +28,7 @@ import { fileURLToPath } from "node:url";
 import { Key, WitnessCalculator } from "../mod.ts";
 import { library } from "./support/native.ts";
 import { startPostgres } from "./support/postgres.ts";
+import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 import type { Postgres } from "./support/postgres.ts";
 import { wtnsParts } from "./support/wtns.ts";
 
@@ -202,17 +202,6 @@ async function startWorker(url: string, id: string, extra: string[] = []): Promi
   return worker;
 }
 
-/** snarkjs's verifier over all the proofs, in one Node process (tests/support/snarkjs_verify.mjs). */
-function snarkjsVerdicts(cases: Array<{ name: string; vkey: string; publicSignals: unknown; proof: unknown }>): Record<string, unknown> {
-  const dir = mkdtempSync(join(tmpdir(), "cuzk-cluster-"));
-  try {
-    writeFileSync(join(dir, "cases.json"), JSON.stringify(cases));
-    return JSON.parse(execFileSync("node", [join(ROOT, "tests/support/snarkjs_verify.mjs"), join(dir, "cases.json")], { encoding: "utf8", timeout: 600_000 }).trim().split("\n").pop()!);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** `count` distinct witnesses per key (x moved per job) and each one's public signals. */
 async function witnesses(count: number): Promise<Array<{ key: (typeof KEYS)[number]; wtns: Uint8Array; expected: string[] }>> {
   const calculators = await Promise.all(KEYS.map((k) => WitnessCalculator.load(join(k.dir, "circuit.wasm"))));
@@ -345,9 +334,7 @@ test("300 jobs, 30 clients, two keys, three workers: one worker SIGKILLed in a b
   assert.ok(metric(text, /^cuzk_cluster_workers_alive 2$/m), text); // w1 is dead; w2 (restarted) and w3
   assert.ok(metric(text, /^cuzk_cluster_proofs_per_second \d/m), text);
 
-  const verdicts = snarkjsVerdicts(results.map((r, i) => ({ name: String(i), vkey: join(jobs[i].key.dir, "verification_key.json"), publicSignals: r.publicSignals, proof: r.proof })));
-  assert.deepEqual(Object.entries(verdicts).filter(([, ok]) => ok !== true), [], "proofs snarkjs rejects");
-  assert.equal(Object.keys(verdicts).length, 300);
+  assertSnarkjsAccepts(results.map((r, i) => ({ name: String(i), vkey: join(jobs[i].key.dir, "verification_key.json"), publicSignals: r.publicSignals, proof: r.proof })));
   const batches = [...workers.values()].flatMap((w) => w.events).filter((e) => e.event === "batch_claimed").map((e) => e.size as number);
   console.log(
     `cluster: 300 jobs in ${seconds.toFixed(1)} s; killed w1 holding ${(killed.jobs as string[]).length}, froze w2 holding ${(frozen.jobs as string[]).length} ` +
@@ -407,8 +394,7 @@ test("queue bounds (429 per key and in total), priorities, a bad witness failing
   assert.equal((await client.once("GET", `/v1/jobs/${badJob.id}/result`)).body.error.code, "UNSATISFIED");
   const proofs = finals.filter((j) => j.state === "succeeded");
   const fetched = await Promise.all(proofs.map((j) => client.once("GET", `/v1/jobs/${j.id}/result`)));
-  const verdicts = snarkjsVerdicts(fetched.map((r, i) => ({ name: proofs[i].id, vkey: join(KEYS.find((k) => k.id === proofs[i].key)!.dir, "verification_key.json"), publicSignals: r.body.publicSignals, proof: r.body.proof })));
-  assert.deepEqual(Object.values(verdicts), proofs.map(() => true));
+  assertSnarkjsAccepts(fetched.map((r, i) => ({ name: proofs[i].id, vkey: join(KEYS.find((k) => k.id === proofs[i].key)!.dir, "verification_key.json"), publicSignals: r.body.publicSignals, proof: r.body.proof })));
   await worker.stop("SIGTERM");
 
   // The retry cap (--retry-limit 0): a worker frozen holding a batch loses its lease; with no
