@@ -75,6 +75,9 @@ class Engine {
   virtual cuzk_status compute(WitnessSource& batch, PhaseTimes& times, ProofSums<C>* sums, std::string& err) = 0;
   // Where the engine keeps the key's points (fixed once it is made).
   virtual MemoryPlan memory_plan() const = 0;
+  // Whether it reads the key view's A/B rows while proving; an engine with a copy of its own (the
+  // GPU's, on the device) says no, and the prover frees the host's.
+  virtual bool reads_host_rows() const { return true; }
 };
 
 // What a prover's creator chooses about its engine (cuzk_prover_options).

@@ -34,6 +34,11 @@ struct KeyView {
 
   // Builds the view; fails only on an internal inconsistency the format checks did not catch.
   cuzk_status build(const formats::ZkeyGroth16& z, ThreadPool& pool, std::string& err);
+  // Frees the rows (an engine that holds its own copy): the counts stay.
+  void release_rows() {
+    a = SparseRows<Fr>{};
+    b = SparseRows<Fr>{};
+  }
 };
 
 }  // namespace cuzk::engine

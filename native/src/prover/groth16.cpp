@@ -190,7 +190,9 @@ class Groth16Prover final : public Prover {
   cuzk_status init(const engine::EngineMaker& engines, std::string& err) {
     cuzk_status st = view_.build(z_, pool_, err);
     if (st != CUZK_OK) return st;
-    return engines.make(view_, &engine_, err);
+    st = engines.make(view_, &engine_, err);
+    if (st == CUZK_OK && !engine_->reads_host_rows()) view_.release_rows();  // the GPU holds its own
+    return st;
   }
 
   cuzk_status prove(const ProveArgs& args, const formats::R1cs* r1cs, std::string& err) override {
