@@ -39,7 +39,7 @@ const BUN_TYPES: Record<NativeType, string> = {
   cstring: "ptr",
 };
 
-/** bun:ffi definitions for `names` of `table` (shared with the worker). */
+/** bun:ffi definitions for `names` of `table` (the worker gets them in its init message). */
 export function bunDefinitions(table: Readonly<Record<string, SymbolDefinition>>, names: Iterable<string>) {
   const definitions: Record<string, { args: string[]; returns: string }> = {};
   for (const name of names) {
