@@ -59,6 +59,7 @@ class GpuEngine final : public engine::Engine<C> {
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
   engine::MemoryPlan memory_plan() const override { return plan_; }
+  bool reads_host_rows() const override { return false; }  // uploaded in init, then only on the device
 
   // Key bytes held on the device (rows, supports, resident points): the key upload's units.
   uint64_t device_bytes() const {
