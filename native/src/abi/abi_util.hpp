@@ -47,6 +47,13 @@ cuzk_status guarded(char* err, size_t cap, Body&& body) {
 
 // A thread pool of the size a caller chose (cpu_threads > 0): at most the machine's online CPUs
 // (cuzk_library_info.cpu_threads), and every thread really started.
+// A key or context may be released only once no prover made from it remains: says which, and how many.
+inline bool still_used(size_t provers, const char* what, std::string& msg) {
+  if (provers == 0) return false;
+  msg = std::string("the ") + what + " is still used by " + std::to_string(provers) + " prover(s): destroy them first";
+  return true;
+}
+
 inline cuzk_status make_thread_pool(uint32_t cpu_threads, std::unique_ptr<ThreadPool>* out, std::string& msg) {
   if (cpu_threads > online_cpus()) {
     msg = "cpu_threads " + std::to_string(cpu_threads) + " exceeds this machine's " + std::to_string(online_cpus()) +

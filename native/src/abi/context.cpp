@@ -9,6 +9,7 @@
 #include "prover/verify.hpp"
 
 using cuzk::abi::guarded;
+using cuzk::abi::still_used;
 
 static_assert(sizeof(cuzk_prover_options) == 16 && offsetof(cuzk_prover_options, memory_budget) == 8,
               "cuzk_prover_options layout");
@@ -119,16 +120,14 @@ cuzk_status run_prove(cuzk_prover* prover, cuzk::prover::ProveArgs& args, char* 
 }
 
 
-// cuzk_prove and cuzk_prove_list: witnesses one after another, or at one address each.
-cuzk_status prove_witnesses(cuzk_prover* prover, const uint8_t* contiguous, const uint8_t* const* list,
-                            size_t witness_stride, uint32_t witness_format, size_t n_proofs, const uint8_t* r,
-                            const uint8_t* s, uint32_t flags, uint8_t* proofs, size_t proofs_cap,
-                            cuzk_timings* timings, cuzk_progress* progress, char* err, size_t err_cap) {
+// The three proving entry points: the shared arguments, then `fill` sets the inputs (witnesses
+// one after another, at one address each, or a, b, c), then run_prove.
+template <class Fill>
+cuzk_status prove_with(cuzk_prover* prover, size_t n_proofs, const uint8_t* r, const uint8_t* s, uint32_t flags,
+                       uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings, cuzk_progress* progress,
+                       char* err, size_t err_cap, Fill&& fill) {
   cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
-  args.witnesses = contiguous;
-  args.witness_list = list;
-  args.witness_stride = witness_stride;
-  args.witness_format = witness_format;
+  fill(args);
   return run_prove(prover, args, err, err_cap);
 }
 }  // namespace
@@ -182,10 +181,7 @@ CUZK_API uint32_t cuzk_context_backend(const cuzk_context* ctx) { return ctx ? (
 CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!ctx) return CUZK_OK;
-    if (ctx->provers.load() > 0) {
-      msg = "the context is still used by " + std::to_string(ctx->provers.load()) + " prover(s): destroy them first";
-      return CUZK_ERR_BUSY;
-    }
+    if (still_used(ctx->provers.load(), "context", msg)) return CUZK_ERR_BUSY;
     std::lock_guard<std::mutex> lock(ctx->kernel_mutex);
     if (ctx->gpu) cuzk::cuda::close_device(ctx->gpu);
     delete ctx;
@@ -264,16 +260,24 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
                                 uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                 uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                 cuzk_progress* progress, char* err, size_t err_cap) {
-  return prove_witnesses(prover, witnesses, nullptr, witness_stride, witness_format, n_proofs, r, s, flags, proofs,
-                         proofs_cap, timings, progress, err, err_cap);
+  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
+                    [&](cuzk::prover::ProveArgs& args) {
+                      args.witnesses = witnesses;
+                      args.witness_stride = witness_stride;
+                      args.witness_format = witness_format;
+                    });
 }
 
 CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
                                      uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
                                      uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                      cuzk_progress* progress, char* err, size_t err_cap) {
-  return prove_witnesses(prover, nullptr, witnesses, witness_stride, witness_format, n_proofs, r, s, flags, proofs,
-                         proofs_cap, timings, progress, err, err_cap);
+  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
+                    [&](cuzk::prover::ProveArgs& args) {
+                      args.witness_list = witnesses;
+                      args.witness_stride = witness_stride;
+                      args.witness_format = witness_format;
+                    });
 }
 
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
@@ -281,12 +285,13 @@ CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const
                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                     cuzk_progress* progress, char* err, size_t err_cap) {
   if (!a) return guarded(err, err_cap, [](std::string& msg) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; });
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
-  args.a = a;
-  args.b = b;
-  args.c = c;
-  args.assignment = assignment;
-  return run_prove(prover, args, err, err_cap);
+  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
+                    [&](cuzk::prover::ProveArgs& args) {
+                      args.a = a;
+                      args.b = b;
+                      args.c = c;
+                      args.assignment = assignment;
+                    });
 }
 
 CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,

@@ -12,6 +12,7 @@
 #include "util/clock.hpp"
 
 using cuzk::abi::guarded;
+using cuzk::abi::still_used;
 namespace formats = cuzk::formats;
 
 namespace {
@@ -200,10 +201,7 @@ CUZK_API cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* 
 CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!key) return CUZK_OK;
-    if (key->provers.load() > 0) {
-      msg = "the key is still used by " + std::to_string(key->provers.load()) + " prover(s): destroy them first";
-      return CUZK_ERR_BUSY;
-    }
+    if (still_used(key->provers.load(), "key", msg)) return CUZK_ERR_BUSY;
     delete key;
     return CUZK_OK;
   });
