@@ -10,11 +10,7 @@ namespace {
 void abi_kernels() {
   char err[512];
   cuzk_context *cpu = nullptr, *gpu = nullptr;
-  if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &cpu, err, sizeof err) != CUZK_OK ||
-      cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
-    EXPECT(false, "contexts: %s", err);
-    return;
-  }
+  if (!open_cpu_and_gpu(&cpu, &gpu)) return;
   const size_t n = 3000;
   using HC = curve::Bls12381;
   std::vector<typename HC::G1> pts(n);

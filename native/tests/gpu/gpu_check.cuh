@@ -109,6 +109,18 @@ inline int finish(const char* name) {
   return g_failures ? 1 : 0;
 }
 
+// A CPU and a CUDA context through the C ABI, for the tests that compare the two backends; false
+// (and one failure recorded) when either is refused.
+inline bool open_cpu_and_gpu(cuzk_context** cpu, cuzk_context** gpu) {
+  char err[512];
+  if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, cpu, err, sizeof err) != CUZK_OK ||
+      cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, gpu, err, sizeof err) != CUZK_OK) {
+    EXPECT(false, "contexts: %s", err);
+    return false;
+  }
+  return true;
+}
+
 // Skips without a GPU; otherwise opens GPU 0 as g_dev, runs body, closes it and reports.
 template <class Body>
 int run_on_gpu0(const char* name, Body&& body) {

@@ -118,11 +118,7 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::v
 void run_all() {
   char err[512];
   cuzk_context *cpu = nullptr, *gpu = nullptr;
-  if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &cpu, err, sizeof err) != CUZK_OK ||
-      cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
-    EXPECT(false, "contexts: %s", err);
-    return;
-  }
+  if (!open_cpu_and_gpu(&cpu, &gpu)) return;
   for (const char* curve : {"bn254", "bls12_381"})
     for (const char* name : {"mulchain_4", "many_public", "poseidon_10"}) {
       const std::string dir = fixture_dir(curve, name);
