@@ -130,6 +130,16 @@ cuzk_status prove_with(cuzk_prover* prover, size_t n_proofs, const uint8_t* r, c
   fill(args);
   return run_prove(prover, args, err, err_cap);
 }
+
+// The inputs of cuzk_prove (witnesses one after another) or cuzk_prove_list (one address each).
+auto witnesses_at(const uint8_t* contiguous, const uint8_t* const* list, size_t stride, uint32_t format) {
+  return [=](cuzk::prover::ProveArgs& args) {
+    args.witnesses = contiguous;
+    args.witness_list = list;
+    args.witness_stride = stride;
+    args.witness_format = format;
+  };
+}
 }  // namespace
 
 extern "C" {
@@ -261,11 +271,7 @@ CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, s
                                 uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                 cuzk_progress* progress, char* err, size_t err_cap) {
   return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
-                    [&](cuzk::prover::ProveArgs& args) {
-                      args.witnesses = witnesses;
-                      args.witness_stride = witness_stride;
-                      args.witness_format = witness_format;
-                    });
+                    witnesses_at(witnesses, nullptr, witness_stride, witness_format));
 }
 
 CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
@@ -273,11 +279,7 @@ CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* 
                                      uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
                                      cuzk_progress* progress, char* err, size_t err_cap) {
   return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
-                    [&](cuzk::prover::ProveArgs& args) {
-                      args.witness_list = witnesses;
-                      args.witness_stride = witness_stride;
-                      args.witness_format = witness_format;
-                    });
+                    witnesses_at(nullptr, witnesses, witness_stride, witness_format));
 }
 
 CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
