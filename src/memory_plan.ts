@@ -6,7 +6,7 @@
  * at infinity and not stored; and the bytes against the budget (`ProverOptions.memoryBudget`).
  */
 import { integerIn } from "./bounds.ts";
-import { allocateStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT } from "./ffi/structs.ts";
+import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 
 /** The point sections, in the order of the plan's arrays. */
@@ -54,27 +54,25 @@ export function proverOptionsStruct(memoryBudget: number | bigint): Uint8Array {
 
 /** Decodes a `cuzk_memory_plan` the library wrote. */
 export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const f = MEMORY_PLAN_LAYOUT.fields;
-  const u64 = (offset: number) => view.getBigUint64(offset, true);
+  const plan = decodeStruct(MEMORY_PLAN_LAYOUT, bytes);
   const sections = {} as Record<PointSectionName, SectionPlan>;
   POINT_SECTIONS.forEach((name, i) => {
     sections[name] = {
-      placement: PLACEMENTS[view.getUint32(f.placement.offset + 4 * i, true)] ?? "in_key",
-      points: u64(f.points.offset + 8 * i),
-      infinity: u64(f.infinity.offset + 8 * i),
-      stored: u64(f.stored.offset + 8 * i),
-      storedBytes: u64(f.stored_bytes.offset + 8 * i),
+      placement: PLACEMENTS[plan.placement[i]] ?? "in_key",
+      points: plan.points[i],
+      infinity: plan.infinity[i],
+      stored: plan.stored[i],
+      storedBytes: plan.stored_bytes[i],
     };
   });
   return {
-    budget: u64(f.budget.offset),
-    fixedBytes: u64(f.fixed_bytes.offset),
-    residentBytes: u64(f.resident_bytes.offset),
-    streamBufferBytes: u64(f.stream_buffer_bytes.offset),
-    streamedBytesPerProof: u64(f.streamed_bytes_per_proof.offset),
-    keyHostBytes: u64(f.key_host_bytes.offset),
-    pointsDropped: u64(f.points_dropped.offset),
+    budget: plan.budget,
+    fixedBytes: plan.fixed_bytes,
+    residentBytes: plan.resident_bytes,
+    streamBufferBytes: plan.stream_buffer_bytes,
+    streamedBytesPerProof: plan.streamed_bytes_per_proof,
+    keyHostBytes: plan.key_host_bytes,
+    pointsDropped: plan.points_dropped,
     sections,
   };
 }

@@ -9,7 +9,7 @@
 export interface FieldLayout {
   readonly offset: number;
   readonly type: "u32" | "i32" | "u64" | "char" | "interval";
-  /** Array length (char[N], cuzk_interval[N]); absent for scalars. */
+  /** Array length (char[N], cuzk_interval[N], uint32_t[N], uint64_t[N]); absent for scalars. */
   readonly count?: number;
 }
 
@@ -183,11 +183,11 @@ export interface Interval {
 }
 
 /** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones, strings for char[]. */
-export type FieldValue = number | bigint | string | Interval[];
+export type FieldValue = number | bigint | string | Interval[] | number[] | bigint[];
 
-/** The value type of one field, from its layout. */
-export type ValueOf<F extends FieldLayout> = F["type"] extends "u32" | "i32" ? number
-  : F["type"] extends "u64" ? bigint
+/** The value type of one field, from its layout (an array for a 32- or 64-bit field with a count). */
+export type ValueOf<F extends FieldLayout> = F["type"] extends "u32" | "i32" ? (F extends { count: number } ? number[] : number)
+  : F["type"] extends "u64" ? (F extends { count: number } ? bigint[] : bigint)
   : F["type"] extends "char" ? string
   : Interval[];
 
@@ -205,6 +205,11 @@ export function allocateStruct(layout: StructLayout, count = 1): Uint8Array {
 /** Reads one field of the struct at `base` in `view`. */
 export function readField(view: DataView, base: number, field: FieldLayout): FieldValue {
   const at = base + field.offset;
+  if (field.count !== undefined && (field.type === "u32" || field.type === "i32" || field.type === "u64")) {
+    const width = field.type === "u64" ? 8 : 4;
+    const values = Array.from({ length: field.count }, (_, i) => readField(view, base + i * width, { offset: field.offset, type: field.type }));
+    return values as number[] | bigint[];
+  }
   switch (field.type) {
     case "u32":
       return view.getUint32(at, true);
