@@ -7,10 +7,12 @@
  *
  * Tables (schema `cuzk`):
  * - `jobs`: one row per accepted job: key, state as clients see it, priority, Idempotency-Key
- *   (unique) and request fingerprint, the raw witness (bytea, dropped once final), result, error,
- *   timings, the attempt that holds it and its worker.
+ *   (unique) and request fingerprint, the raw witness (bytea, dropped once final; or the name of
+ *   its file in the shared witness directory), result, error, timings, the attempt that holds it
+ *   and its worker, the running batch's progress.
  * - `attempts`: one row per claim of a job by a worker (attempt = pg-boss's retryCount + 1) and how
- *   it ended: proved, failed, lease_lost (a settle refused by the fence), or none yet (running, or
+ *   it ended: proved, failed, lease_lost (a settle refused by the fence), cancelled (the job was
+ *   cancelled while the worker held it: its proof, if any, was dropped), or none yet (running, or
  *   the worker died holding it).
  * - `workers`: one row per worker process, its keys and last heartbeat.
  */
@@ -26,8 +28,8 @@ export const DEAD_LETTER_QUEUE = "cuzk.dead";
 export const JOB_CHANNEL = "cuzk_job";
 /** NOTIFY channel: a job was queued (payload: its key id), so idle workers wake. */
 export const QUEUED_CHANNEL = "cuzk_queued";
-/** A witness stored in a row is sent as hex text: this keeps that string within what V8 allows. */
-export const DB_WITNESS_MAX_BYTES = 128 * 1024 * 1024;
+/** NOTIFY channel: a running job was cancelled (payload: its id), so the worker holding it stops its call. */
+export const CANCEL_CHANNEL = "cuzk_cancel";
 /** How often workers record that they are alive; three missed beats and they are counted dead. */
 export const WORKER_BEAT_MS = 2000;
 
@@ -80,6 +82,12 @@ const MIGRATIONS: readonly string[] = [
      seen_at timestamptz NOT NULL DEFAULT now(),
      stopped_at timestamptz
    );`,
+  // Issue 15's gaps: a running job's progress, cancelling it, witnesses in a shared directory.
+  `ALTER TABLE cuzk.jobs ADD COLUMN IF NOT EXISTS progress jsonb, ADD COLUMN IF NOT EXISTS witness_file text,
+     ALTER COLUMN witness_bytes TYPE bigint;
+   CREATE INDEX IF NOT EXISTS jobs_witness_files ON cuzk.jobs (id) WHERE witness_file IS NOT NULL;
+   ALTER TABLE cuzk.attempts DROP CONSTRAINT IF EXISTS attempts_outcome_check,
+     ADD CONSTRAINT attempts_outcome_check CHECK (outcome IN ('proved', 'failed', 'lease_lost', 'cancelled'));`,
 ];
 
 /** A lock id of our own for migrations (pg_advisory_xact_lock). */

@@ -57,6 +57,10 @@ export interface ServiceConfig {
   retryLimit: number;
   /** A worker's name in the database (default: host:pid). */
   workerId: string;
+  /** Largest witness kept in its job's row; larger ones go to `witnessDir` (with the database). */
+  dbWitnessMaxBytes: number;
+  /** Directory shared by the API and the workers for witnesses above `dbWitnessMaxBytes`; empty = none (413). */
+  witnessDir: string;
 }
 
 type Kind = "string" | "int" | "list" | "bool" | "backend" | "role";
@@ -78,6 +82,11 @@ interface Setting {
 const MEMORY_BYTES = totalmem();
 /** Key names given to --preload at most (each is opened and kept resident). */
 export const MAX_PRELOAD = 256;
+/**
+ * The largest witness a job's row holds: node-postgres sends a bytea parameter as hex text, and
+ * twice this is near V8's longest string. Larger witnesses need --witness-dir.
+ */
+export const ROW_WITNESS_MAX_BYTES = 128 * 1024 * 1024;
 
 /** Every setting: flag, environment variable, default and meaning. */
 export const SETTINGS: readonly Setting[] = [
@@ -107,6 +116,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "leaseS", flag: "--lease-s", env: "CUZK_SERVICE_LEASE_S", kind: "int", default: "30", min: 10, max: 3600, help: "a worker renews its claim every third of this; unrenewed this long, its jobs go back to the queue (API, with --database-url)" },
   { key: "retryLimit", flag: "--retry-limit", env: "CUZK_SERVICE_RETRY_LIMIT", kind: "int", default: "3", min: 0, max: 100, help: "claims after the first (a lost lease) before a job fails with RETRY_LIMIT (API, with --database-url)" },
   { key: "workerId", flag: "--worker-id", env: "CUZK_SERVICE_WORKER_ID", kind: "string", default: "", help: "a worker's name in the database (default: host:pid)" },
+  { key: "dbWitnessMaxBytes", flag: "--db-witness-max-bytes", env: "CUZK_SERVICE_DB_WITNESS_MAX_BYTES", kind: "int", default: String(ROW_WITNESS_MAX_BYTES), min: 1024, max: ROW_WITNESS_MAX_BYTES, help: "largest witness kept in its job's row; larger ones go to --witness-dir, or are refused (413) without it (API, with --database-url)" },
+  { key: "witnessDir", flag: "--witness-dir", env: "CUZK_SERVICE_WITNESS_DIR", kind: "string", default: "", help: "directory shared by the API and every worker (same files on every host) for witnesses above --db-witness-max-bytes (with --database-url)" },
 ];
 
 /** A configuration error: the message names the flag or variable and what was wrong. */
@@ -175,6 +186,7 @@ export function loadConfig(argv: readonly string[] = process.argv.slice(2), env:
     if (raw === undefined) throw new ConfigError(`${name} needs a value`);
     values[setting.key] = parseValue(setting, raw, name);
   }
+  if (values.witnessDir && !values.databaseUrl) throw new ConfigError("--witness-dir needs --database-url: without a database witnesses stay in this process's memory");
   if (values.role === "worker" && !values.databaseUrl) throw new ConfigError("--role worker needs --database-url (CUZK_SERVICE_DATABASE_URL): workers take their jobs from PostgreSQL");
   return values as unknown as ServiceConfig;
 }

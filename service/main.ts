@@ -37,6 +37,7 @@ import { shutdownOnSignals } from "./shutdown.ts";
 import type { JobStore } from "./store.ts";
 import { MemoryJobStore } from "./store_memory.ts";
 import { PgJobStore } from "./store_pg.ts";
+import { WitnessDir } from "./witness_dir.ts";
 import { defaultWorkerId, ProvingWorker } from "./worker.ts";
 
 interface BunGlobal {
@@ -94,8 +95,14 @@ async function main(): Promise<void> {
   const metrics = new ServiceMetrics();
   if (config.databaseUrl) {
     // pg-boss's supervisor (every process runs one) finds lost leases this often.
+    let witnessDir: WitnessDir | undefined;
+    try {
+      witnessDir = config.witnessDir ? await WitnessDir.open(config.witnessDir) : undefined;
+    } catch (error) {
+      throw new ConfigError(`--witness-dir: ${(error as Error).message}`);
+    }
     const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)), leaseS: config.leaseS });
-    if (config.role === "worker") return runWorker(config, { library, context, keys, db });
+    if (config.role === "worker") return runWorker(config, { library, context, keys, db, witnessDir });
     const store = await PgJobStore.open({
       db,
       metrics,
@@ -105,6 +112,8 @@ async function main(): Promise<void> {
       queueCapacityPerKey: config.queueCapacityPerKey,
       queueBytes: config.queueBytes,
       resultTtlS: config.resultTtlS,
+      dbWitnessMaxBytes: config.dbWitnessMaxBytes,
+      witnessDir,
     });
     const server = await serve(bun, config, { keys, store, metrics, context, info });
     if (!server) return;
@@ -178,8 +187,8 @@ async function serve(
 }
 
 /** The worker role: the preloaded keys' jobs from the database, proved on this process's device. */
-async function runWorker(config: ServiceConfig, parts: { library: Library; context: Context; keys: KeyRegistry; db: ClusterDb }): Promise<void> {
-  const { context, keys, db } = parts;
+async function runWorker(config: ServiceConfig, parts: { library: Library; context: Context; keys: KeyRegistry; db: ClusterDb; witnessDir?: WitnessDir }): Promise<void> {
+  const { context, keys, db, witnessDir } = parts;
   if (!(await preload(keys, config.preload))) {
     process.exitCode = 1;
     await db.close();
@@ -187,7 +196,7 @@ async function runWorker(config: ServiceConfig, parts: { library: Library; conte
   }
   if (keys.list().length === 0) throw new ConfigError("--role worker needs the keys it proves for (--preload)");
   const workerId = config.workerId || defaultWorkerId();
-  const worker = await ProvingWorker.start({ db, keys, batchSize: config.batchSize, workerId, backend: context.backend });
+  const worker = await ProvingWorker.start({ db, keys, batchSize: config.batchSize, workerId, backend: context.backend, witnessDir });
   logEvent("worker_started", { worker: workerId, keys: keys.list().map((k) => k.id), backend: context.backend, batchSize: config.batchSize });
   onceOnSignals(async (signal) => {
     logEvent("shutdown_started", { signal, role: "worker", worker: workerId });

@@ -9,13 +9,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { DB_WITNESS_MAX_BYTES, DEAD_LETTER_QUEUE, JOB_CHANNEL, QUEUED_CHANNEL } from "./cluster_db.ts";
+import { CANCEL_CHANNEL, DEAD_LETTER_QUEUE, JOB_CHANNEL, QUEUED_CHANNEL } from "./cluster_db.ts";
 import type { ClusterDb, QueueSettings } from "./cluster_db.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { ServiceError } from "./errors.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { FINAL_STATES, finishedOrNot, JOB_STATES } from "./store.ts";
 import type { Attempt, JobListing, JobResult, JobState, JobStore, JobView, Submission } from "./store.ts";
+import type { WitnessDir } from "./witness_dir.ts";
 
 /** Options of the store. */
 export interface PgJobStoreOptions {
@@ -29,6 +30,10 @@ export interface PgJobStoreOptions {
   /** Witness bytes of queued jobs before 429. */
   queueBytes: number;
   resultTtlS: number;
+  /** Largest witness kept in a row (--db-witness-max-bytes). */
+  dbWitnessMaxBytes: number;
+  /** Where larger witnesses go (--witness-dir); without it they are a 413. */
+  witnessDir?: WitnessDir;
 }
 
 /** Serializes submissions (bounds and Idempotency-Keys are checked and the row written under it). */
@@ -37,8 +42,10 @@ const SUBMIT_LOCK = 0x63757a6c;
 const POLL_MS = 1000;
 /** How often the API fails dead-lettered jobs and forgets expired ones. */
 const MAINTENANCE_MS = 2000;
+/** The witness directory is swept for files left behind every this many maintenance rounds (30 s). */
+const SWEEP_EVERY = 15;
 
-const VIEW_COLUMNS = `j.id, j.key_id, j.source, j.priority, j.state, j.created_at, j.started_at, j.finished_at, j.error, j.timings, j.witness_ms,
+const VIEW_COLUMNS = `j.id, j.key_id, j.source, j.priority, j.state, j.created_at, j.started_at, j.finished_at, j.error, j.timings, j.witness_ms, j.progress,
   (SELECT coalesce(json_agg(json_build_object('batch', a.batch, 'size', a.size, 'worker', a.worker, 'outcome', coalesce(a.outcome, 'running'), 'error', a.error) ORDER BY a.attempt), '[]')
      FROM cuzk.attempts a WHERE a.job_id = j.id) AS attempts`;
 
@@ -54,6 +61,7 @@ interface JobRow {
   error: { code: string; message: string } | null;
   timings: JobView["timings"];
   witness_ms: number | null;
+  progress: JobView["progress"] | null;
   attempts: Array<Attempt & { error: string | null }>;
 }
 
@@ -67,6 +75,7 @@ export class PgJobStore implements JobStore {
   #listener: { close(): Promise<void> } | undefined;
   #maintenance: ReturnType<typeof setInterval> | undefined;
   #closing = false;
+  #rounds = 0;
 
   private constructor(options: PgJobStoreOptions) {
     this.#options = options;
@@ -125,7 +134,7 @@ export class PgJobStore implements JobStore {
       source: row.source,
       priority: row.priority,
       position,
-      progress: undefined,
+      progress: row.state === "running" ? row.progress ?? undefined : undefined,
       createdAt: iso(row.created_at),
       startedAt: iso(row.started_at),
       finishedAt: iso(row.finished_at),
@@ -197,27 +206,43 @@ export class PgJobStore implements JobStore {
   }
 
   async submit(submission: Submission): Promise<{ view: JobView; replayed: boolean }> {
-    if (submission.witness.byteLength > DB_WITNESS_MAX_BYTES) {
-      throw new ServiceError(413, "WITNESS_TOO_LARGE", `the witness has ${submission.witness.byteLength} bytes; the PostgreSQL store keeps witnesses of at most ${DB_WITNESS_MAX_BYTES} bytes in its rows`, "/witness");
+    const bytes = submission.witness.byteLength;
+    const { dbWitnessMaxBytes, witnessDir } = this.#options;
+    if (bytes > dbWitnessMaxBytes && !witnessDir) {
+      throw new ServiceError(
+        413,
+        "WITNESS_TOO_LARGE",
+        `the witness has ${bytes} bytes; the PostgreSQL store keeps witnesses of at most ${dbWitnessMaxBytes} bytes in its rows (--db-witness-max-bytes); start the API and the workers with --witness-dir <a shared directory> to take larger ones`,
+        "/witness",
+      );
     }
     const queue = await this.#db.ensureQueue(submission.keyId, this.#options.queue);
-    const outcome = await this.#db.transaction(async (client, boss) => {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
-      if (submission.idempotencyKey) {
-        const earlier = await this.replay(submission.idempotencyKey, submission.fingerprint, client);
-        if (earlier) return { view: earlier, replayed: true };
-      }
-      await this.admissible(submission.keyId, submission.witness.byteLength, client);
-      const id = randomUUID();
-      await client.query(
-        `INSERT INTO cuzk.jobs (id, key_id, source, priority, state, idempotency_key, fingerprint, witness, witness_bytes, witness_ms)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9)`,
-        [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, submission.witness, submission.witness.byteLength, submission.witnessMs ?? null],
-      );
-      await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
-      await client.query("SELECT pg_notify($1, $2)", [QUEUED_CHANNEL, submission.keyId]);
-      return { view: this.#toView(await this.#row(id, client), undefined), replayed: false };
-    });
+    const id = randomUUID();
+    // Written whole before the row that names it commits; removed again if the row is not written.
+    const file = bytes > dbWitnessMaxBytes ? await witnessDir!.write(id, submission.witness) : null;
+    let outcome: { view: JobView; replayed: boolean };
+    try {
+      outcome = await this.#db.transaction(async (client, boss) => {
+        await client.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
+        if (submission.idempotencyKey) {
+          const earlier = await this.replay(submission.idempotencyKey, submission.fingerprint, client);
+          if (earlier) return { view: earlier, replayed: true };
+        }
+        await this.admissible(submission.keyId, bytes, client);
+        await client.query(
+          `INSERT INTO cuzk.jobs (id, key_id, source, priority, state, idempotency_key, fingerprint, witness, witness_file, witness_bytes, witness_ms)
+           VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)`,
+          [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, file ? null : submission.witness, file, bytes, submission.witnessMs ?? null],
+        );
+        await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
+        await client.query("SELECT pg_notify($1, $2)", [QUEUED_CHANNEL, submission.keyId]);
+        return { view: this.#toView(await this.#row(id, client), undefined), replayed: false };
+      });
+    } catch (error) {
+      if (file) await witnessDir!.remove(file);
+      throw error;
+    }
+    if (file && outcome.replayed) await witnessDir!.remove(file);
     this.#options.metrics.submissions.inc({ outcome: outcome.replayed ? "replayed" : "accepted" });
     if (!outcome.replayed) outcome.view = await this.view(outcome.view.id);
     return outcome;
@@ -285,23 +310,30 @@ export class PgJobStore implements JobStore {
     throw finishedOrNot(id, state, error ?? undefined);
   }
 
+  /**
+   * Cancels a queued job, or a running one, at once: the row is final `cancelled` in this
+   * transaction, whatever batch the job is in. A queued job's queue entry is cancelled with it. A
+   * running job's entry stays with the worker that holds it, which hears of the cancel (NOTIFY
+   * cuzk_cancel, and at each lease heartbeat: worker.ts), stops its library call when no job of
+   * the call is still wanted, and settles the entry as ever (fenced) without writing over the
+   * cancelled row: a proof of the job that still comes is dropped, the batch's other jobs keep theirs.
+   */
   async cancel(id: string): Promise<JobView> {
     await this.#db.transaction(async (client, boss) => {
       const { rows } = await client.query("SELECT state, key_id FROM cuzk.jobs WHERE id = $1 FOR UPDATE", [id]);
       if (rows.length === 0) await this.#row(id, client);
       const { state, key_id: keyId } = rows[0] as { state: JobState; key_id: string };
       if (state === "cancelled") return;
-      if (state === "running") {
-        throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved by a worker (a running job cannot be cancelled with the PostgreSQL store); its result will be ready shortly`);
-      }
-      if (state !== "queued") throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
+      if (state !== "queued" && state !== "running") throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
       await client.query(
-        `UPDATE cuzk.jobs SET state = 'cancelled', finished_at = now(), witness = NULL, error = $2 WHERE id = $1`,
-        [id, { code: "CANCELLED", message: "cancelled by the client" }],
+        `UPDATE cuzk.jobs SET state = 'cancelled', finished_at = now(), witness = NULL, progress = NULL, error = $2 WHERE id = $1`,
+        [id, { code: "CANCELLED", message: state === "queued" ? "cancelled by the client" : "cancelled by the client while a worker proved it (a proof of it that still comes is dropped)" }],
       );
-      await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
+      if (state === "queued") await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
+      else await client.query("SELECT pg_notify($1, $2)", [CANCEL_CHANNEL, id]);
       await client.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);
     });
+    await this.#removeWitnessFiles();
     return this.view(id);
   }
 
@@ -319,14 +351,18 @@ export class PgJobStore implements JobStore {
     return this.#options.cluster.refresh(this.#db.pool);
   }
 
-  /** Fails the jobs pg-boss dead-lettered (retries used up) and forgets final jobs past the TTL. */
+  /**
+   * Fails the jobs pg-boss dead-lettered (retries used up), forgets final jobs past the TTL, and
+   * removes the witness files of final jobs (every SWEEP_EVERY rounds also any file a killed
+   * process left behind).
+   */
   async #maintain(): Promise<void> {
     const dead = await this.#db.boss.fetch<{ job: string }>(DEAD_LETTER_QUEUE, { batchSize: 100 });
     if (dead.length > 0) {
       const ids = dead.map((entry) => entry.data.job);
       const limit = this.#options.queue.retryLimit + 1;
       await this.#db.pool.query(
-        `UPDATE cuzk.jobs SET state = 'failed', finished_at = now(), witness = NULL,
+        `UPDATE cuzk.jobs SET state = 'failed', finished_at = now(), witness = NULL, progress = NULL,
            error = jsonb_build_object('code', 'RETRY_LIMIT', 'message', 'no worker finished the job in ' || $2::int || ' claims (each lease was lost: the worker died or stopped answering)')
          WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')`,
         [ids, limit],
@@ -335,6 +371,28 @@ export class PgJobStore implements JobStore {
       for (const id of ids) await this.#db.pool.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);
     }
     await this.#db.pool.query("DELETE FROM cuzk.jobs WHERE finished_at < now() - make_interval(secs => $1)", [this.#options.resultTtlS]);
+    await this.#removeWitnessFiles();
+    if (this.#options.witnessDir && ++this.#rounds % SWEEP_EVERY === 0) {
+      await this.#options.witnessDir.sweep(async (ids) => {
+        const { rows } = await this.#db.pool.query("SELECT id FROM cuzk.jobs WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')", [ids]);
+        return new Set(rows.map((row) => row.id as string));
+      });
+    }
+  }
+
+  /**
+   * Removes the witness files of final jobs, whoever made them final (a worker on a host without
+   * the directory too), and forgets the names; a file whose removal a crash interrupted is swept.
+   */
+  async #removeWitnessFiles(): Promise<void> {
+    const witnessDir = this.#options.witnessDir;
+    if (!witnessDir) return;
+    const { rows } = await this.#db.pool.query(
+      `WITH final AS (
+         SELECT id, witness_file FROM cuzk.jobs WHERE witness_file IS NOT NULL AND state IN ('succeeded', 'failed', 'cancelled') LIMIT 1000 FOR UPDATE SKIP LOCKED)
+       UPDATE cuzk.jobs j SET witness_file = NULL FROM final WHERE j.id = final.id RETURNING final.witness_file`,
+    );
+    for (const row of rows) await witnessDir.remove(row.witness_file as string);
   }
 
   /** Stops taking jobs and closes the connections (jobs stay in the database). */

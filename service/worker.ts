@@ -11,15 +11,26 @@
  * it while proving); they return to the queue with the next retryCount. When a batch call fails,
  * its jobs are proved one by one, so a witness that does not satisfy the constraints fails alone,
  * with the library's code (as in-process); such a job is final, not retried.
+ *
+ * While a call runs, the worker writes its progress (proofs done of the call's total) into the
+ * jobs' rows, at most every PROGRESS_WRITE_MS and fenced by the attempt, for the API to show. A
+ * job cancelled while it runs is already final in its row (store_pg.ts); the worker hears of it
+ * by NOTIFY cuzk_cancel at once, and by asking at each lease heartbeat in case a notification
+ * was lost, and sets the call's cancel flag (cuzk_progress.cancel, through the AbortSignal) once no
+ * job of the call is still wanted: the library then stops before its next proof. Its settle does
+ * not write over a cancelled row (the attempt reads `cancelled`).
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
-import type { ProofResult } from "../mod.ts";
-import { JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
+import { CuzkError, FR_BYTES } from "../mod.ts";
+import type { ProofResult, Progress } from "../mod.ts";
+import { CANCEL_CHANNEL, JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
 import type { ClusterDb } from "./cluster_db.ts";
-import type { KeyRegistry } from "./keys.ts";
+import type { KeyRegistry, RegisteredKey } from "./keys.ts";
 import { logEvent } from "./log.ts";
+import { WitnessFileError } from "./witness_dir.ts";
+import type { WitnessDir } from "./witness_dir.ts";
 
 /** Options of a worker. */
 export interface WorkerOptions {
@@ -29,6 +40,8 @@ export interface WorkerOptions {
   /** This process's name in cuzk.workers and in the jobs it proves. */
   workerId: string;
   backend: string;
+  /** The shared witness directory (--witness-dir), for jobs whose witness is a file. */
+  witnessDir?: WitnessDir;
 }
 
 /** A job this worker holds: its claim (pg-boss id and retryCount) and its witness. */
@@ -39,7 +52,9 @@ interface Claimed {
   retryCount: number;
   /** The lease pg-boss gave the claim (its heartbeat), to renew it in time. */
   heartbeatSeconds: number | null;
-  witness: Uint8Array;
+  /** The witness from the row, or (witnessFile) read from the witness directory after the claim. */
+  witness: Uint8Array | null;
+  witnessFile: string | null;
 }
 
 /** How a job's proof ended. */
@@ -53,7 +68,10 @@ interface Outcome {
 
 /** Idle workers look at their queues at least this often (retried jobs send no NOTIFY). */
 const POLL_MS = 250;
+/** A call's progress is written to its jobs' rows at most this often (the last value always is). */
+export const PROGRESS_WRITE_MS = 250;
 
+const isCancelled = (error: unknown) => error instanceof CuzkError && error.code === "CANCELLED";
 const messageOf = (error: unknown) => String((error as Error)?.message ?? error);
 const codeOf = (error: unknown) => (error as { code?: string })?.code ?? "INTERNAL";
 
@@ -71,7 +89,14 @@ export class ProvingWorker {
   #loop: Promise<void> | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #listener: { close(): Promise<void> } | undefined;
+  #cancelListener: { close(): Promise<void> } | undefined;
   #batches = 0;
+  /** The batch in hand (claimed, not yet settled). */
+  #held: Claimed[] = [];
+  /** Jobs of the batch in hand that are no longer this claim's to prove (cancelled, or lost). */
+  readonly #dropped = new Set<string>();
+  /** The library call running now: its jobs, and the controller that sets its cancel flag. */
+  #calling: { ids: string[]; abort: AbortController } | undefined;
   /** Tells this run's batch names from those of an earlier process with the same worker id. */
   readonly #runTag = randomBytes(2).toString("hex");
 
@@ -96,6 +121,9 @@ export class ProvingWorker {
       worker.#woken = true;
       worker.#wake?.();
     });
+    worker.#cancelListener = await db.listen(CANCEL_CHANNEL, (jobId) => {
+      if (worker.#held.some((job) => job.id === jobId)) void worker.#checkDropped().catch(() => {});
+    });
     worker.#loop = worker.#run();
     return worker;
   }
@@ -107,6 +135,7 @@ export class ProvingWorker {
     await this.#loop;
     clearInterval(this.#beat);
     await this.#listener?.close();
+    await this.#cancelListener?.close();
     await this.#options.db.pool.query("UPDATE cuzk.workers SET stopped_at = now() WHERE id = $1", [this.#options.workerId]).catch(() => {});
   }
 
@@ -134,7 +163,13 @@ export class ProvingWorker {
           if (claimed.length === 0) continue;
           next = (next + i + 1) % this.#keyIds.length;
           worked = true;
-          await this.#settle(keyId, claimed[0].batch, await this.#prove(keyId, claimed));
+          this.#held = claimed;
+          this.#dropped.clear();
+          try {
+            await this.#settle(keyId, claimed[0].batch, await this.#prove(keyId, claimed));
+          } finally {
+            this.#held = [];
+          }
         }
       } catch (error) {
         // The database went away or refused: what we hold comes back to the queue when its lease ends.
@@ -157,13 +192,13 @@ export class ProvingWorker {
       const ids = jobs.map((job) => job.id);
       const attempts = jobs.map((job) => job.retryCount + 1);
       const { rows } = await client.query(
-        `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now()
+        `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
            FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
           WHERE j.id = a.id AND j.state IN ('queued', 'running')
-          RETURNING j.id, j.witness`,
+          RETURNING j.id, j.witness, j.witness_file`,
         [ids, attempts, workerId],
       );
-      const claimed = new Map<string, Uint8Array>(rows.map((row) => [row.id as string, row.witness as Uint8Array]));
+      const claimed = new Map<string, { witness: Uint8Array | null; witnessFile: string | null }>(rows.map((row) => [row.id as string, { witness: row.witness, witnessFile: row.witness_file }]));
       await client.query(
         `INSERT INTO cuzk.attempts (job_id, attempt, worker, batch, size)
          SELECT a.id, a.attempt, $3, $4, $5 FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) WHERE a.id = ANY($6::uuid[])
@@ -174,43 +209,108 @@ export class ProvingWorker {
       const stale = jobs.filter((job) => !claimed.has(job.id));
       if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
       await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
-      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, heartbeatSeconds: job.heartbeatSeconds, witness: claimed.get(job.id)! }));
+      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, heartbeatSeconds: job.heartbeatSeconds, ...claimed.get(job.id)! }));
     });
     // Said once the claim is committed: from here the jobs are this worker's until settled or lost.
     if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch: held[0].batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
     return held;
   }
 
-  /** Proves a claimed batch in one call (one by one after a failed call), touching the lease meanwhile. */
+  /**
+   * Proves a claimed batch in one call (one by one after a failed call), touching the lease and
+   * asking whether its jobs are still wanted meanwhile. A job whose witness file cannot be read
+   * fails alone (WITNESS_UNAVAILABLE); a call stopped because none of its jobs was wanted any more
+   * ends its jobs as CANCELLED (their rows are final already: nothing is written over them).
+   */
   async #prove(keyId: string, batch: Claimed[]): Promise<Outcome[]> {
     const { db } = this.#options;
     const queue = queueName(keyId);
-    const prover = this.#options.keys.get(keyId).prover;
+    const key = this.#options.keys.get(keyId);
     const touchMs = Math.max(1000, ((batch[0].heartbeatSeconds ?? 30) * 1000) / 3);
-    const touch = setInterval(() => void db.boss.touch(queue, batch.map(({ id, retryCount }) => ({ id, retryCount }))).catch(() => {}), touchMs);
+    const touch = setInterval(() => {
+      void db.boss.touch(queue, batch.map(({ id, retryCount }) => ({ id, retryCount }))).catch(() => {});
+      void this.#checkDropped().catch(() => {}); // the floor under NOTIFY cuzk_cancel, which a reconnect can lose
+    }, touchMs);
+    const failed = (job: Claimed, error: unknown, proveMs: number, batchSize: number): Outcome => ({ job, error: { code: codeOf(error), message: messageOf(error) }, proveMs, batchSize });
     try {
+      const outcomes: Outcome[] = [];
+      const witnesses = new Map<string, Uint8Array>();
+      for (const job of batch) {
+        try {
+          witnesses.set(job.id, job.witness ?? (await this.#witnessFile(job, key.info.nVars * FR_BYTES)));
+        } catch (error) {
+          outcomes.push(failed(job, error, 0, 1));
+        }
+      }
+      const ready = batch.filter((job) => witnesses.has(job.id));
+      if (ready.length === 0) return outcomes;
       const started = performance.now();
       try {
-        const results = await prover.proveBatch(batch.map((job) => job.witness), { selfCheck: true });
+        const results = await this.#call(key.prover, ready, witnesses);
         const proveMs = performance.now() - started;
-        return batch.map((job, i) => ({ job, result: results[i], proveMs, batchSize: batch.length }));
+        return [...outcomes, ...ready.map((job, i) => ({ job, result: results[i], proveMs, batchSize: ready.length }))];
       } catch (error) {
-        if (batch.length === 1) return [{ job: batch[0], error: { code: codeOf(error), message: messageOf(error) }, proveMs: performance.now() - started, batchSize: 1 }];
+        if (ready.length === 1 || isCancelled(error)) return [...outcomes, ...ready.map((job) => failed(job, error, performance.now() - started, ready.length))];
       }
-      const outcomes: Outcome[] = [];
-      for (const job of batch) {
+      for (const job of ready) {
         const single = performance.now();
         try {
-          const [result] = await prover.proveBatch([job.witness], { selfCheck: true });
+          const [result] = await this.#call(key.prover, [job], witnesses);
           outcomes.push({ job, result, proveMs: performance.now() - single, batchSize: 1 });
         } catch (error) {
-          outcomes.push({ job, error: { code: codeOf(error), message: messageOf(error) }, proveMs: performance.now() - single, batchSize: 1 });
+          outcomes.push(failed(job, error, performance.now() - single, 1));
         }
       }
       return outcomes;
     } finally {
       clearInterval(touch);
     }
+  }
+
+  /** A job's witness from the shared directory (its row names the file). */
+  #witnessFile(job: Claimed, bytes: number): Promise<Uint8Array> {
+    const { witnessDir } = this.#options;
+    if (!job.witnessFile) return Promise.reject(new WitnessFileError("the job's row holds no witness and names no witness file"));
+    if (!witnessDir) return Promise.reject(new WitnessFileError(`the job's witness is the file ${job.witnessFile} of the shared witness directory, and this worker has no --witness-dir`));
+    return witnessDir.read(job.witnessFile, bytes);
+  }
+
+  /**
+   * One library call over `jobs`: its progress goes to their rows, and its cancel flag is set once
+   * none of them is wanted (at once, when that is known before the call).
+   */
+  async #call(prover: RegisteredKey["prover"], jobs: Claimed[], witnesses: Map<string, Uint8Array>): Promise<ProofResult[]> {
+    const calling = (this.#calling = { ids: jobs.map((job) => job.id), abort: new AbortController() });
+    this.#stopIfUnwanted();
+    const progress = new ProgressWriter(this.#options.db, jobs);
+    try {
+      return await prover.proveBatch(jobs.map((job) => witnesses.get(job.id)!), { selfCheck: true, signal: calling.abort.signal, onProgress: (p) => progress.update(p) });
+    } finally {
+      this.#calling = undefined;
+      await progress.close();
+    }
+  }
+
+  /** Asks which jobs of the batch in hand are no longer this claim's (cancelled, failed for good, claimed again). */
+  async #checkDropped(): Promise<void> {
+    const held = this.#held;
+    if (held.length === 0) return;
+    const { rows } = await this.#options.db.pool.query(
+      `SELECT a.id FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) LEFT JOIN cuzk.jobs j ON j.id = a.id
+        WHERE j.id IS NULL OR j.state <> 'running' OR j.attempt <> a.attempt`,
+      [held.map((job) => job.id), held.map((job) => job.retryCount + 1)],
+    );
+    if (this.#held !== held) return; // settled meanwhile
+    for (const row of rows) this.#dropped.add(row.id as string);
+    this.#stopIfUnwanted();
+  }
+
+  /** Sets the running call's cancel flag when none of its jobs is wanted: the library stops before its next proof. */
+  #stopIfUnwanted(): void {
+    const calling = this.#calling;
+    if (!calling || calling.abort.signal.aborted || !calling.ids.every((id) => this.#dropped.has(id))) return;
+    calling.abort.abort();
+    logEvent("call_cancelled", { worker: this.#options.workerId, batch: this.#held[0]?.batch, jobs: calling.ids });
   }
 
   /**
@@ -231,20 +331,26 @@ export class ProvingWorker {
         result: result ? { proof: result.proof, publicSignals: result.publicSignals } : null,
         error: error ?? null,
         timings: { proveMs, batchSize, ...(result ? { phases: result.timings.phases } : {}) },
+        written: false,
       }));
-      await client.query(
-        `UPDATE cuzk.jobs j SET state = o.state, result = o.result, error = o.error, finished_at = now(), witness = NULL,
+      // Only rows still running under this attempt: a job cancelled meanwhile stays cancelled.
+      const { rows: written } = await client.query(
+        `UPDATE cuzk.jobs j SET state = o.state, result = o.result, error = o.error, finished_at = now(), witness = NULL, progress = NULL,
            timings = o.timings || jsonb_build_object(
              'queueMs', extract(epoch FROM (j.started_at - j.created_at)) * 1000,
              'totalMs', extract(epoch FROM (now() - j.created_at)) * 1000 + coalesce(j.witness_ms, 0))
            FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, result jsonb, error jsonb, timings jsonb)
-          WHERE j.id = o.id AND o.current AND j.attempt = o.attempt`,
+          WHERE j.id = o.id AND o.current AND j.attempt = o.attempt AND j.state = 'running'
+          RETURNING j.id`,
         [JSON.stringify(records)],
       );
+      const wrote = new Set(written.map((row) => row.id as string));
+      for (const record of records) record.written = wrote.has(record.id);
       await client.query(
-        `UPDATE cuzk.attempts a SET settled_at = now(), outcome = CASE WHEN NOT o.current THEN 'lease_lost' WHEN o.state = 'succeeded' THEN 'proved' ELSE 'failed' END,
+        `UPDATE cuzk.attempts a SET settled_at = now(),
+           outcome = CASE WHEN NOT o.current THEN 'lease_lost' WHEN NOT o.written THEN 'cancelled' WHEN o.state = 'succeeded' THEN 'proved' ELSE 'failed' END,
            error = o.error ->> 'message'
-           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, error jsonb)
+           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, written boolean, state text, error jsonb)
           WHERE a.job_id = o.id AND a.attempt = o.attempt`,
         [JSON.stringify(records)],
       );
@@ -257,9 +363,58 @@ export class ProvingWorker {
       batch,
       key: keyId,
       size: settled.length,
-      succeeded: settled.filter((r) => r.current && r.state === "succeeded").length,
-      failed: settled.filter((r) => r.current && r.state === "failed").length,
+      succeeded: settled.filter((r) => r.written && r.state === "succeeded").length,
+      failed: settled.filter((r) => r.written && r.state === "failed").length,
       leaseLost: lost,
+      cancelled: settled.filter((r) => r.current && !r.written).map((r) => r.id),
     });
+  }
+}
+
+/**
+ * Writes a call's progress into its jobs' rows (and NOTIFY cuzk_job, so event streams see it): at
+ * most every PROGRESS_WRITE_MS, one write at a time, the latest value after a pause; only rows
+ * still running under the claim's attempt.
+ */
+class ProgressWriter {
+  #latest: Progress | undefined;
+  #written = "";
+  #lastWriteAt = -Infinity;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #pending: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(readonly db: ClusterDb, readonly jobs: readonly Claimed[]) {}
+
+  update(progress: Progress): void {
+    this.#latest = progress;
+    if (this.#timer || this.#closed) return;
+    const wait = Math.max(0, this.#lastWriteAt + PROGRESS_WRITE_MS - performance.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#pending = this.#pending.then(() => this.#write());
+    }, wait);
+  }
+
+  async #write(): Promise<void> {
+    const text = JSON.stringify(this.#latest);
+    if (this.#closed || text === this.#written) return;
+    this.#written = text;
+    this.#lastWriteAt = performance.now();
+    await this.db.pool.query(
+      `WITH written AS (
+         UPDATE cuzk.jobs j SET progress = $3::jsonb FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
+          WHERE j.id = a.id AND j.attempt = a.attempt AND j.state = 'running' RETURNING j.id)
+       SELECT pg_notify($4, id::text) FROM written`,
+      [this.jobs.map((job) => job.id), this.jobs.map((job) => job.retryCount + 1), text, JOB_CHANNEL],
+    ).catch(() => {}); // a lost write only delays the progress shown
+  }
+
+  /** Stops writing (the settle clears the progress); waits for a write in flight. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#pending;
   }
 }
