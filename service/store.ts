@@ -44,7 +44,7 @@ export interface JobView {
   priority: number;
   /** Jobs ahead of it while queued. */
   position: number | undefined;
-  /** A running job's batch: proofs done of its total (in-process mode). */
+  /** A running job's batch: proofs done of its total (with a database, as its worker last wrote it). */
   progress: Progress | undefined;
   createdAt: string | undefined;
   startedAt: string | undefined;
@@ -101,7 +101,10 @@ export interface JobStore {
   watch(id: string, onView: (view: JobView) => void): Promise<() => void>;
   /** A succeeded job's proof (recorded as fetched); 409 or 422 otherwise. */
   result(id: string): Promise<JobResult>;
-  /** Cancels a queued job (and, in-process, a running job alone in its batch). */
+  /**
+   * Cancels a queued job, or a running one: in-process only a job alone in its batch (else 409
+   * JOB_RUNNING); with a database any running job (its batch's other jobs keep their proofs).
+   */
   cancel(id: string): Promise<JobView>;
   /** Queued or running jobs of a key (a key with any cannot be deleted). */
   activeJobs(keyId: string): Promise<number>;

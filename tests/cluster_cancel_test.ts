@@ -56,6 +56,17 @@ async function until(client: Client, id: string, done: (view: Reply["body"]) => 
   }
 }
 
+/** The job views a job's event stream sends, until it ends (after the final state). */
+async function events(client: Client, id: string): Promise<Reply["body"][]> {
+  const response = await fetch(`${client.url}/v1/jobs/${id}/events`);
+  assert.equal(response.status, 200);
+  const text = await response.text();
+  return text.split("\n\n").flatMap((block) => {
+    const data = block.split("\n").find((line) => line.startsWith("data: "));
+    return data ? [JSON.parse(data.slice(6))] : [];
+  });
+}
+
 test("with PostgreSQL: a running job shows its progress; DELETE cancels it while it runs (alone, or beside a job that keeps its proof); the worker proves on", needs("cuzk_setup_insecure_dev", "cuzk_prove"), async () => {
   // A key whose proofs take long enough on one CPU thread to be caught running: 2^16 constraints.
   const keys = join(work, "keys");
@@ -89,12 +100,17 @@ test("with PostgreSQL: a running job shows its progress; DELETE cancels it while
   assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
   assert.equal(cancelled.body.state, "cancelled");
   assert.equal(cancelled.body.error.code, "CANCELLED");
-  // Its partner runs on, and shows the batch's progress meanwhile.
+  // Its partner runs on, and shows the batch's progress meanwhile, polled and on its event stream.
+  const stream = events(client, pair[1]);
   const partner = await until(client, pair[1], () => false);
   assert.equal(partner.view.state, "succeeded", JSON.stringify(partner.view));
   assert.equal(partner.view.progress, undefined, "no progress once final");
   const progress = partner.seen.filter((v) => v.state === "running" && v.progress).map((v) => v.progress);
   assert.ok(progress.some((p) => p.stage === "prove" && p.total === 2 && p.done < p.total), `a running value with done < total: ${JSON.stringify(progress)}`);
+  const streamed = (await stream).filter((v) => v.state === "running" && v.progress).map((v) => v.progress);
+  assert.ok(streamed.some((p) => p.stage === "prove" && p.total === 2 && p.done < p.total), `the event stream sends the progress: ${JSON.stringify(streamed)}`);
+  const distinct = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].join(" ");
+  console.log(`progress while running: polled ${distinct(progress)}; streamed ${distinct(streamed)}`);
   const settledPair = worker.events.find((e) => e.event === "batch_settled" && (e.cancelled as string[]).includes(pair[0]));
   assert.ok(settledPair, JSON.stringify(worker.events));
   assert.equal(settledPair.succeeded, 1);
