@@ -21,29 +21,20 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { setupInsecureDev, writeSynthCircuit } from "../mod.ts";
-import { Client, freePort, sleep, startApi, startWorker, stopAll } from "./support/cluster.ts";
+import { Client, clusterPostgres, freePort, sleep, startApi, startWorker, stopAll } from "./support/cluster.ts";
 import type { Reply } from "./support/cluster.ts";
 import { needs } from "./support/native.ts";
-import { startPostgres } from "./support/postgres.ts";
-import type { Postgres } from "./support/postgres.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "cuzk-cluster-cancel-"));
 const octet = { "content-type": "application/octet-stream" };
 
-let postgres: Postgres | undefined;
-before(async () => {
-  postgres = await startPostgres();
-});
-after(async () => {
-  await stopAll();
-  await postgres?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const postgres = clusterPostgres();
+after(() => rmSync(work, { recursive: true, force: true }));
 
 /** Polls the job every 20 ms until `done` accepts it (or it is final); every view seen meanwhile. */
 async function until(client: Client, id: string, done: (view: Reply["body"]) => boolean): Promise<{ view: Reply["body"]; seen: Reply["body"][] }> {
@@ -79,7 +70,7 @@ test("with PostgreSQL: a running job shows its progress; DELETE cancels it while
   const wtns = new Uint8Array(readFileSync(wtnsPath));
   const keyArgs = ["--keys-dir", keys, "--preload", "big"];
 
-  const url = await postgres!.createDatabase("cancel");
+  const url = await postgres().createDatabase("cancel");
   const port = await freePort();
   await startApi(url, port, keyArgs);
   const client = new Client(`http://127.0.0.1:${port}`);
@@ -177,7 +168,7 @@ test("with PostgreSQL: a witness above --db-witness-max-bytes goes through --wit
   const keyArgs = ["--keys-dir", FIXTURES, "--preload", "bn254/mulchain_8"];
   const limit = ["--db-witness-max-bytes", "1024"];
   const dir = join(work, "witnesses");
-  const url = await postgres!.createDatabase("files");
+  const url = await postgres().createDatabase("files");
   const port = await freePort();
   await startApi(url, port, [...keyArgs, ...limit, "--witness-dir", dir]);
   const client = new Client(`http://127.0.0.1:${port}`);

@@ -19,15 +19,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Key, WitnessCalculator } from "../mod.ts";
-import { Client, freePort, sleep, startApi as startClusterApi, startWorker as startClusterWorker, stopAll } from "./support/cluster.ts";
+import { Client, clusterPostgres, freePort, sleep, startApi as startClusterApi, startWorker as startClusterWorker, stopAll } from "./support/cluster.ts";
 import type { Event, Proc, Reply } from "./support/cluster.ts";
 import { library } from "./support/native.ts";
-import { startPostgres } from "./support/postgres.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
-import type { Postgres } from "./support/postgres.ts";
 import { wtnsParts } from "./support/wtns.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -42,14 +40,7 @@ const KEY_ARGS = ["--keys-dir", FIXTURES, "--preload", KEYS.map((k) => k.name).j
 const startApi = (url: string, port: number, extra: string[] = []) => startClusterApi(url, port, [...KEY_ARGS, ...extra]);
 const startWorker = (url: string, id: string, extra: string[] = []) => startClusterWorker(url, id, [...KEY_ARGS, ...extra]);
 
-let postgres: Postgres | undefined;
-before(async () => {
-  postgres = await startPostgres();
-});
-after(async () => {
-  await stopAll();
-  await postgres?.stop();
-});
+const postgres = clusterPostgres();
 
 /** `count` distinct witnesses per key (x moved per job) and each one's public signals. */
 async function witnesses(count: number): Promise<Array<{ key: (typeof KEYS)[number]; wtns: Uint8Array; expected: string[] }>> {
@@ -88,7 +79,7 @@ async function freezeInBatch(worker: Proc, client: Client, minSize: number, arme
 }
 
 test("300 jobs, 30 clients, two keys, three workers: one worker SIGKILLed in a batch, one frozen past its lease and restarted, the API SIGKILLed and restarted; every job succeeds exactly once and snarkjs accepts every proof", async () => {
-  const url = await postgres!.createDatabase("load");
+  const url = await postgres().createDatabase("load");
   const port = await freePort();
   let api = await startApi(url, port);
   const workers = new Map<string, Proc>();
@@ -193,7 +184,7 @@ test("300 jobs, 30 clients, two keys, three workers: one worker SIGKILLed in a b
 });
 
 test("queue bounds (429 per key and in total), priorities, a bad witness failing alone, and the retry cap with a late result refused", async () => {
-  const url = await postgres!.createDatabase("rules");
+  const url = await postgres().createDatabase("rules");
   const port = await freePort();
   const api = await startApi(url, port, ["--queue-size", "6", "--queue-size-per-key", "4", "--retry-limit", "0"]);
   const client = new Client(`http://127.0.0.1:${port}`);

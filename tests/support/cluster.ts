@@ -11,8 +11,11 @@ import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { library } from "./native.ts";
+import { startPostgres } from "./postgres.ts";
+import type { Postgres } from "./postgres.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const FINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -95,6 +98,22 @@ export class Proc {
 }
 
 const live = new Set<Proc>();
+
+/**
+ * A private PostgreSQL for the calling file's tests: started before them; after them every service
+ * process still running is killed and the server stopped and removed. Returns the running server.
+ */
+export function clusterPostgres(): () => Postgres {
+  let postgres: Postgres | undefined;
+  before(async () => {
+    postgres = await startPostgres();
+  });
+  after(async () => {
+    await stopAll();
+    await postgres?.stop();
+  });
+  return () => postgres!;
+}
 
 /** Stops every service process still running (SIGKILL unless told) and waits until they are gone. */
 export async function stopAll(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
