@@ -7,10 +7,12 @@
  * against the in-process service (no database) for reference. Then the database's cost per job at
  * low load: one client, one job at a time, submit to result received, in-process and with the API
  * and one worker; median and p99 of each and the difference. Every 10th proof is checked with the
- * module's verifier. Not a test: it prints a Markdown table (and JSON with --json).
+ * module's verifier. With --witness-dir, the same low-load run once more with every witness sent
+ * through that directory (the row limit lowered to 1 KiB): what a witness file costs a job. Not a
+ * test: it prints a Markdown table (and JSON with --json).
  *
  *   bun bench/cluster_load.ts [--key bn254/mulchain_8] [--workers 1,2,3] [--clients 16] [--seconds 10]
- *                             [--latency-jobs 200] [--batch-size 8] [--database-url URL] [--json out.json]
+ *                             [--latency-jobs 200] [--batch-size 8] [--database-url URL] [--witness-dir DIR] [--json out.json]
  *
  * Runs under Bun, Deno (-A) or Node >= 24; the service processes run on Bun.
  */
@@ -35,6 +37,7 @@ const seconds = Number(opt("--seconds", "10"));
 const latencyJobs = Number(opt("--latency-jobs", "200"));
 const batchSize = opt("--batch-size", "8");
 const jsonOut = args.includes("--json") ? opt("--json", "") : undefined;
+const witnessDir = opt("--witness-dir", "");
 const keyId = keyName.replaceAll("/", ".");
 const fixtureDir = join(ROOT, "tests/fixtures", keyName);
 const wtns = new Uint8Array(readFileSync(join(fixtureDir, "witness.wtns")));
@@ -143,12 +146,18 @@ try {
   const memoryRun = await closedLoop(memory.url!, clients, seconds);
   const inProcess = await lowLoad(memory.url!, latencyJobs);
   await stopAll([memory.child]);
-  const url = await databaseFor("bench_latency");
-  const api = await startService(["--database-url", url, "--port", "0", "--backend", "cpu"], "listening");
-  const worker = await startService(["--role", "worker", "--database-url", url, "--worker-id", "bench-latency"], "worker_started");
-  await ready(api.url!);
-  const clustered = await lowLoad(api.url!, latencyJobs);
-  await stopAll([api.child, worker.child]);
+  /** One client's jobs in turn against an API and one worker, both given `extra`. */
+  const clusteredLowLoad = async (database: string, extra: string[]) => {
+    const url = await databaseFor(database);
+    const api = await startService(["--database-url", url, "--port", "0", "--backend", "cpu", ...extra], "listening");
+    const worker = await startService(["--role", "worker", "--database-url", url, "--worker-id", "bench-latency", ...extra], "worker_started");
+    await ready(api.url!);
+    const run = await lowLoad(api.url!, latencyJobs);
+    await stopAll([api.child, worker.child]);
+    return run;
+  };
+  const clustered = await clusteredLowLoad("bench_latency", []);
+  const throughFiles = witnessDir ? await clusteredLowLoad("bench_files", ["--db-witness-max-bytes", "1024", "--witness-dir", witnessDir]) : undefined;
 
   const lines = [
     `${keyName}, batch size ${batchSize}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${new Date().toISOString()}; ${verified} proofs verified`,
@@ -163,9 +172,10 @@ try {
     `| in-process (no database) | ${round(inProcess.p50)} | ${round(inProcess.p99)} |`,
     `| PostgreSQL: API + 1 worker | ${round(clustered.p50)} | ${round(clustered.p99)} |`,
     `| the database's cost per job | ${round(clustered.p50 - inProcess.p50)} | ${round(clustered.p99 - inProcess.p99)} |`,
+    ...(throughFiles ? [`| PostgreSQL, witnesses through --witness-dir ${witnessDir} | ${round(throughFiles.p50)} | ${round(throughFiles.p99)} |`] : []),
   ];
   console.log(lines.join("\n"));
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ key: keyName, batchSize, load, memoryRun, inProcess, clustered, verified }, null, 2));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ key: keyName, batchSize, load, memoryRun, inProcess, clustered, throughFiles, verified }, null, 2));
 } finally {
   await postgres?.stop();
 }
