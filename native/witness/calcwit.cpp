@@ -2,6 +2,8 @@
 // component slots, made fresh for each computation over the circuit's shared tables.
 #include "circom/calcwit.hpp"
 
+#include <stdexcept>
+
 Circom_CalcWit::Circom_CalcWit(const Circom_Circuit& circuit, CalcWitMemory& memory, int max_threads)
     : signalValues(memory.signals.get()),
       componentMemory(memory.components.get()),
@@ -43,4 +45,18 @@ std::string Circom_CalcWit::generate_position_array(uint* dimensions, uint size_
     positions = "[" + std::to_string(last) + "]" + positions;
   }
   return positions;
+}
+
+const FrElement* cuzk::witness::constant_image(const FrElement* constants, const u32* index, size_t n) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<FrElement[]>> images;
+  std::unique_ptr<FrElement[]> image(new FrElement[n]);
+  const uint size = get_size_of_constants();
+  for (size_t i = 0; i < n; i++) {
+    if (index[i] >= size) throw std::out_of_range("circuit.cpp copies constant " + std::to_string(index[i]) + " of " + std::to_string(size));
+    image[i] = constants[index[i]];
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  images.push_back(std::move(image));
+  return images.back().get();
 }

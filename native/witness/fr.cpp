@@ -137,6 +137,34 @@ void set_int64(PFrElement r, int64_t v) {
 
 bool is_negative(const Int& x) { return compare(x, kHalf) > 0; }
 
+// The common case of circuit arithmetic: both operands long and in Montgomery form. Done on the
+// elements' limbs where they are, the result written as 8-byte words (see Fr_copy in
+// circom/fr.hpp), instead of through Fp values on the stack.
+bool both_long_montgomery(const FrElement* a, const FrElement* b) { return (a->type & b->type) == Fr_LONGMONTGOMERY; }
+
+uint64_t* limbs(FrElement* e) { return reinterpret_cast<uint64_t*>(reinterpret_cast<unsigned char*>(e) + 8); }
+
+void set_long_montgomery_header(PFrElement r) {
+  const uint64_t header = (uint64_t)Fr_LONGMONTGOMERY << 32;  // shortVal 0, type: one store
+  std::memcpy(r, &header, 8);
+}
+
+enum class LimbOp { add, sub, mul };
+
+template <LimbOp op>
+void long_montgomery(PFrElement r, PFrElement a, PFrElement b) {
+#ifdef CUZK_MONT_ASM
+  if constexpr (op == LimbOp::add) cuzk::field::detail::mod_add_asm4<Params>(limbs(r), limbs(a), limbs(b));
+  if constexpr (op == LimbOp::sub) cuzk::field::detail::mod_sub_asm4<Params>(limbs(r), limbs(a), limbs(b));
+  if constexpr (op == LimbOp::mul) cuzk::field::detail::mont_mul_asm4<Params>(limbs(r), limbs(a), limbs(b));
+#else
+  const F x = limbs_of(a), y = limbs_of(b);
+  const F v = op == LimbOp::add ? x + y : op == LimbOp::sub ? x - y : x * y;
+  std::memcpy(limbs(r), v.l, sizeof v.l);
+#endif
+  set_long_montgomery_header(r);
+}
+
 // -1, 0, 1 as val(a) compares with val(b).
 int compare_signed(const FrElement* a, const FrElement* b) {
   if (is_short(a) && is_short(b)) return a->shortVal < b->shortVal ? -1 : a->shortVal > b->shortVal ? 1 : 0;
@@ -246,6 +274,21 @@ void cuzk::witness::make_short_when_small(FrElement& e) {
   if (m.l[1] == 0 && m.l[2] == 0 && m.l[3] == 0 && m.l[0] <= (uint64_t)INT32_MAX) set_short(&e, (int32_t)(0 - (int64_t)m.l[0]));
 }
 
+void cuzk::witness::store_standard(FrElement* e, uint8_t* out) {
+  if (e->type == Fr_LONGMONTGOMERY) {  // nearly every witness value: one reduction, no copies
+#ifdef CUZK_MONT_ASM
+    static const uint64_t kOne[4] = {1, 0, 0, 0};
+    cuzk::field::detail::mont_mul_asm4<Params>(reinterpret_cast<uint64_t*>(out), limbs(e), kOne);  // < q for any limbs
+#else
+    const F v = limbs_of(e).from_mont();
+    std::memcpy(out, v.l, sizeof v.l);
+#endif
+    return;
+  }
+  const Int x = canonical(e);
+  std::memcpy(out, x.l, sizeof x.l);
+}
+
 void Fr_copyn(PFrElement r, PFrElement a, int n) { std::memmove(r, a, (size_t)n * sizeof(FrElement)); }
 
 int Fr_isTrue(PFrElement a) {
@@ -267,11 +310,13 @@ int Fr_toInt(PFrElement a) {
 }
 
 void Fr_add(PFrElement r, PFrElement a, PFrElement b) {
+  if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::add>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal + b->shortVal);
   set_montgomery(r, montgomery(a) + montgomery(b));
 }
 
 void Fr_sub(PFrElement r, PFrElement a, PFrElement b) {
+  if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::sub>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal - b->shortVal);
   set_montgomery(r, montgomery(a) - montgomery(b));
 }
@@ -282,6 +327,7 @@ void Fr_neg(PFrElement r, PFrElement a) {
 }
 
 void Fr_mul(PFrElement r, PFrElement a, PFrElement b) {
+  if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::mul>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal * b->shortVal);
   set_montgomery(r, montgomery(a) * montgomery(b));
 }

@@ -3,9 +3,9 @@
  * `cuzk witness compile`: a circuit's native witness library from its circom source (circom --c
  * is run here) or from a folder `circom --c` wrote. circom's generated circuit.cpp and .dat are
  * kept; its runtime (main.cpp, calcwit, fr.asm/fr.cpp, gmp, nlohmann/json) is replaced by
- * native/witness/ (the field code is cuzk's native/src/field). Two mechanical rewrites of
- * circuit.cpp turn `assert(` and `std::cout` into native/witness/circom/circom.hpp's macros, so a
- * failed assert is an error status with circom's message. Built with the system's C++ compiler
+ * native/witness/ (the field code is cuzk's native/src/field). circuit.cpp is compiled after the
+ * mechanical rewrites of ./rewrite.ts (a failed assert is an error status with circom's message;
+ * constant tables copied from an image). Built with the system's C++ compiler
  * ($CXX, else c++); the result is cached by the hash of everything that went in.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -16,6 +16,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { CuzkError } from "../errors.ts";
+import { rewriteCircuitCpp } from "./rewrite.ts";
 
 /** Where native/ lies (the package root). */
 const NATIVE = fileURLToPath(new URL("../../native/", import.meta.url));
@@ -241,9 +242,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
   try {
     const prime = primeOfGenerated(generatedDir);
     const generated = findGenerated(generatedDir);
-    const circuitCpp = readFileSync(generated.cpp, "utf8")
-      .replace(/\bassert\(/g, "CUZK_WITNESS_ASSERT(")
-      .replace(/std::cout/g, "CUZK_WITNESS_LOG");
+    const circuitCpp = rewriteCircuitCpp(readFileSync(generated.cpp, "utf8"));
     const dat = readFileSync(generated.dat);
     const optimization = options.circuitOptimization ?? "-O1";
     const sources = HASHED_FILES.map((f) => readFileSync(join(NATIVE, f)));

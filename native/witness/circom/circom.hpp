@@ -1,12 +1,15 @@
 // The types circom's generated C++ (circuit.cpp) uses, with the members it reads and writes, in
-// place of circom's own circom.hpp (which pulls in gmp). The generated file is copied with two
-// mechanical rewrites (src/witness/compile.ts): `assert(` -> `CUZK_WITNESS_ASSERT(` and
+// place of circom's own circom.hpp (which pulls in gmp). The generated file is compiled after the
+// mechanical rewrites of src/witness/rewrite.ts: `assert(` -> `CUZK_WITNESS_ASSERT(` and
 // `std::cout` -> `CUZK_WITNESS_LOG`, so that a failed assert becomes an error status of the
-// library call instead of an abort of the host process, with the message circom printed before it.
+// library call instead of an abort of the host process, with the message circom printed before it;
+// a run of constant copies into locals -> one copy_constants from a constant_image.
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -43,7 +46,7 @@ struct Circom_Component {
   u32 templateId;
   u64 signalStart;
   u32 inputCounter;
-  std::string templateName;
+  const char* templateName = nullptr;  // circuit.cpp assigns it a literal
   std::string componentName;
   u64 idFather;
   u32* subcomponents = nullptr;
@@ -77,6 +80,23 @@ std::ostream& log();
 // integer when its value is one: loop counters and indices built from it then stay on the
 // 32-bit fast paths of fr.cpp. The value is unchanged.
 void make_short_when_small(FrElement& e);
+// The element's canonical value as 32 bytes, little-endian, standard form (a witness value).
+void store_standard(FrElement* e, uint8_t* out);
+// constants[index[0..n)] side by side, made once (the circuit's constants never change) and kept
+// while the library is loaded: what a run of circom's copies of constants into consecutive locals
+// writes, so that run is one copy_constants. An index outside the constants is std::out_of_range.
+const FrElement* constant_image(const FrElement* constants, const u32* index, size_t n);
+inline void copy_constants(FrElement* dest, const FrElement* image, size_t n) { std::memcpy(dest, image, n * sizeof(FrElement)); }
+// `p` as the compiler cannot see through: a thread-local array's address, looked up once per
+// run instead of before each use (every call in between would make it look it up again).
+inline FrElement* looked_up(FrElement* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+// dest[offsets[i]] = image[offsets[i]]: a run's locals that its function may have written since.
+inline void restore_constants(FrElement* dest, const FrElement* image, const u32* offsets, size_t n) {
+  for (size_t i = 0; i < n; i++) Fr_copy(&dest[offsets[i]], const_cast<FrElement*>(&image[offsets[i]]));
+}
 }  // namespace cuzk::witness
 
 #define CUZK_WITNESS_ASSERT(condition) ((condition) ? (void)0 : ::cuzk::witness::assert_failed(#condition))

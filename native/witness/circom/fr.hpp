@@ -30,8 +30,25 @@ typedef unsigned int uint;
 
 extern FrElement Fr_q;
 
-// Inline: circuit.cpp copies values more often than it does anything else with them.
-inline void Fr_copy(PFrElement r, PFrElement a) { *r = *a; }
+// Inline: circuit.cpp copies values more often than it does anything else with them. In 8-byte
+// words, as ../fr.cpp writes results: a wider load of what narrower stores just wrote cannot be
+// forwarded from the store buffer and waits for them to reach the cache (a copy follows nearly
+// every operation).
+inline void Fr_copy(PFrElement r, PFrElement a) {
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(a);
+  unsigned char* to = reinterpret_cast<unsigned char*>(r);
+  uint64_t w0, w1, w2, w3, w4;
+  __builtin_memcpy(&w0, from, 8);
+  __builtin_memcpy(&w1, from + 8, 8);
+  __builtin_memcpy(&w2, from + 16, 8);
+  __builtin_memcpy(&w3, from + 24, 8);
+  __builtin_memcpy(&w4, from + 32, 8);
+  __builtin_memcpy(to, &w0, 8);
+  __builtin_memcpy(to + 8, &w1, 8);
+  __builtin_memcpy(to + 16, &w2, 8);
+  __builtin_memcpy(to + 24, &w3, 8);
+  __builtin_memcpy(to + 32, &w4, 8);
+}
 void Fr_copyn(PFrElement r, PFrElement a, int n);
 int Fr_toInt(PFrElement pE);
 int Fr_isTrue(PFrElement pE);
