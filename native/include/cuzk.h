@@ -587,6 +587,38 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
                                              uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
                                              char* err, size_t err_cap);
 
+/*
+ * INSECURE: FOR TESTS AND BENCHMARKS ONLY, as cuzk_setup_insecure_dev. The same key, made in
+ * memory instead of a file, for sizes whose .zkey would not fit a disk (a 2^27 BLS12-381 key is
+ * ~97 GB): *out is a key handle (close it with cuzk_key_close) that holds the headers, IC and
+ * coefficients, and the setup's scalars (u, v, k per signal, h per domain point: 128 bytes per
+ * signal and 32 per domain point); its point sections are never stored on the host: a prover made
+ * from it makes the points it reads (k * G1 or G2; on GPU 0 as the file setup does, else CPU
+ * tables), so making a prover costs the key's scalar multiplications, and a section the prover
+ * streams costs them again per proof. The key works as any other (cuzk_key_info, cuzk_key_export_vk,
+ * provers on either backend); info->zkey_bytes is the host memory it holds (as key_host_bytes).
+ *  progress: NULL or a cuzk_progress (stage CUZK_STAGE_SETUP, units the header and IC points);
+ *    cancel as for cuzk_setup_insecure_dev (then *out stays NULL).
+ * Codes as cuzk_setup_insecure_dev (no zkey path: CUZK_ERR_IO only for the .r1cs).
+ */
+CUZK_API cuzk_status cuzk_setup_insecure_dev_key(const char* r1cs_path, uint32_t cpu_threads, uint32_t flags,
+                                                 cuzk_key** out, cuzk_setup_info* info, cuzk_progress* progress,
+                                                 char* err, size_t err_cap);
+
+/*
+ * Witnesses of other inputs to one synthetic circuit (the circuit of curve, profile, n_constraints,
+ * n_public and seed, as cuzk_synth_circuit makes it), as raw values: n_wires x 32 bytes, standard
+ * form LE, what cuzk_prove takes as a witness. witness_seeds[i] picks witness i's public and
+ * private inputs (0: cuzk_synth_circuit's own witness; any other value its own inputs; every
+ * output follows from the inputs, so each witness satisfies the circuit). values[i]: caller memory
+ * of values_cap bytes each (cuzk_synth_circuit's wtns_len less its 64-byte header is the size
+ * needed; shorter: CUZK_ERR_SHORT_BUFFER naming it). The witnesses are made in parallel on the
+ * library's pool. 1 <= n_witnesses <= 1024; other arguments as cuzk_synth_circuit.
+ */
+CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+                                          uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
+                                          size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
+
 /* ---------------------------------------------------------------------------------------------
  * Key memory plan (issue 13): points at infinity are not stored, each point section is resident in
  * the engine's memory or streamed in per proof as a budget allows, and a key may leave its point

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "cuzk.h"
 #include "formats/file_bytes.hpp"
@@ -19,6 +20,9 @@ struct Device;  // cuda/cuda_backend.hpp
 struct cuzk_key {
   cuzk::formats::FileBytes file;  // owned: the key stays valid whatever happens to its source
   cuzk::formats::ZkeyGroth16 zkey;
+  // Where the point sections come from when they are not in `file` (zkey.source points here): the
+  // file itself (CUZK_KEY_POINTS_ON_DEMAND) or the generator of a key made in memory.
+  std::unique_ptr<cuzk::formats::PointSource> points;
   cuzk::formats::FileBytes r1cs_file;
   std::unique_ptr<cuzk::formats::R1cs> r1cs;  // set by cuzk_key_attach_r1cs
   uint64_t open_ns = 0;
@@ -42,3 +46,14 @@ struct cuzk_prover {
   cuzk::engine::MemoryPlan plan;  // the engine's, fixed once made (cuzk_prover_memory_plan)
   std::atomic<int> calls{0};  // destroy refused while a call runs
 };
+
+namespace cuzk::abi {
+
+// Parses key->file into key->zkey and hands the key out (*out). A key whose point sections are
+// not in its bytes reads them through key->points: the file's (CUZK_KEY_POINTS_ON_DEMAND, made
+// here) or one the caller set (a key made in memory). The point checks run unless flags has
+// CUZK_KEY_SKIP_POINT_CHECKS. Codes as cuzk_key_open.
+cuzk_status finish_key_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t start, cuzk_key** out,
+                            std::string& msg);
+
+}  // namespace cuzk::abi

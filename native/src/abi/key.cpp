@@ -43,14 +43,17 @@ cuzk_status check_points_in_file(const formats::ZkeyGroth16& z, std::string& msg
   return CUZK_OK;
 }
 
-cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t start, cuzk_key** out,
-                        std::string& msg) {
+}  // namespace
+
+cuzk_status cuzk::abi::finish_key_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t start, cuzk_key** out,
+                                       std::string& msg) {
   cuzk_status st = formats::parse_zkey(key->file.data(), key->file.size(), key->zkey, msg);
   if (st != CUZK_OK) return st;
-  if (flags & CUZK_KEY_POINTS_ON_DEMAND) {  // the pointers would read untouched memory: zeros
+  if (flags & CUZK_KEY_POINTS_ON_DEMAND) key->points = std::make_unique<formats::FilePoints>(key->file, key->zkey);
+  if (key->points) {  // the pointers would read untouched memory: zeros
     auto& z = key->zkey;
     z.points_a = z.points_b1 = z.points_b2 = z.points_c = z.points_h = nullptr;
-    z.source = &key->file;
+    z.source = key->points.get();
   }
   if (!(flags & CUZK_KEY_SKIP_POINT_CHECKS)) {
     st = cuzk::prover::check_key_points(key->zkey, cuzk::default_thread_pool(), msg);
@@ -61,6 +64,8 @@ cuzk_status finish_open(std::unique_ptr<cuzk_key> key, uint32_t flags, uint64_t 
   *out = key.release();
   return CUZK_OK;
 }
+
+namespace {
 
 
 // cuzk_key_check_witness (scan: every value < r too) and cuzk_key_check_witness_shape.
@@ -94,7 +99,7 @@ CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** 
                                                              key->file, msg)
                          : formats::FileBytes::read(path, key->file, msg);
     if (st != CUZK_OK) return st;
-    st = finish_open(std::move(key), flags, start, out, msg);
+    st = cuzk::abi::finish_key_open(std::move(key), flags, start, out, msg);
     if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
     return st;
   });
@@ -116,7 +121,7 @@ CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint3
       cuzk_status st = formats::FileBytes::copy(data, len, key->file, msg);
       if (st != CUZK_OK) return st;
     }
-    return finish_open(std::move(key), flags, start, out, msg);
+    return cuzk::abi::finish_key_open(std::move(key), flags, start, out, msg);
   });
 }
 

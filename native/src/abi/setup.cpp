@@ -1,13 +1,16 @@
 // cuzk.h: synthetic circuits and the insecure development setup (native/src/setup/).
 #include <cstddef>
 #include <memory>
+#include <mutex>
 
 #include "abi/abi_util.hpp"
+#include "abi/handles.hpp"
 #include "formats/file_bytes.hpp"
 #include "formats/r1cs.hpp"
 #include "setup/dev_setup.hpp"
 #include "setup/output_file.hpp"
 #include "setup/synth.hpp"
+#include "util/clock.hpp"
 #include "util/thread_pool.hpp"
 
 using cuzk::abi::guarded;
@@ -49,7 +52,7 @@ CUZK_API cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32
       return CUZK_ERR_SHORT_BUFFER;
     }
     setup::MemorySink r1cs_sink(r1cs, r1cs_cap), wtns_sink(wtns, wtns_cap);
-    setup::synth_generate(params, r1cs_sink, wtns_sink);
+    setup::synth_generate(params, &r1cs_sink, wtns_sink);
     return CUZK_OK;
   });
 }
@@ -65,7 +68,7 @@ CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, 
     if (st != CUZK_OK) return st;
     return with_io_errors(msg, [&] {
       setup::OutputFile r1cs_file(r1cs_path), wtns_file(wtns_path);
-      setup::synth_generate(params, r1cs_file, wtns_file);
+      setup::synth_generate(params, &r1cs_file, wtns_file);
       r1cs_file.commit();
       wtns_file.commit();
       return CUZK_OK;
@@ -73,32 +76,116 @@ CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, 
   });
 }
 
+CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+                                          uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
+                                          size_t n_witnesses, size_t values_cap, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    constexpr size_t kMaxWitnesses = 1024;
+    if (!witness_seeds || !values) { msg = "witness_seeds and values must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (n_witnesses == 0 || n_witnesses > kMaxWitnesses) {
+      msg = "n_witnesses must be in 1..1024, not " + std::to_string(n_witnesses);
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    for (size_t i = 0; i < n_witnesses; i++) {
+      if (!values[i]) { msg = "values[" + std::to_string(i) + "] is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    }
+    setup::SynthParams params{curve, profile, n_constraints, n_public, seed};
+    setup::SynthShape shape;
+    cuzk_status st = setup::synth_shape(params, shape, msg);
+    if (st != CUZK_OK) return st;
+    const uint64_t need = 32ull * shape.n_wires;
+    if (values_cap < need) {
+      msg = "each witness needs " + std::to_string(need) + " bytes (" + std::to_string(shape.n_wires) +
+            " values of 32 bytes), values_cap is " + std::to_string(values_cap);
+      return CUZK_ERR_SHORT_BUFFER;
+    }
+    // One witness per task; a failure (memory) is reported after the others finish.
+    std::mutex failure_mutex;
+    std::string failure;
+    cuzk::default_thread_pool().parallel_for(n_witnesses, [&](size_t i) {
+      try {
+        setup::MemorySink sink(values[i], (size_t)need);
+        setup::synth_generate(params, nullptr, sink, setup::SynthWitness{witness_seeds[i], true});
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure.empty()) failure = "witness " + std::to_string(i) + ": " + e.what();
+      }
+    });
+    if (!failure.empty()) { msg = failure; return CUZK_ERR_OUT_OF_MEMORY; }
+    return CUZK_OK;
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+// What both setups do before their own work: check the arguments, read and parse the .r1cs, pick
+// the pool; then run(r1cs, pool, progress, info) and copy info out on success.
+template <class Run>
+cuzk_status with_setup_inputs(const char* r1cs_path, uint32_t cpu_threads, uint32_t flags, cuzk_setup_info* info,
+                              cuzk_progress* progress, std::string& msg, Run&& run) {
+  if (!r1cs_path) { msg = "r1cs_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+  if (flags & ~CUZK_SETUP_CPU_ONLY) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+  cuzk::Progress prog;
+  cuzk_status checked = cuzk::abi::checked_progress(progress, &prog, msg);
+  if (checked != CUZK_OK) return checked;
+  prog.begin(CUZK_STAGE_SETUP, 0);
+  std::unique_ptr<cuzk::ThreadPool> own_pool;
+  if (cpu_threads > 0) {
+    cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &own_pool, msg);
+    if (st != CUZK_OK) return st;
+  }
+  cuzk::formats::FileBytes file;
+  cuzk_status st = cuzk::formats::FileBytes::read(r1cs_path, file, msg);
+  if (st != CUZK_OK) return st;
+  cuzk::formats::R1cs r1cs;
+  st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);
+  if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
+  cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
+  cuzk_setup_info local{};
+  st = run(r1cs, pool, prog, local);
+  if (st == CUZK_OK && info) *info = local;
+  return st;
+}
+
+}  // namespace
+
+extern "C" {
+
 CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
                                              uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
                                              char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
-    if (!r1cs_path || !zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (flags & ~CUZK_SETUP_CPU_ONLY) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    cuzk::Progress prog;
-    cuzk_status checked = cuzk::abi::checked_progress(progress, &prog, msg);
-    if (checked != CUZK_OK) return checked;
-    prog.begin(CUZK_STAGE_SETUP, 0);
-    std::unique_ptr<cuzk::ThreadPool> own_pool;
-    if (cpu_threads > 0) {
-      cuzk_status st = cuzk::abi::make_thread_pool(cpu_threads, &own_pool, msg);
-      if (st != CUZK_OK) return st;
-    }
-    cuzk::formats::FileBytes file;
-    cuzk_status st = cuzk::formats::FileBytes::read(r1cs_path, file, msg);
-    if (st != CUZK_OK) return st;
-    cuzk::formats::R1cs r1cs;
-    st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);
-    if (st != CUZK_OK) { msg = std::string(r1cs_path) + ": " + msg; return st; }
-    cuzk::ThreadPool& pool = own_pool ? *own_pool : cuzk::default_thread_pool();
-    cuzk_setup_info local{};
-    st = with_io_errors(msg, [&] { return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, prog, local, msg); });
-    if (st == CUZK_OK && info) *info = local;
-    return st;
+    if (!zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    return with_setup_inputs(r1cs_path, cpu_threads, flags, info, progress, msg,
+                             [&](const cuzk::formats::R1cs& r1cs, cuzk::ThreadPool& pool, cuzk::Progress& prog,
+                                 cuzk_setup_info& local) {
+                               return with_io_errors(msg, [&] {
+                                 return setup::setup_insecure_dev(r1cs, zkey_path, pool, flags, prog, local, msg);
+                               });
+                             });
+  });
+}
+
+CUZK_API cuzk_status cuzk_setup_insecure_dev_key(const char* r1cs_path, uint32_t cpu_threads, uint32_t flags,
+                                                 cuzk_key** out, cuzk_setup_info* info, cuzk_progress* progress,
+                                                 char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!out) { msg = "out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    *out = nullptr;
+    const uint64_t start = cuzk::now_ns();
+    return with_setup_inputs(r1cs_path, cpu_threads, flags, info, progress, msg,
+                             [&](const cuzk::formats::R1cs& r1cs, cuzk::ThreadPool& pool, cuzk::Progress& prog,
+                                 cuzk_setup_info& local) {
+                               auto key = std::make_unique<cuzk_key>();
+                               cuzk_status st = setup::setup_insecure_dev_in_memory(r1cs, pool, flags, prog, local,
+                                                                                    key->file, key->points, msg);
+                               if (st != CUZK_OK) return st;
+                               // The points are made from the scalars, not read: nothing to check.
+                               return cuzk::abi::finish_key_open(std::move(key), CUZK_KEY_SKIP_POINT_CHECKS, start,
+                                                                 out, msg);
+                             });
   });
 }
 

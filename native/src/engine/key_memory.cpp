@@ -55,13 +55,13 @@ cuzk_status read_points(const ZkeyGroth16& z, PointSection s, uint64_t first, ui
     return CUZK_OK;
   }
   if (!z.source) { err = "the key holds no point section " + std::string(section_name(s)); return CUZK_ERR_INTERNAL; }
-  return z.source->read_at(z.points_offset[s] + first * pb, count * pb, dst, err);
+  return z.source->read(s, first, count, dst, err);
 }
 
 cuzk_status CompactKey::build(const ZkeyGroth16& z, ThreadPool& pool, std::string& err) {
   const uint32_t n_of[kPointGroups] = {z.n_vars, z.n_vars, z.domain_size};
   const PointSection members[kPointGroups][2] = {{kSecA, kSecC}, {kSecB1, kSecB2}, {kSecH, kSecH}};
-  std::vector<uint8_t> keep, scratch;
+  std::vector<uint8_t> keep, scratch, marks(kScanChunk);
   for (int g = 0; g < kPointGroups; g++) {
     Support& sup = support[g];
     sup.n = n_of[g];
@@ -72,6 +72,16 @@ cuzk_status CompactKey::build(const ZkeyGroth16& z, ThreadPool& pool, std::strin
       std::atomic<uint64_t> zeros{0};
       for (uint64_t lo = 0; lo < count; lo += kScanChunk) {
         const uint64_t n = std::min(kScanChunk, count - lo);
+        // A generator knows its infinities from the scalars: no points made to count them.
+        if (!z.points(s) && z.source && z.source->finite_marks(s, lo, n, marks.data())) {
+          uint64_t local = 0;
+          for (uint64_t k = 0; k < n; k++) {
+            if (marks[k]) keep[lead + lo + k] = 1;
+            else local++;
+          }
+          zeros += local;
+          continue;
+        }
         const uint8_t* pts = z.points(s) ? z.points(s) + lo * pb : nullptr;
         if (!pts) {
           scratch.resize(n * pb);

@@ -85,6 +85,13 @@ Status FileBytes::allocate(size_t size, std::string& err, bool huge_pages) {
   return CUZK_OK;
 }
 
+Status FileBytes::blank(size_t size, FileBytes& out, std::string& err) {
+  FileBytes bytes;
+  if (Status s = bytes.allocate(size, err, false); s != CUZK_OK) return s;  // 4 KiB pages: holes stay holes
+  out = std::move(bytes);
+  return CUZK_OK;
+}
+
 Status FileBytes::copy(const uint8_t* data, size_t len, FileBytes& out, std::string& err) {
   FileBytes bytes;
   if (Status s = bytes.allocate(len, err); s != CUZK_OK) return s;

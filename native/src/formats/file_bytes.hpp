@@ -43,6 +43,13 @@ class FileBytes {
   static Status read_sections(const std::string& path, std::initializer_list<uint32_t> left_in_file, FileBytes& out,
                               std::string& err);
 
+  // Zeroed memory of `size` bytes to write a key into (setup's key made in memory), through
+  // mutable_data(). Ranges passed to leave_out() are never written: their pages stay untouched
+  // (costing nothing, reading as zeros), holds() is false there and bytes_in_memory() leaves them out.
+  static Status blank(size_t size, FileBytes& out, std::string& err);
+  uint8_t* mutable_data() { return data_; }
+  void leave_out(uint64_t offset, uint64_t len) { left_.push_back({offset, len}); }
+
   // dst <- bytes [offset, offset + len): from memory where held, else from the file (read_sections).
   Status read_at(uint64_t offset, size_t len, uint8_t* dst, std::string& err) const;
   // Whether bytes [offset, offset + len) are in memory (always, unless read_sections left them).

@@ -25,6 +25,23 @@ struct ZkeyCoef {
   const uint8_t* value;
 };
 
+// Where the point sections of a key that does not hold them in memory are read from: its file
+// (CUZK_KEY_POINTS_ON_DEMAND: FilePoints below) or a generator (the insecure development key made
+// in memory, setup/dev_key.hpp). read() may be called from one thread at a time.
+class PointSource {
+ public:
+  virtual ~PointSource() = default;
+  // dst <- points [first, first + count) of section s, key encoding (the caller checked the range).
+  virtual Status read(PointSection s, uint64_t first, uint64_t count, uint8_t* dst, std::string& err) const = 0;
+  // marks[k] <- 1 where point first + k of section s is not infinity, 0 where it is, when the
+  // source knows that without making the points (a generator: the point's scalar is zero). false:
+  // it cannot say, and the caller reads the points to find out.
+  virtual bool finite_marks(PointSection s, uint64_t first, uint64_t count, uint8_t* marks) const {
+    (void)s, (void)first, (void)count, (void)marks;
+    return false;
+  }
+};
+
 struct ZkeyGroth16 {
   cuzk_curve curve = CUZK_CURVE_BN254;
   uint32_t n8q = 0;  // bytes per base-field coordinate: 32 or 48
@@ -56,9 +73,9 @@ struct ZkeyGroth16 {
 
   // Where each point section's payload starts, from the start of the key's bytes (PointSection).
   uint64_t points_offset[kPointSections] = {};
-  // A key opened with CUZK_KEY_POINTS_ON_DEMAND: its point sections stay in the file (the five
-  // pointers above are NULL) and are read through `source` at points_offset. NULL otherwise.
-  const FileBytes* source = nullptr;
+  // A key whose point sections are not in memory (the five pointers above are NULL): where they
+  // are read from. NULL otherwise.
+  const PointSource* source = nullptr;
 
   uint64_t g1_bytes() const { return 2ull * n8q; }
   uint64_t g2_bytes() const { return 4ull * n8q; }
@@ -78,6 +95,21 @@ struct ZkeyGroth16 {
     const uint8_t* p = coefs + static_cast<uint64_t>(i) * coef_record_bytes();
     return ZkeyCoef{load_u32_le(p), load_u32_le(p + 4), load_u32_le(p + 8), p + 12};
   }
+};
+
+// The point sections of a key opened with CUZK_KEY_POINTS_ON_DEMAND: read from its file at the
+// offsets the parse found. The FileBytes (read_sections) and the key must outlive it.
+class FilePoints final : public PointSource {
+ public:
+  FilePoints(const FileBytes& file, const ZkeyGroth16& key) : file_(file), key_(key) {}
+  Status read(PointSection s, uint64_t first, uint64_t count, uint8_t* dst, std::string& err) const override {
+    const uint64_t pb = key_.point_bytes(s);
+    return file_.read_at(key_.points_offset[s] + first * pb, count * pb, dst, err);
+  }
+
+ private:
+  const FileBytes& file_;
+  const ZkeyGroth16& key_;
 };
 
 // Checks a whole .zkey: container, protocol (Groth16 only: others CUZK_ERR_UNSUPPORTED), curve

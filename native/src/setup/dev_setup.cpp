@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
@@ -64,6 +66,99 @@ struct Occurrence {
   uint32_t matrix;  // 0 = A, 1 = B, 2 = C
 };
 
+// The point sections of a key made in memory: each point is k * G1 or G2 for its scalar (u, v, k
+// or h of the setup, kept here), made when a prover reads it: on GPU 0 while it works, else (or
+// after a GPU failure) on CPU fixed-base tables built at the first CPU read. Reads of less than a
+// window are served from the last window made, so a reader walking a section in small blocks
+// makes each point once.
+template <class C>
+class GeneratedPoints final : public formats::PointSource {
+  using Fr = typename C::Fr;
+  using Fq = typename C::Fq;
+  using Fq2 = typename C::Fq2;
+  static constexpr size_t kWindow = 1 << 20;  // points made per call (at most 192 MiB of BLS12-381 G2)
+
+ public:
+  GeneratedPoints(uint32_t n_public, std::vector<Fr> u, std::vector<Fr> v, std::vector<Fr> k, std::vector<Fr> h,
+                  std::shared_ptr<GpuHandle> gpu)
+      : n_public_(n_public), u_(std::move(u)), v_(std::move(v)), k_(std::move(k)), h_(std::move(h)), gpu_(std::move(gpu)) {}
+
+  formats::Status read(formats::PointSection s, uint64_t first, uint64_t count, uint8_t* dst,
+                       std::string& err) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const size_t pb = s == formats::kSecB2 ? C::G2_BYTES : C::G1_BYTES;
+    if (count >= kWindow) return make(s, first, count, dst, err);
+    while (count > 0) {
+      const uint64_t lo = first / kWindow * kWindow;
+      if (!(window_valid_ && window_section_ == s && window_first_ == lo)) {
+        const uint64_t n = std::min<uint64_t>(kWindow, scalars_of(s).second - lo);
+        window_.resize(n * pb);
+        window_valid_ = false;
+        if (formats::Status st = make(s, lo, n, window_.data(), err); st != CUZK_OK) return st;
+        window_valid_ = true;
+        window_section_ = s;
+        window_first_ = lo;
+      }
+      const uint64_t take = std::min<uint64_t>(count, lo + window_.size() / pb - first);
+      std::memcpy(dst, window_.data() + (first - lo) * pb, take * pb);
+      dst += take * pb;
+      first += take;
+      count -= take;
+    }
+    return CUZK_OK;
+  }
+
+  bool finite_marks(formats::PointSection s, uint64_t first, uint64_t count, uint8_t* marks) const override {
+    const Fr* scalars = scalars_of(s).first + first;
+    for (uint64_t i = 0; i < count; i++) marks[i] = scalars[i].is_zero() ? 0 : 1;
+    return true;
+  }
+
+ private:
+  // The scalars of section s and how many there are (C's start after the public signals).
+  std::pair<const Fr*, uint64_t> scalars_of(formats::PointSection s) const {
+    switch (s) {
+      case formats::kSecA: return {u_.data(), u_.size()};
+      case formats::kSecB1:
+      case formats::kSecB2: return {v_.data(), v_.size()};
+      case formats::kSecC: return {k_.data() + n_public_ + 1, k_.size() - n_public_ - 1};
+      default: return {h_.data(), h_.size()};
+    }
+  }
+
+  formats::Status make(formats::PointSection s, uint64_t first, uint64_t count, uint8_t* dst, std::string& err) const {
+    const Fr* scalars = scalars_of(s).first + first;
+    const cuzk_group group = s == formats::kSecB2 ? CUZK_G2 : CUZK_G1;
+    if (gpu_ && gpu_->device) {
+      if (cuda::fixed_base_mul(gpu_->device, C::ID, group, reinterpret_cast<const uint8_t*>(scalars), count, dst, err) ==
+          CUZK_OK)
+        return CUZK_OK;
+      gpu_->drop();  // the CPU tables from here on, as the file setup does
+      err.clear();
+    }
+    ThreadPool& pool = default_thread_pool();
+    if (group == CUZK_G1) {
+      if (!g1_) g1_ = std::make_unique<FixedBaseTable<Fq>>(C::g1_generator(), Fr::Params::BITS, u_.size() * 4, pool);
+      g1_->mul_many(scalars, count, dst, pool);
+    } else {
+      if (!g2_) g2_ = std::make_unique<FixedBaseTable<Fq2>>(C::g2_generator(), Fr::Params::BITS, v_.size(), pool);
+      g2_->mul_many(scalars, count, dst, pool);
+    }
+    return CUZK_OK;
+  }
+
+  const uint32_t n_public_;
+  const std::vector<Fr> u_, v_, k_, h_;
+  std::shared_ptr<GpuHandle> gpu_;
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<FixedBaseTable<Fq>> g1_;
+  mutable std::unique_ptr<FixedBaseTable<Fq2>> g2_;
+  mutable std::vector<uint8_t> window_;
+  mutable bool window_valid_ = false;
+  mutable formats::PointSection window_section_ = formats::kSecA;
+  mutable uint64_t window_first_ = 0;
+};
+
 template <class C>
 class DevSetup {
   using Fr = typename C::Fr;
@@ -72,11 +167,65 @@ class DevSetup {
   static constexpr size_t kG1 = C::G1_BYTES, kG2 = C::G2_BYTES;
 
  public:
-  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool, GpuHandle* gpu, const Progress& progress)
+  DevSetup(const formats::R1cs& r1cs, ThreadPool& pool, std::shared_ptr<GpuHandle> gpu, const Progress& progress)
       : r1cs_(r1cs), pool_(pool), gpu_(gpu), progress_(progress) {}
 
+  // The key as a file (cuzk_setup_insecure_dev).
   formats::Status run(const std::string& path, cuzk_setup_info& info, std::string& err) {
     const uint64_t t0 = now_ns();
+    if (formats::Status st = check_sizes(err); st != CUZK_OK) return st;
+    OutputFile out(path);  // before the work: an unwritable path fails at once
+    // Progress counts the key points: 6 in the header, IC, A, B1, B2, C and H.
+    progress_.set_total(6 + (uint64_t)n_public_ + 1 + 3ull * n_vars_ + (n_vars_ - n_public_ - 1) + n_);
+    stop_if_cancelled();
+    draw_toxic_waste();
+    compute_scalars();
+    stop_if_cancelled();
+    const uint64_t t1 = now_ns();
+
+    // With a GPU the tables serve only the six header points: small ones (and full-size ones are
+    // built if the GPU fails half-way, in emit).
+    const bool gpu = gpu_ && gpu_->device;
+    build_tables(gpu);
+    stop_if_cancelled();
+    const uint64_t t2 = now_ns();
+
+    write_key(out, true);
+    out.commit();
+    const uint64_t t3 = now_ns();
+    fill_info(info, out.written(), t0, t1, t2, t3);
+    return CUZK_OK;
+  }
+
+  // The key in memory (cuzk_setup_insecure_dev_key): the .zkey's bytes without the point sections'
+  // payloads, and the generator that makes any range of those points when a prover reads them.
+  formats::Status run_in_memory(formats::FileBytes& bytes, std::unique_ptr<formats::PointSource>& points,
+                                cuzk_setup_info& info, std::string& err) {
+    const uint64_t t0 = now_ns();
+    if (formats::Status st = check_sizes(err); st != CUZK_OK) return st;
+    progress_.set_total(6 + (uint64_t)n_public_ + 1);  // the header and IC points: the rest are made later
+    stop_if_cancelled();
+    draw_toxic_waste();
+    compute_scalars();
+    stop_if_cancelled();
+    const uint64_t t1 = now_ns();
+    build_tables(true);
+    const uint64_t t2 = now_ns();
+
+    if (formats::Status st = formats::FileBytes::blank(key_bytes(), bytes, err); st != CUZK_OK) return st;
+    MemorySink out(bytes.mutable_data(), bytes.size());
+    write_key(out, false);
+    if (out.written() != bytes.size()) throw std::logic_error("dev key: size computed and written differ");
+    for (const auto& range : skipped_) bytes.leave_out(range.first, range.second);
+    const uint64_t t3 = now_ns();
+    fill_info(info, bytes.bytes_in_memory(), t0, t1, t2, t3);
+    points = std::make_unique<GeneratedPoints<C>>(n_public_, std::move(u_), std::move(v_), std::move(k_),
+                                                  std::move(h_), gpu_);
+    return CUZK_OK;
+  }
+
+ private:
+  formats::Status check_sizes(std::string& err) {
     n_vars_ = r1cs_.n_wires;
     n_public_ = r1cs_.n_public();
     n_constraints_ = r1cs_.n_constraints;
@@ -110,27 +259,10 @@ class DevSetup {
                                " MiB of memory; this machine has " + std::to_string(have >> 20) + " MiB");
     }
 
-    OutputFile out(path);  // before the work: an unwritable path fails at once
-    // Progress counts the key points: 6 in the header, IC, A, B1, B2, C and H.
-    progress_.set_total(6 + (uint64_t)n_public_ + 1 + 3ull * n_vars_ + (n_vars_ - n_public_ - 1) + n_);
-    stop_if_cancelled();
+    return CUZK_OK;
+  }
 
-    draw_toxic_waste();
-    compute_scalars();
-    stop_if_cancelled();
-    const uint64_t t1 = now_ns();
-
-    // With a GPU the tables serve only the six header points: small ones (and full-size ones are
-    // built if the GPU fails half-way, in emit).
-    const bool gpu = gpu_ && gpu_->device;
-    build_tables(gpu);
-    stop_if_cancelled();
-    const uint64_t t2 = now_ns();
-
-    write_key(out);
-    out.commit();
-    const uint64_t t3 = now_ns();
-
+  void fill_info(cuzk_setup_info& info, uint64_t key_bytes, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3) const {
     std::memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     info.curve = C::ID;
@@ -142,15 +274,23 @@ class DevSetup {
     info.g1_window_bits = (uint32_t)g1_->window_bits();
     info.g2_window_bits = (uint32_t)g2_->window_bits();
     info.gpu = gpu_ && gpu_->device ? 1 : 0;
-    info.zkey_bytes = out.written();
+    info.zkey_bytes = key_bytes;
     info.scalars_ns = t1 - t0;
     info.tables_ns = t2 - t1;
     info.points_ns = t3 - t2;
     info.total_ns = t3 - t0;
-    return CUZK_OK;
   }
 
- private:
+  // The .zkey's size, from the counts (write_key writes exactly this much).
+  uint64_t key_bytes() const {
+    const uint64_t coefs = r1cs_.n_terms[0] + r1cs_.n_terms[1] + n_public_ + 1;
+    const uint64_t header = 4 + Fq::BYTES + 4 + 32 + 12 + 3 * kG1 + 3 * kG2;
+    const uint64_t payloads = 4 + header + (n_public_ + 1ull) * kG1 + (4 + coefs * (12 + 32)) +
+                              2ull * n_vars_ * kG1 + (uint64_t)n_vars_ * kG2 +
+                              ((uint64_t)n_vars_ - n_public_ - 1) * kG1 + (uint64_t)n_ * kG1 + (64 + 4);
+    return 12 + 10 * 12 + payloads;  // magic, version, count; ten section headers
+  }
+
   void stop_if_cancelled() const {
     if (progress_.cancelled()) throw Cancelled{};
   }
@@ -255,8 +395,15 @@ class DevSetup {
 
   // Streams n multiples of one generator to the file: on the GPU while it works, else on the CPU
   // tables (a GPU failure drops the GPU for the rest of the call and rebuilds full-size tables).
-  void emit(OutputFile& out, uint32_t id, cuzk_group group, const Fr* scalars, size_t n, size_t point_bytes) {
+  // points = false: the section's payload is skipped (a key in memory makes its points on demand).
+  void emit(ByteSink& out, uint32_t id, cuzk_group group, const Fr* scalars, size_t n, size_t point_bytes,
+            bool points = true) {
     out.section(id, (uint64_t)n * point_bytes);
+    if (!points) {
+      skipped_.push_back({static_cast<MemorySink&>(out).written(), (uint64_t)n * point_bytes});
+      out.skip((uint64_t)n * point_bytes);
+      return;
+    }
     const bool gpu = gpu_ && gpu_->device;
     const size_t block = gpu ? kGpuBlock : kBlock;
     std::vector<uint8_t> buf(std::min(n, block) * point_bytes);
@@ -282,7 +429,7 @@ class DevSetup {
   }
 
   template <class F>
-  void put_point(OutputFile& out, const FixedBaseTable<F>& table, const Fr& k) {
+  void put_point(ByteSink& out, const FixedBaseTable<F>& table, const Fr& k) {
     uint64_t limbs[Fr::N];
     k.to_std_limbs(limbs);
     uint8_t bytes[4 * Fq::BYTES];
@@ -291,7 +438,7 @@ class DevSetup {
     progress_.add(1);
   }
 
-  void write_coefficients(OutputFile& out) {
+  void write_coefficients(ByteSink& out) {
     const uint64_t record = 12 + 32;
     const uint64_t count = r1cs_.n_terms[0] + r1cs_.n_terms[1] + n_public_ + 1;
     out.section(4, 4 + count * record);
@@ -326,7 +473,8 @@ class DevSetup {
     out.write(buf.data(), buf.size());
   }
 
-  void write_key(OutputFile& out) {
+  // points = false: sections 5..9 are laid out but not written (run_in_memory).
+  void write_key(ByteSink& out, bool points) {
     const FixedBaseTable<Fq>& g1 = *g1_;
     const FixedBaseTable<Fq2>& g2 = *g2_;
     out.write("zkey", 4);
@@ -352,11 +500,11 @@ class DevSetup {
 
     emit(out, 3, CUZK_G1, k_.data(), (size_t)n_public_ + 1, kG1);
     write_coefficients(out);
-    emit(out, 5, CUZK_G1, u_.data(), n_vars_, kG1);
-    emit(out, 6, CUZK_G1, v_.data(), n_vars_, kG1);
-    emit(out, 7, CUZK_G2, v_.data(), n_vars_, kG2);
-    emit(out, 8, CUZK_G1, k_.data() + n_public_ + 1, (size_t)n_vars_ - n_public_ - 1, kG1);
-    emit(out, 9, CUZK_G1, h_.data(), n_, kG1);
+    emit(out, 5, CUZK_G1, u_.data(), n_vars_, kG1, points);
+    emit(out, 6, CUZK_G1, v_.data(), n_vars_, kG1, points);
+    emit(out, 7, CUZK_G2, v_.data(), n_vars_, kG2, points);
+    emit(out, 8, CUZK_G1, k_.data() + n_public_ + 1, (size_t)n_vars_ - n_public_ - 1, kG1, points);
+    emit(out, 9, CUZK_G1, h_.data(), n_, kG1, points);
 
     // Contributions: the circuit hash is zero (there is no ceremony transcript) and none is listed.
     out.section(10, 64 + 4);
@@ -367,7 +515,7 @@ class DevSetup {
 
   const formats::R1cs& r1cs_;
   ThreadPool& pool_;
-  GpuHandle* gpu_;
+  std::shared_ptr<GpuHandle> gpu_;  // shared with the generator of a key made in memory
   const Progress& progress_;
   std::unique_ptr<FixedBaseTable<Fq>> g1_;
   std::unique_ptr<FixedBaseTable<Fq2>> g2_;
@@ -378,26 +526,50 @@ class DevSetup {
   std::vector<uint64_t> occ_start_;
   std::vector<Occurrence> occ_;
   std::vector<Fr> u_, v_, k_, h_;
+  std::vector<std::pair<uint64_t, uint64_t>> skipped_;  // (offset, bytes) of the payloads run_in_memory left out
 };
+
+}  // namespace
+
+namespace {
+
+// Runs one of DevSetup's outputs for the r1cs's curve; a cancel between chunks becomes CUZK_ERR_CANCELLED.
+template <class Run>
+formats::Status with_dev_setup(const formats::R1cs& r1cs, ThreadPool& pool, uint32_t flags, const Progress& progress,
+                               const char* nothing_left, std::string& err, Run&& run) {
+  if (progress.cancelled()) return formats::fail(err, CUZK_ERR_CANCELLED, "setup cancelled before it started");
+  std::shared_ptr<GpuHandle> gpu;
+  if (!(flags & CUZK_SETUP_CPU_ONLY)) gpu = std::make_shared<GpuHandle>();
+  try {
+    if (r1cs.curve == CUZK_CURVE_BN254) {
+      DevSetup<curve::Bn254> setup(r1cs, pool, gpu, progress);
+      return run(setup);
+    }
+    if (r1cs.curve == CUZK_CURVE_BLS12_381) {
+      DevSetup<curve::Bls12381> setup(r1cs, pool, gpu, progress);
+      return run(setup);
+    }
+  } catch (const Cancelled&) {
+    return formats::fail(err, CUZK_ERR_CANCELLED,
+                         "setup cancelled after " + std::to_string(progress.done()) + " of " +
+                             std::to_string(progress.total()) + " key points; " + nothing_left);
+  }
+  return formats::fail(err, CUZK_ERR_CURVE_MISMATCH, "r1cs: unsupported curve");
+}
 
 }  // namespace
 
 formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool,
                                    uint32_t flags, const Progress& progress, cuzk_setup_info& info, std::string& err) {
-  if (progress.cancelled()) return formats::fail(err, CUZK_ERR_CANCELLED, "setup cancelled before it started");
-  std::unique_ptr<GpuHandle> gpu;
-  if (!(flags & CUZK_SETUP_CPU_ONLY)) gpu = std::make_unique<GpuHandle>();
-  try {
-    if (r1cs.curve == CUZK_CURVE_BN254)
-      return DevSetup<curve::Bn254>(r1cs, pool, gpu.get(), progress).run(zkey_path, info, err);
-    if (r1cs.curve == CUZK_CURVE_BLS12_381)
-      return DevSetup<curve::Bls12381>(r1cs, pool, gpu.get(), progress).run(zkey_path, info, err);
-  } catch (const Cancelled&) {
-    return formats::fail(err, CUZK_ERR_CANCELLED,
-                         "setup cancelled after " + std::to_string(progress.done()) + " of " +
-                             std::to_string(progress.total()) + " key points; no file written");
-  }
-  return formats::fail(err, CUZK_ERR_CURVE_MISMATCH, "r1cs: unsupported curve");
+  return with_dev_setup(r1cs, pool, flags, progress, "no file written", err,
+                        [&](auto& setup) { return setup.run(zkey_path, info, err); });
+}
+
+formats::Status setup_insecure_dev_in_memory(const formats::R1cs& r1cs, ThreadPool& pool, uint32_t flags,
+                                             const Progress& progress, cuzk_setup_info& info, formats::FileBytes& bytes,
+                                             std::unique_ptr<formats::PointSource>& points, std::string& err) {
+  return with_dev_setup(r1cs, pool, flags, progress, "no key made", err,
+                        [&](auto& setup) { return setup.run_in_memory(bytes, points, info, err); });
 }
 
 }  // namespace cuzk::setup

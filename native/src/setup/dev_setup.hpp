@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "cuzk.h"
+#include "formats/file_bytes.hpp"
 #include "formats/r1cs.hpp"
+#include "formats/zkey.hpp"
 #include "formats/status.hpp"
 #include "util/progress.hpp"
 #include "util/thread_pool.hpp"
@@ -22,5 +25,14 @@ namespace cuzk::setup {
 // maps it to CUZK_ERR_IO) and std::bad_alloc.
 formats::Status setup_insecure_dev(const formats::R1cs& r1cs, const std::string& zkey_path, ThreadPool& pool, uint32_t flags,
                                    const Progress& progress, cuzk_setup_info& info, std::string& err);
+
+// The same key made in memory (cuzk_setup_insecure_dev_key): `bytes` receives the .zkey with the
+// payloads of its point sections left out (never written: they cost no memory), `points` the
+// generator that makes any range of those points from the setup's scalars when a prover reads
+// them (on GPU 0 unless CUZK_SETUP_CPU_ONLY, else CPU tables on the library's shared pool). The
+// progress counts only the header and IC points made here. Codes as setup_insecure_dev, without IO.
+formats::Status setup_insecure_dev_in_memory(const formats::R1cs& r1cs, ThreadPool& pool, uint32_t flags,
+                                             const Progress& progress, cuzk_setup_info& info, formats::FileBytes& bytes,
+                                             std::unique_ptr<formats::PointSource>& points, std::string& err);
 
 }  // namespace cuzk::setup

@@ -27,6 +27,11 @@ class ByteSink {
   void u32(uint32_t v) { write(&v, 4); }  // the containers are little-endian, as is every target
   void u64(uint64_t v) { write(&v, 8); }
   void section(uint32_t id, uint64_t size) { u32(id); u64(size); }
+  // Passes over n bytes that stay zero (a sink into zeroed memory leaves them untouched).
+  virtual void skip(uint64_t n) {
+    static const uint8_t zeros[4096] = {};
+    for (; n > 0; n -= n < sizeof zeros ? n : sizeof zeros) write(zeros, n < sizeof zeros ? n : sizeof zeros);
+  }
 };
 
 class OutputFile final : public ByteSink {
@@ -75,6 +80,10 @@ class MemorySink final : public ByteSink {
   void write(const void* data, size_t n) override {
     if (n > cap_ - pos_) throw std::logic_error("generator wrote past the size it announced");
     std::memcpy(out_ + pos_, data, n);
+    pos_ += n;
+  }
+  void skip(uint64_t n) override {  // the memory is zeroed already: its pages stay untouched
+    if (n > cap_ - pos_) throw std::logic_error("generator skipped past the size it announced");
     pos_ += n;
   }
   size_t written() const { return pos_; }

@@ -40,8 +40,19 @@ struct SynthShape {
 // Checks the parameters: CUZK_ERR_INVALID_ARGUMENT (with the reason) or CUZK_OK and the shape.
 formats::Status synth_shape(const SynthParams& params, SynthShape& out, std::string& err);
 
-// Generates the circuit: the .r1cs bytes go to `r1cs` as the rows are made, the .wtns bytes to
-// `wtns` at the end. The parameters must have passed synth_shape. Throws IoError when a sink fails.
-void synth_generate(const SynthParams& params, ByteSink& r1cs, ByteSink& wtns);
+// Which witness of the circuit is made, and how it is written.
+struct SynthWitness {
+  uint64_t seed = 0;  // 0: the circuit's own inputs; else the public and private inputs drawn from it
+  bool raw = false;   // only the n_wires x 32 value bytes (what cuzk_prove takes), not a .wtns file
+};
+
+// Generates the circuit: the .r1cs bytes go to `r1cs` (NULL: not made) as the rows are made, the
+// witness to `wtns`. The parameters must have passed synth_shape. Throws IoError when a sink fails.
+void synth_generate(const SynthParams& params, ByteSink* r1cs, ByteSink& wtns, const SynthWitness& witness = {});
+
+// The same bytes by the generic solver (every row solved in Fr): the reference the porep profile's
+// fast generator is tested against.
+void synth_generate_reference(const SynthParams& params, ByteSink* r1cs, ByteSink& wtns,
+                              const SynthWitness& witness = {});
 
 }  // namespace cuzk::setup
