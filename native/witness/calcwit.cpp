@@ -38,13 +38,18 @@ std::string Circom_CalcWit::getTrace(u64 id_cmp) {
 }
 
 std::string Circom_CalcWit::generate_position_array(uint* dimensions, uint size_dimensions, uint index) {
-  std::string positions;
+  // "[i][j]..." written back to front into one string (one per component created: no temporaries).
+  std::string positions(12 * (size_t)size_dimensions, ' ');  // "[4294967295]" at most each
+  size_t at = positions.size();
   for (uint i = 0; i < size_dimensions; i++) {
-    const uint last = index % dimensions[size_dimensions - 1 - i];
+    uint last = index % dimensions[size_dimensions - 1 - i];
     index /= dimensions[size_dimensions - 1 - i];
-    positions = "[" + std::to_string(last) + "]" + positions;
+    positions[--at] = ']';
+    do positions[--at] = (char)('0' + last % 10);
+    while ((last /= 10) != 0);
+    positions[--at] = '[';
   }
-  return positions;
+  return positions.substr(at);
 }
 
 const FrElement* cuzk::witness::constant_image(const FrElement* constants, const u32* index, size_t n) {

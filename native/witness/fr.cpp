@@ -71,6 +71,7 @@ bool is_long(const FrElement* a) { return (a->type & Fr_LONG) != 0; }
 bool is_short(const FrElement* a) { return (a->type & (Fr_LONG | Fr_MONTGOMERY)) == 0; }
 
 F field_of_int64(int64_t v) {
+  if (v == 0) return F::zero();  // a sum's start (circomlib's Mix: lc = 0), without a product
   const F magnitude = F::from_u64(v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
   return v < 0 ? -magnitude : magnitude;
 }
@@ -112,10 +113,7 @@ Int canonical(const FrElement* a) {
   return v;
 }
 
-void set_short(PFrElement r, int32_t v) {
-  r->shortVal = v;
-  r->type = Fr_SHORT;
-}
+void set_short(PFrElement r, int32_t v) { Fr_setShort(r, v); }
 
 void set_montgomery(PFrElement r, const F& v) {
   r->shortVal = 0;
@@ -291,12 +289,12 @@ void cuzk::witness::store_standard(FrElement* e, uint8_t* out) {
 
 void Fr_copyn(PFrElement r, PFrElement a, int n) { std::memmove(r, a, (size_t)n * sizeof(FrElement)); }
 
-int Fr_isTrue(PFrElement a) {
+int cuzk::witness::general::is_true(PFrElement a) {
   if (is_short(a)) return a->shortVal != 0;
   return !montgomery(a).is_zero();
 }
 
-int Fr_toInt(PFrElement a) {
+int cuzk::witness::general::to_int(PFrElement a) {
   if (is_short(a)) return a->shortVal;
   const Int x = canonical(a);
   if (!is_negative(x)) {
@@ -309,13 +307,13 @@ int Fr_toInt(PFrElement a) {
   cuzk::witness::assert_failed("value fits in 32 bits");
 }
 
-void Fr_add(PFrElement r, PFrElement a, PFrElement b) {
+void cuzk::witness::general::add(PFrElement r, PFrElement a, PFrElement b) {
   if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::add>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal + b->shortVal);
   set_montgomery(r, montgomery(a) + montgomery(b));
 }
 
-void Fr_sub(PFrElement r, PFrElement a, PFrElement b) {
+void cuzk::witness::general::sub(PFrElement r, PFrElement a, PFrElement b) {
   if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::sub>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal - b->shortVal);
   set_montgomery(r, montgomery(a) - montgomery(b));
@@ -326,7 +324,7 @@ void Fr_neg(PFrElement r, PFrElement a) {
   set_montgomery(r, -montgomery(a));
 }
 
-void Fr_mul(PFrElement r, PFrElement a, PFrElement b) {
+void cuzk::witness::general::mul(PFrElement r, PFrElement a, PFrElement b) {
   if (both_long_montgomery(a, b)) return long_montgomery<LimbOp::mul>(r, a, b);
   if (is_short(a) && is_short(b)) return set_int64(r, (int64_t)a->shortVal * b->shortVal);
   set_montgomery(r, montgomery(a) * montgomery(b));
@@ -390,9 +388,9 @@ void Fr_bnot(PFrElement r, PFrElement a) {
   set_bitwise(r, x);
 }
 
-void Fr_eq(PFrElement r, PFrElement a, PFrElement b) { set_short(r, values_equal(a, b)); }
+void cuzk::witness::general::eq(PFrElement r, PFrElement a, PFrElement b) { set_short(r, values_equal(a, b)); }
 void Fr_neq(PFrElement r, PFrElement a, PFrElement b) { set_short(r, !values_equal(a, b)); }
-void Fr_lt(PFrElement r, PFrElement a, PFrElement b) { set_short(r, compare_signed(a, b) < 0); }
+void cuzk::witness::general::lt(PFrElement r, PFrElement a, PFrElement b) { set_short(r, compare_signed(a, b) < 0); }
 void Fr_gt(PFrElement r, PFrElement a, PFrElement b) { set_short(r, compare_signed(a, b) > 0); }
 void Fr_leq(PFrElement r, PFrElement a, PFrElement b) { set_short(r, compare_signed(a, b) <= 0); }
 void Fr_geq(PFrElement r, PFrElement a, PFrElement b) { set_short(r, compare_signed(a, b) >= 0); }

@@ -50,15 +50,54 @@ inline void Fr_copy(PFrElement r, PFrElement a) {
   __builtin_memcpy(to + 32, &w4, 8);
 }
 void Fr_copyn(PFrElement r, PFrElement a, int n);
-int Fr_toInt(PFrElement pE);
-int Fr_isTrue(PFrElement pE);
+
+// The operations circuit.cpp runs most: inline for small integers (loop counters and indices, the
+// same for both primes), out of line (../fr.cpp) for every other form.
+namespace cuzk::witness::general {
+void add(PFrElement r, PFrElement a, PFrElement b);
+void sub(PFrElement r, PFrElement a, PFrElement b);
+void mul(PFrElement r, PFrElement a, PFrElement b);
+void lt(PFrElement r, PFrElement a, PFrElement b);
+void eq(PFrElement r, PFrElement a, PFrElement b);
+int to_int(PFrElement a);
+int is_true(PFrElement a);
+}  // namespace cuzk::witness::general
+
+inline bool Fr_isShort(const FrElement* a) { return (a->type & (Fr_LONG | Fr_MONTGOMERY)) == 0; }
+// shortVal and type in one 8-byte store (see Fr_copy).
+inline void Fr_setShort(PFrElement r, int32_t v) {
+  const uint64_t word = (uint64_t)(uint32_t)v | ((uint64_t)Fr_SHORT << 32);
+  __builtin_memcpy(r, &word, 8);
+}
+inline bool Fr_fitsShort(int64_t v) { return v == (int32_t)v; }
+
+inline int Fr_toInt(PFrElement a) { return Fr_isShort(a) ? a->shortVal : cuzk::witness::general::to_int(a); }
+inline int Fr_isTrue(PFrElement a) { return Fr_isShort(a) ? a->shortVal != 0 : cuzk::witness::general::is_true(a); }
+inline void Fr_add(PFrElement r, PFrElement a, PFrElement b) {
+  if (Fr_isShort(a) && Fr_isShort(b) && Fr_fitsShort((int64_t)a->shortVal + b->shortVal)) return Fr_setShort(r, a->shortVal + b->shortVal);
+  cuzk::witness::general::add(r, a, b);
+}
+inline void Fr_sub(PFrElement r, PFrElement a, PFrElement b) {
+  if (Fr_isShort(a) && Fr_isShort(b) && Fr_fitsShort((int64_t)a->shortVal - b->shortVal)) return Fr_setShort(r, a->shortVal - b->shortVal);
+  cuzk::witness::general::sub(r, a, b);
+}
+inline void Fr_mul(PFrElement r, PFrElement a, PFrElement b) {
+  if (Fr_isShort(a) && Fr_isShort(b) && Fr_fitsShort((int64_t)a->shortVal * b->shortVal)) return Fr_setShort(r, (int32_t)((int64_t)a->shortVal * b->shortVal));
+  cuzk::witness::general::mul(r, a, b);
+}
+inline void Fr_lt(PFrElement r, PFrElement a, PFrElement b) {
+  if (Fr_isShort(a) && Fr_isShort(b)) return Fr_setShort(r, a->shortVal < b->shortVal);
+  cuzk::witness::general::lt(r, a, b);
+}
+inline void Fr_eq(PFrElement r, PFrElement a, PFrElement b) {
+  if (Fr_isShort(a) && Fr_isShort(b)) return Fr_setShort(r, a->shortVal == b->shortVal);
+  cuzk::witness::general::eq(r, a, b);
+}
+
 void Fr_str2element(PFrElement pE, char const* s, uint base);
 char* Fr_element2str(PFrElement pE);
 
-void Fr_add(PFrElement r, PFrElement a, PFrElement b);
-void Fr_sub(PFrElement r, PFrElement a, PFrElement b);
 void Fr_neg(PFrElement r, PFrElement a);
-void Fr_mul(PFrElement r, PFrElement a, PFrElement b);
 void Fr_square(PFrElement r, PFrElement a);
 void Fr_inv(PFrElement r, PFrElement a);
 void Fr_div(PFrElement r, PFrElement a, PFrElement b);
@@ -73,9 +112,7 @@ void Fr_bor(PFrElement r, PFrElement a, PFrElement b);
 void Fr_bxor(PFrElement r, PFrElement a, PFrElement b);
 void Fr_bnot(PFrElement r, PFrElement a);
 
-void Fr_eq(PFrElement r, PFrElement a, PFrElement b);
 void Fr_neq(PFrElement r, PFrElement a, PFrElement b);
-void Fr_lt(PFrElement r, PFrElement a, PFrElement b);
 void Fr_gt(PFrElement r, PFrElement a, PFrElement b);
 void Fr_leq(PFrElement r, PFrElement a, PFrElement b);
 void Fr_geq(PFrElement r, PFrElement a, PFrElement b);
