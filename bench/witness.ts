@@ -6,9 +6,10 @@
  * library compiled into a fresh cache (the compile time stated once per circuit), then
  *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up;
  *               native and WASM calls interleaved, as are the processes below),
- *   whole process: median wall time of a fresh process of this runtime that loads the generator,
- *                  computes one witness and writes the .wtns (bench/witness.ts --single), and of
- *                  snarkjs's own `wtns calculate` (Node) as the reference;
+ *   whole process: median wall and CPU time (GNU time's user + system) of a fresh process of this
+ *                  runtime that loads the generator, computes one witness and writes the .wtns
+ *                  (bench/witness.ts --single), and of snarkjs's own `wtns calculate` (Node) as
+ *                  the reference;
  * every native witness is checked equal to the WASM's. Prints a table (markdown).
  *
  *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 9]
@@ -101,12 +102,18 @@ function chainSource(hashes: number): string {
   return source.replace("PoseidonChain(68)", `PoseidonChain(${hashes})`);
 }
 
-function timeProcess(command: string[]): number {
+// A child's CPU time (user + system, all its threads) from GNU time, where there is one.
+const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+/** Wall and CPU ms of one run of `command` (CPU NaN without GNU time). */
+function timeProcess(command: string[]): { wallMs: number; cpuMs: number } {
+  const timed = GNU_TIME ? [GNU_TIME, "-f", "cuzk-bench-cpu %U %S", ...command] : command;
   const started = performance.now();
-  const r = spawnSync(command[0], command.slice(1), { cwd: ROOT, encoding: "utf8" });
-  const ms = performance.now() - started;
+  const r = spawnSync(timed[0], timed.slice(1), { cwd: ROOT, encoding: "utf8" });
+  const wallMs = performance.now() - started;
   if (r.status !== 0) throw new Error(`${command.join(" ")} failed: ${r.stdout}${r.stderr}`);
-  return ms;
+  const cpu = /cuzk-bench-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  return { wallMs, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN };
 }
 
 interface Row {
@@ -122,9 +129,13 @@ interface Row {
   wasmProcessMs: number;
   nativeProcessMs: number;
   snarkjsProcessMs: number;
+  wasmProcessCpuMs: number;
+  nativeProcessCpuMs: number;
+  snarkjsProcessCpuMs: number;
 }
 
 const rows: Row[] = [];
+const loadBefore = loadavg()[0];
 for (const log of logs) {
   const hashes = HASHES[log];
   if (!hashes) throw new Error(`--logs: no Poseidon chain for 2^${log}`);
@@ -179,29 +190,35 @@ for (const log of logs) {
       snarkjs: ["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out],
     };
     const processTimes = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
+    const processCpu = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
     for (let i = 0; i < processSamples; i++) {
       for (const engine of ["wasm", "native", "snarkjs"] as const) {
-        processTimes[engine].push(timeProcess(commands[engine]));
+        const { wallMs, cpuMs } = timeProcess(commands[engine]);
+        processTimes[engine].push(wallMs);
+        processCpu[engine].push(cpuMs);
         if (!readFileSync(out).equals(Buffer.from(reference))) throw new Error(`the whole-process ${engine} witness differs`);
       }
     }
-    const wasmProcessMs = median(processTimes.wasm);
-    const nativeProcessMs = median(processTimes.native);
-    const snarkjsProcessMs = median(processTimes.snarkjs);
-    const row = { curve, log, nVars: native.nVars, circomS, compileS: compiled.compileMs / 1000, wasmMs, nativeMs, wasmCpuMs, nativeCpuMs, wasmProcessMs, nativeProcessMs, snarkjsProcessMs };
+    const row = {
+      curve, log, nVars: native.nVars, circomS, compileS: compiled.compileMs / 1000, wasmMs, nativeMs, wasmCpuMs, nativeCpuMs,
+      wasmProcessMs: median(processTimes.wasm), nativeProcessMs: median(processTimes.native), snarkjsProcessMs: median(processTimes.snarkjs),
+      wasmProcessCpuMs: median(processCpu.wasm), nativeProcessCpuMs: median(processCpu.native), snarkjsProcessCpuMs: median(processCpu.snarkjs),
+    };
     rows.push(row);
     console.error(JSON.stringify(row));
   }
 }
 
 const runtimeName = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" ? "deno" : (process.versions as Record<string, string>).bun ? "bun" : "node";
-console.log(`\nWitness generation, Poseidon chains (--O2), ${runtimeName}, ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; medians of ${samples} (in-process) and ${processSamples} (whole process)\n`);
-console.log("| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | WASM process | native process | snarkjs wtns calculate | speed-up (process) | native compile |");
+console.log(`\nWitness generation, Poseidon chains (--O2), ${runtimeName}, ${cpus().length} cores (${cpus()[0]?.model}), load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end; medians of ${samples} (in-process) and ${processSamples} (whole process)\n`);
+console.log("| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | WASM process: wall / CPU | native process: wall / CPU | snarkjs wtns calculate: wall / CPU | speed-up (process): wall / CPU | native compile |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+const pair = (wall: number, cpu: number, digits: number) => `${wall.toFixed(digits)} / ${cpu.toFixed(digits)} ms`;
 for (const r of rows) {
-  console.log(`| ${r.curve} | 2^${r.log} | ${r.nVars} | ${r.wasmMs.toFixed(1)} / ${r.wasmCpuMs.toFixed(1)} ms | ${r.nativeMs.toFixed(1)} / ${r.nativeCpuMs.toFixed(1)} ms | ` +
+  console.log(`| ${r.curve} | 2^${r.log} | ${r.nVars} | ${pair(r.wasmMs, r.wasmCpuMs, 1)} | ${pair(r.nativeMs, r.nativeCpuMs, 1)} | ` +
     `${(r.wasmMs / r.nativeMs).toFixed(1)}x / ${(r.wasmCpuMs / r.nativeCpuMs).toFixed(1)}x | ` +
-    `${r.wasmProcessMs.toFixed(0)} ms | ${r.nativeProcessMs.toFixed(0)} ms | ${r.snarkjsProcessMs.toFixed(0)} ms | ${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
+    `${pair(r.wasmProcessMs, r.wasmProcessCpuMs, 0)} | ${pair(r.nativeProcessMs, r.nativeProcessCpuMs, 0)} | ${pair(r.snarkjsProcessMs, r.snarkjsProcessCpuMs, 0)} | ` +
+    `${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.wasmProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
 }
 const json = opt("--json", "");
 if (json) writeFileSync(json, JSON.stringify({ date: new Date().toISOString(), runtime: runtimeName, cores: cpus().length, rows }, null, 2));
