@@ -39,8 +39,8 @@ export type { CircuitInput, WitnessCalculatorOptions } from "./src/witness_calcu
 export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
 export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";
 export type { PhaseName, PhaseSpan, Timings } from "./src/timings.ts";
-export { setupInsecureDev, synthCircuit, writeSynthCircuit } from "./src/setup.ts";
-export type { DevSetupOptions, DevSetupResult, SynthOptions, SynthProfile, SyntheticCircuit } from "./src/setup.ts";
+export { setupInsecureDev, setupInsecureDevKey, synthCircuit, synthWitnessBytes, synthWitnesses, writeSynthCircuit } from "./src/setup.ts";
+export type { DevKeyResult, DevSetupOptions, DevSetupResult, SynthOptions, SynthProfile, SyntheticCircuit } from "./src/setup.ts";
 export { PROGRESS_POLL_MS } from "./src/progress.ts";
 export type { LongCallOptions, Progress, ProgressStage } from "./src/progress.ts";
 export { timelineSvg } from "./src/timeline.ts";

@@ -102,6 +102,15 @@ export class Key extends NativeHandle {
   }
 
   /**
+   * A key handle made by another call of the library (setup.ts's `setupInsecureDevKey`): this
+   * object owns it from here on.
+   * @internal
+   */
+  static adopt(native: Native, handle: Pointer, source: string): Key {
+    return new Key(native, handle, source);
+  }
+
+  /**
    * Opens a key from .zkey bytes already in memory. The library copies them before this returns:
    * the caller may reuse, change or transfer `bytes` at once.
    */

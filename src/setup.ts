@@ -12,13 +12,17 @@
  * (the CLI's `cuzk setup --insecure-dev` does, on stderr).
  */
 import { integerIn } from "./bounds.ts";
+import { CuzkError } from "./errors.ts";
 import { allocateStruct, decodeStruct, SETUP_INFO_LAYOUT } from "./ffi/structs.ts";
+import type { Decoded } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
+import { asPointer } from "./ffi/types.ts";
 import type { Pointer } from "./ffi/types.ts";
 import { curveOf } from "./formats/snarkjs.ts";
 import { circuitSizesOf, Key } from "./key.ts";
 import type { CurveName } from "./library.ts";
 import { Library, nativeOf } from "./library.ts";
+import type { NativeBuffer } from "./memory/buffer.ts";
 import { invokeAsync } from "./native_call.ts";
 import { ProgressSlot } from "./progress.ts";
 import type { LongCallOptions } from "./progress.ts";
@@ -127,6 +131,93 @@ export async function writeSynthCircuit(options: SynthOptions, paths: { r1cs: st
   });
 }
 
+/** Bytes of one witness of a synthetic circuit as raw values (what `synthWitnesses` writes). */
+export function synthWitnessBytes(options: SynthOptions): number {
+  const [, profile, constraints, publicInputs] = synthArguments(options);
+  const privateInputs = profile === ABI.SYNTH_POREP ? 256 : 16;
+  return 32 * (1 + publicInputs + privateInputs + constraints);
+}
+
+/**
+ * Witnesses of other inputs to one synthetic circuit (the circuit `options` names), written as raw
+ * values (n_wires x 32 bytes, what a Prover takes) into `into[i]`, made in parallel off the JS
+ * thread. `witnessSeeds[i]` picks witness i's inputs: 0 is `synthCircuit`'s own witness, any other
+ * value other inputs; every output follows, so each witness satisfies the circuit. At most 1024.
+ */
+export async function synthWitnesses(options: SynthOptions, witnessSeeds: ReadonlyArray<number | bigint>, into: ReadonlyArray<NativeBuffer>): Promise<void> {
+  if (witnessSeeds.length !== into.length) {
+    throw new TypeError(`${witnessSeeds.length} witness seeds for ${into.length} buffers`);
+  }
+  integerIn(into.length, "witnesses", 1, 1024);
+  const need = synthWitnessBytes(options);
+  const short = into.findIndex((b) => b.byteLength < need);
+  if (short >= 0) throw new CuzkError("SHORT_BUFFER", `buffer ${short} has ${into[short].byteLength} bytes; a witness needs ${need}`);
+  const native = nativeOf(options.library);
+  const seeds = BigUint64Array.from(witnessSeeds, (s) => BigInt.asUintN(64, BigInt(s)));
+  const releases = into.map((b) => b.acquire());
+  try {
+    const addresses = BigUint64Array.from(into, (b) => BigInt(b.unsafePointer));
+    await invokeAsync(native, "cuzk_synth_witnesses", [...synthArguments(options), new Uint8Array(seeds.buffer), new Uint8Array(addresses.buffer), into.length, need]);
+  } finally {
+    for (const release of releases) release();
+  }
+}
+
+/** What a setup's cuzk_setup_info says, decoded. */
+function setupResultOf(raw: Decoded<typeof SETUP_INFO_LAYOUT>) {
+  const ms = (ns: bigint) => Number(ns) / 1e6;
+  return {
+    ...circuitSizesOf(raw),
+    threads: raw.threads,
+    g1WindowBits: raw.g1_window_bits,
+    g2WindowBits: raw.g2_window_bits,
+    gpu: raw.gpu === 1,
+    zkeyBytes: Number(raw.zkey_bytes),
+    totalMs: ms(raw.total_ns),
+    scalarsMs: ms(raw.scalars_ns),
+    tablesMs: ms(raw.tables_ns),
+    pointsMs: ms(raw.points_ns),
+  };
+}
+
+/** What `setupInsecureDevKey` made: the key (close it), and the setup's figures. */
+export interface DevKeyResult extends Omit<DevSetupResult, "verificationKey"> {
+  key: Key;
+  verificationKey: SnarkjsVerificationKey;
+}
+
+/**
+ * INSECURE, FOR TESTS AND BENCHMARKS ONLY, as `setupInsecureDev`, but the key is made in memory and
+ * never written: for sizes whose .zkey would not fit a disk (a 2^27 BLS12-381 key is ~97 GB). The
+ * key holds its headers, IC, coefficients and the setup's scalars (`zkeyBytes`: 128 bytes per
+ * signal plus 32 per domain point, besides the coefficients); a prover made from it makes the
+ * points it reads (on GPU 0 when there is one), so making a prover costs the key's scalar
+ * multiplications, and a section the prover streams costs them again for every proof.
+ */
+export async function setupInsecureDevKey(r1csPath: string, options: DevSetupOptions = {}): Promise<DevKeyResult> {
+  const native = nativeOf(options.library);
+  const limit = (options.library ?? Library.default()).info().cpuThreads;
+  const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
+  const info = allocateStruct(SETUP_INFO_LAYOUT);
+  const flags = options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0;
+  const out = new BigUint64Array(1);
+  const progress = ProgressSlot.wanted(options) ? ProgressSlot.alloc(options.library) : undefined;
+  try {
+    const run = (pointer: Pointer | null) =>
+      invokeAsync(native, "cuzk_setup_insecure_dev_key", [r1csPath, threads, flags, out, info, pointer], { detail: r1csPath });
+    await (progress ? progress.run(options, run) : run(null));
+  } finally {
+    progress?.free();
+  }
+  const key = Key.adopt(native, asPointer(out[0]), `<insecure dev key of ${r1csPath}>`);
+  try {
+    return { ...setupResultOf(decodeStruct(SETUP_INFO_LAYOUT, info)), key, verificationKey: snarkjsVerificationKey(key) };
+  } catch (error) {
+    key.close();
+    throw error;
+  }
+}
+
 /**
  * INSECURE, FOR TESTS AND BENCHMARKS ONLY: makes a Groth16 proving key for the circuit at `r1csPath`
  * and writes it to `zkeyPath` (snarkjs .zkey), from toxic waste drawn inside the call; then opens the
@@ -146,7 +237,6 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   } finally {
     progress?.free();
   }
-  const raw = decodeStruct(SETUP_INFO_LAYOUT, info);
   const key = await Key.open(zkeyPath, { library: options.library });
   let verificationKey: SnarkjsVerificationKey;
   try {
@@ -154,18 +244,5 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   } finally {
     key.close();
   }
-  const ms = (ns: bigint) => Number(ns) / 1e6;
-  return {
-    ...circuitSizesOf(raw),
-    threads: raw.threads,
-    g1WindowBits: raw.g1_window_bits,
-    g2WindowBits: raw.g2_window_bits,
-    gpu: raw.gpu === 1,
-    zkeyBytes: Number(raw.zkey_bytes),
-    totalMs: ms(raw.total_ns),
-    scalarsMs: ms(raw.scalars_ns),
-    tablesMs: ms(raw.tables_ns),
-    pointsMs: ms(raw.points_ns),
-    verificationKey,
-  };
+  return { ...setupResultOf(decodeStruct(SETUP_INFO_LAYOUT, info)), verificationKey };
 }

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CuzkError, Prover, setupInsecureDev, synthCircuit, verify, writeSynthCircuit } from "../mod.ts";
+import { CuzkError, HostBuffer, PinnedBuffer, Prover, setupInsecureDev, setupInsecureDevKey, synthCircuit, synthWitnessBytes, synthWitnesses, verify, writeSynthCircuit } from "../mod.ts";
 import type { Groth16Proof, SynthProfile } from "../mod.ts";
 import { library, needs } from "./support/native.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
@@ -86,6 +86,48 @@ for (const [curve, profile, constraints, publicInputs] of cases) {
     }
   });
 }
+
+test("setupInsecureDevKey + synthWitnesses: a key made in memory proves other witnesses of the circuit, snarkjs accepts", needs(...setupApi, "cuzk_setup_insecure_dev_key", "cuzk_synth_witnesses"), async () => {
+  for (const curve of ["bn254", "bls12_381"] as const) {
+    const circuit = { curve, profile: "porep" as const, constraints: 700, publicInputs: 2, seed: 11 };
+    const paths = { r1cs: join(work, `mem-key-${curve}.r1cs`), wtns: join(work, `mem-key-${curve}.wtns`) };
+    await writeSynthCircuit(circuit, paths);
+    const made = await setupInsecureDevKey(paths.r1cs, { cpuOnly: curve === "bn254" });
+    using key = made.key;
+    assert.equal(made.curve, curve);
+    assert.equal(made.nConstraints, 700);
+    assert.ok(made.zkeyBytes > 0 && made.zkeyBytes < 700 * 5 * 96, "the points are not held");
+    const vkeyPath = join(work, `mem-key-${curve}-vk.json`);
+    writeFileSync(vkeyPath, JSON.stringify(made.verificationKey));
+
+    // Four witnesses: the circuit's own (seed 0, equal to the .wtns's values) and three others.
+    const bytes = synthWitnessBytes(circuit);
+    assert.equal(bytes, key.info().nVars * 32);
+    const buffers = [0, 1, 2, 3].map((i) => i % 2 ? PinnedBuffer.alloc(bytes) : HostBuffer.alloc(bytes));
+    try {
+      await synthWitnesses(circuit, [0, 1, 2, 99n], buffers);
+      const wtns = new Uint8Array(readFileSync(paths.wtns));
+      assert.deepEqual(buffers[0].bytes, wtns.subarray(wtns.length - bytes));
+      assert.notDeepEqual(buffers[1].bytes, buffers[0].bytes);
+      using prover = await Prover.open({ zkey: key, r1cs: paths.r1cs, backend: "cpu" });
+      const results = await prover.proveBatch(buffers);
+      assert.equal(new Set(results.map((r) => r.publicSignals.join())).size, 4, "four different witnesses");
+      for (const [i, { proof, publicSignals }] of results.entries()) {
+        assert.equal(await verify(made.verificationKey, publicSignals, proof), true);
+        madeProofs.push({ name: `key in memory ${curve}#${i}`, vkey: vkeyPath, publicSignals, proof });
+      }
+    } finally {
+      for (const b of buffers) b.free();
+    }
+
+    // Refusals: count mismatch, a short buffer, too many, a missing .r1cs.
+    using small = HostBuffer.alloc(bytes - 32);
+    await assert.rejects(synthWitnesses(circuit, [1, 2], [small]), TypeError);
+    await assert.rejects(synthWitnesses(circuit, [1], [small]), (e: unknown) => e instanceof CuzkError && e.code === "SHORT_BUFFER");
+    await assert.rejects(synthWitnesses(circuit, [], []));
+    await assert.rejects(setupInsecureDevKey(join(work, "missing.r1cs")), (e: unknown) => e instanceof CuzkError && e.code === "IO");
+  }
+});
 
 test("cuzk synth + setup --insecure-dev + prove (CLI): snarkjs groth16 verify accepts, on both curves", needs(...setupApi), () => {
   for (const curve of ["bn254", "bls12_381"]) {
@@ -160,6 +202,6 @@ test("bad input is a typed error: not an .r1cs, missing file, unwritable path, b
 });
 
 test("every proof made here is accepted by snarkjs's own verifier", needs(...setupApi), () => {
-  assert.equal(madeProofs.length, 2 * cases.length);
+  assert.equal(madeProofs.length, 2 * cases.length + 8);
   assertSnarkjsAccepts(madeProofs);
 });

@@ -152,6 +152,14 @@ export const symbols = {
   //                                     uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
   //                                     char* err, size_t err_cap);
   cuzk_setup_insecure_dev: s(["cstring", "cstring", "u32", "u32", "buffer", "buffer", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_setup_insecure_dev_key(const char* r1cs_path, uint32_t cpu_threads, uint32_t flags,
+  //                                         cuzk_key** out, cuzk_setup_info* info, cuzk_progress* progress,
+  //                                         char* err, size_t err_cap);
+  cuzk_setup_insecure_dev_key: s(["cstring", "u32", "u32", "buffer", "buffer", "buffer", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+  //                                  uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
+  //                                  size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
+  cuzk_synth_witnesses: s(["u32", "u32", "u32", "u32", "u64", "buffer", "buffer", "usize", "usize", "buffer", "usize"], "i32", true),
 } as const satisfies Record<string, SymbolDefinition>;
 
 /** The C name of a function of the table. */
