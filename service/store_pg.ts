@@ -400,6 +400,7 @@ export class PgJobStore implements JobStore {
     this.#closing = true;
     clearInterval(this.#maintenance);
     for (const id of [...this.#waiters.keys()]) this.#wake(id); // waiters answer with what they have
+    await this.#removeWitnessFiles().catch(() => {}); // those of jobs that ended since the last round
     await this.#listener?.close();
   }
 }
