@@ -3,9 +3,11 @@
  * The PostgreSQL job store of the API role (--database-url): a job is a row of cuzk.jobs and an
  * entry of its key's pg-boss queue, both written in the transaction that answers 202, so an
  * accepted job survives any process. Workers (worker.ts) claim and settle the entries; this side
- * reads rows, waits for changes through LISTEN/NOTIFY (with a poll as the floor), cancels queued
- * jobs, fails the jobs pg-boss gave up on (its dead-letter queue: RETRY_LIMIT) and forgets final
- * jobs after the result TTL.
+ * reads rows (a running job's progress as its worker wrote it), waits for changes through
+ * LISTEN/NOTIFY (with a poll as the floor), cancels queued and running jobs, fails the jobs pg-boss
+ * gave up on (its dead-letter queue: RETRY_LIMIT), forgets final jobs after the result TTL, and
+ * keeps witnesses above the row limit in the shared directory (witness_dir.ts) while their jobs
+ * are active.
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
