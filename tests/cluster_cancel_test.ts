@@ -16,14 +16,19 @@
  *    (snarkjs accepts), and the file is gone once the job is final; a cancelled queued job's file
  *    goes at once; a worker without the directory fails such a job alone (WITNESS_UNAVAILABLE); an
  *    API without --witness-dir answers 413 WITNESS_TOO_LARGE naming --witness-dir.
+ * 3. The directory itself: reads refuse a file of another size than the key's witness and names
+ *    that are not a job's; the sweep removes old files of inactive jobs only.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { setupInsecureDev, writeSynthCircuit } from "../mod.ts";
+import { loadConfig } from "../service/config.ts";
+import { SWEEP_GRACE_MS, WitnessDir } from "../service/witness_dir.ts";
 import { Client, clusterPostgres, freePort, sleep, startApi, startWorker, stopAll } from "./support/cluster.ts";
 import type { Reply } from "./support/cluster.ts";
 import { needs } from "./support/native.ts";
@@ -218,4 +223,28 @@ test("with PostgreSQL: a witness above --db-witness-max-bytes goes through --wit
   assert.equal(refused.body.error.code, "WITNESS_TOO_LARGE");
   assert.match(refused.body.error.message, new RegExp(`the witness has ${nVars * 32} bytes.*at most 1024 bytes.*--witness-dir`));
   await stopAll("SIGTERM");
+});
+
+test("the witness directory: a file is read only at the key's size, a name must be a job's, --witness-dir needs a database, and the sweep removes only old files of inactive jobs", async () => {
+  const dir = await WitnessDir.open(join(work, "unit"));
+  const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+  const bytes = new Uint8Array(96).map((_, i) => i);
+  assert.equal(await dir.write(a, bytes), `${a}.witness`);
+  assert.deepEqual(await dir.read(`${a}.witness`, 96), bytes);
+  await assert.rejects(dir.read(`${a}.witness`, 64), { code: "WITNESS_UNAVAILABLE", message: /has 96 bytes; the key's witness has 64/ });
+  await assert.rejects(dir.read("../../etc/passwd", 96), { code: "WITNESS_UNAVAILABLE", message: /is not a job's/ });
+  await assert.rejects(dir.read(`${b}.witness`, 96), { code: "WITNESS_UNAVAILABLE", message: /cannot open/ });
+  assert.throws(() => loadConfig(["--witness-dir", dir.root], {}), { message: /--witness-dir needs --database-url/ });
+
+  // b: an inactive job's file, old; c: an inactive job's, new (its submission may be committing); a: active.
+  await dir.write(b, bytes);
+  await dir.write(c, bytes);
+  const old = (Date.now() - SWEEP_GRACE_MS - 1000) / 1000;
+  for (const id of [a, b]) utimesSync(join(dir.root, `${id}.witness`), old, old);
+  writeFileSync(join(dir.root, "notes.txt"), "not a witness");
+  assert.equal(await dir.sweep(async (ids) => new Set(ids.filter((id) => id === a))), 1);
+  assert.deepEqual(readdirSync(dir.root).sort(), [`${a}.witness`, `${c}.witness`, "notes.txt"].sort());
+  await dir.remove(`${a}.witness`);
+  await dir.remove(`${a}.witness`); // gone already: fine
+  assert.ok(!existsSync(join(dir.root, `${a}.witness`)));
 });
