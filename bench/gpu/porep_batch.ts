@@ -1,0 +1,180 @@
+/**
+ * @module
+ * The seed's workload (issue 13): a batch of N PoRep-profile circuits against one key at sizes
+ * whose .zkey would not fit a disk, with an INSECURE development key made in memory
+ * (`setupInsecureDevKey`: the points are made on the GPU straight into the prover) and N
+ * different witnesses of the one circuit (`synthWitnesses`) in pinned buffers. Steps, each timed:
+ * synth (.r1cs on disk), setup (key in memory), prover (points made and uploaded), witnesses,
+ * one warm-up proof, then RUNS batches of N, every proof self-checked (the library's default).
+ * Prints as it goes (a long run that is stopped still leaves its figures), then the per-circuit
+ * phase medians, the batch wall time, peak host RSS and the device's memory in use, and a table
+ * last. `--timeline FILE.svg` draws the median batch's waterfall; `--out DIR` writes its proofs and
+ * the verification key (for `snarkjs groth16 verify`); `--single` also times RUNS proofs of one
+ * witness alone, for the batch / single ratio; `--compare` proves the batch once more with fixed r, s
+ * and each witness alone with the same r, s, and fails unless the proofs are equal (the batch's
+ * pipelined uploads give each circuit its own witness).
+ *
+ *   deno run -A bench/gpu/porep_batch.ts --log2 27 [--curve bls12_381] [--n 10] [--runs 2] [--dir /tmp/porep]
+ *        [--public 4] [--backend cuda] [--timeline FILE.svg] [--out DIR]
+ *
+ * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import { Library, PinnedBuffer, Prover, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, timelineSvg, writeSynthCircuit } from "../../mod.ts";
+import type { BackendName, CurveName, PhaseName, ProofResult } from "../../mod.ts";
+import { mergeBatchTimings } from "../lib/accounting.ts";
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+const log2 = Number(option("log2", "20"));
+const curve = option("curve", "bls12_381") as CurveName;
+const n = Number(option("n", "10"));
+const runs = Number(option("runs", "2"));
+const dir = option("dir", "/tmp/cuzk-porep");
+const publicInputs = Number(option("public", "4"));
+const backend = option("backend", "cuda") as BackendName;
+const timelineFile = option("timeline", "");
+const outDir = option("out", "");
+const single = process.argv.includes("--single");
+const compare = process.argv.includes("--compare");
+// The domain is 2^log2: the constraints plus the public inputs' rows (n_public + 1) fit in it.
+const constraints = 2 ** log2 - 16;
+const circuit = { curve, profile: "porep" as const, constraints, publicInputs, seed: 1 };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const gib = (b: number | bigint) => (Number(b) / 2 ** 30).toFixed(2);
+const s = (ms: number) => (ms / 1000).toFixed(1);
+const log = (line: string) => console.log(`[${s(performance.now())} s] ${line}`);
+
+let peakRss = process.memoryUsage().rss;
+const sampleRss = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+const library = Library.default();
+const deviceUsed = () => {
+  const d = library.info().cudaDeviceCount > 0 ? library.device(0) : undefined;
+  return d ? d.totalMemory - d.freeMemory : 0;
+};
+let peakDevice = deviceUsed();
+
+mkdirSync(dir, { recursive: true });
+const r1cs = `${dir}/porep-${curve}-2^${log2}.r1cs`, wtns = `${dir}/porep-${curve}-2^${log2}.wtns`;
+let t = performance.now();
+await writeSynthCircuit(circuit, { r1cs, wtns });
+rmSync(wtns); // the witnesses come from synthWitnesses
+const synthMs = performance.now() - t;
+log(`synth: ${constraints} constraints, ${curve}, .r1cs written in ${s(synthMs)} s`);
+
+t = performance.now();
+const made = await setupInsecureDevKey(r1cs);
+const setupMs = performance.now() - t;
+rmSync(r1cs); // the key holds what it needs
+log(`setup (INSECURE, key in memory): ${s(setupMs)} s (scalars ${s(made.scalarsMs)} s); the key holds ${gib(made.zkeyBytes)} GiB`);
+
+using key = made.key;
+t = performance.now();
+using prover = await Prover.open({ zkey: key, backend });
+const proverMs = performance.now() - t;
+peakDevice = Math.max(peakDevice, deviceUsed());
+const plan = prover.memoryPlan();
+log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per proof, ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
+
+const bytes = synthWitnessBytes(circuit);
+t = performance.now();
+const buffers = Array.from({ length: n }, () => PinnedBuffer.alloc(bytes));
+const pinMs = performance.now() - t;
+t = performance.now();
+await synthWitnesses(circuit, buffers.map((_, i) => i + 1), buffers);
+const witnessMs = performance.now() - t;
+log(`witnesses: ${n} x ${gib(bytes)} GiB pinned in ${s(pinMs)} s, made in ${s(witnessMs)} s`);
+
+try {
+  t = performance.now();
+  await prover.prove(buffers[0]); // warm-up: kernels, staging, scratch
+  const warmMs = performance.now() - t;
+  peakDevice = Math.max(peakDevice, deviceUsed());
+  log(`warm-up proof: ${warmMs.toFixed(1)} ms`);
+
+  if (compare) {
+    const randomness = buffers.map((_, i) => ({ r: 1000n + BigInt(i), s: 2000n + BigInt(i) }));
+    const batched = await prover.proveBatch(buffers, { randomness });
+    let same = 0;
+    for (const [i, b] of buffers.entries()) {
+      const alone = await prover.prove(b, { randomness: randomness[i] });
+      if (JSON.stringify(alone.proof) === JSON.stringify(batched[i].proof)) same++;
+    }
+    log(`compare: ${same} of ${n} batch proofs equal to the same witness proved alone with the same r, s`);
+    if (same !== n) throw new Error(`${n - same} batch proofs differ from the single proofs`);
+  }
+  const singles: number[] = [];
+  for (let r = 0; single && r < runs; r++) {
+    t = performance.now();
+    await prover.prove(buffers[r % n]);
+    singles.push(performance.now() - t);
+  }
+  if (single) log(`single proofs: ${singles.map((x) => x.toFixed(1)).join(", ")} ms`);
+
+  const batches: Array<{ wall: number; results: ProofResult[] }> = [];
+  for (let r = 0; r < runs; r++) {
+    t = performance.now();
+    const results = await prover.proveBatch(buffers);
+    const wall = performance.now() - t;
+    peakDevice = Math.max(peakDevice, deviceUsed());
+    batches.push({ wall, results });
+    log(`batch ${r + 1} of ${runs}: ${wall.toFixed(1)} ms = ${(wall / n).toFixed(1)} ms per circuit, ${results.length} proofs self-checked`);
+  }
+  clearInterval(sampleRss);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  const walls = batches.map((b) => b.wall);
+  const medianBatch = batches.find((b) => b.wall === median(walls))!;
+
+  // Per-circuit phase medians over the runs (each circuit's own spans), and the circuits' GPU
+  // cadence: where each one's last MSM ended in the median batch.
+  const phaseNames = [...new Set(batches.flatMap((b) => b.results.flatMap((r) => Object.keys(r.timings.phases))))] as PhaseName[];
+  console.log(`\nper-circuit phase medians over ${runs} batches (ms):`);
+  console.log(`  circuit ${phaseNames.map((p) => p.padStart(12)).join("")}`);
+  for (let i = 0; i < n; i++) {
+    const cells = phaseNames.map((p) => {
+      const xs = batches.map((b) => b.results[i].timings.phases[p]).filter((x) => x).map((x) => x!.end - x!.start);
+      return (xs.length ? median(xs).toFixed(1) : "-").padStart(12);
+    });
+    console.log(`  ${String(i).padStart(7)} ${cells.join("")}`);
+  }
+  const ends = medianBatch.results.map((r) => Math.max(...Object.values(r.timings.phases).map((x) => x?.end ?? 0)));
+  const gaps = ends.slice(1).map((e, i) => e - ends[i]);
+  console.log(`  median batch: circuits end at ${ends.map((e) => e.toFixed(0)).join(", ")} ms; a circuit every ${median(gaps).toFixed(1)} ms (median gap)`);
+
+  if (timelineFile) {
+    const merged = mergeBatchTimings(medianBatch.results.map((r) => r.timings));
+    writeFileSync(timelineFile, timelineSvg(merged, {
+      title: `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, ${backend}: ${medianBatch.wall.toFixed(0)} ms (median of ${runs})`,
+      width: 900,
+    }));
+  }
+  if (outDir) {
+    mkdirSync(outDir, { recursive: true });
+    medianBatch.results.forEach((r, i) => {
+      writeFileSync(`${outDir}/proof_${i}.json`, JSON.stringify(r.proof, null, 1));
+      writeFileSync(`${outDir}/public_${i}.json`, JSON.stringify(r.publicSignals, null, 1));
+    });
+    writeFileSync(`${outDir}/verification_key.json`, JSON.stringify(made.verificationKey, null, 1));
+  }
+
+  const device = library.info().cudaDeviceCount > 0 ? library.device(0) : undefined;
+  console.log(`\nporep_batch.ts: ${n} circuits, ${curve} 2^${log2} PoRep profile (${constraints} constraints), ${backend}${device ? ` on ${device.name}` : ""}`);
+  console.log(`| step | figure |`);
+  console.log(`|---|---|`);
+  console.log(`| synth (.r1cs) | ${s(synthMs)} s |`);
+  console.log(`| setup, key in memory (INSECURE) | ${s(setupMs)} s |`);
+  console.log(`| prover: points made + uploaded | ${s(proverMs)} s |`);
+  console.log(`| ${n} witnesses (${gib(bytes)} GiB each, pinned) | ${s(witnessMs)} s |`);
+  console.log(`| batch of ${n}, wall (median of ${runs}) | ${median(walls).toFixed(1)} ms |`);
+  console.log(`| per circuit | **${(median(walls) / n).toFixed(1)} ms** |`);
+  if (single) console.log(`| one proof alone (median of ${runs}); batch / single per proof | ${median(singles).toFixed(1)} ms; ${(median(walls) / n / median(singles)).toFixed(3)} |`);
+  console.log(`| peak device memory in use (cuzk_device_info, sampled) | ${gib(peakDevice)} GiB |`);
+  console.log(`| peak host RSS (sampled) | ${gib(peakRss)} GiB |`);
+  console.log(`| key: resident / fixed / streamed per proof | ${gib(plan.residentBytes)} / ${gib(plan.fixedBytes)} / ${gib(plan.streamedBytesPerProof)} GiB |`);
+} finally {
+  clearInterval(sampleRss);
+  for (const b of buffers) b.free();
+}
