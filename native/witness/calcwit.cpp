@@ -2,11 +2,54 @@
 // component slots, made fresh for each computation over the circuit's shared tables.
 #include "circom/calcwit.hpp"
 
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <new>
 #include <stdexcept>
 
+namespace {
+
+constexpr size_t kHugePage = size_t(2) << 20;
+
+size_t huge_pages_for(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+// `bytes` (a multiple of kHugePage) of zeroed memory aligned to kHugePage, advised onto huge pages.
+void* map_huge(size_t bytes) {
+  void* mapped = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = (uintptr_t)mapped, aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) munmap(mapped, aligned - start);
+  if (const size_t tail = start + bytes + kHugePage - (aligned + bytes)) munmap((void*)(aligned + bytes), tail);
+  madvise((void*)aligned, bytes, MADV_HUGEPAGE);  // advice: without it (or without THP) 4 KiB pages
+  return (void*)aligned;
+}
+
+}  // namespace
+
+CalcWitMemory::CalcWitMemory(size_t n_signals, size_t n_components)
+    : n_components_(n_components),
+      signal_bytes_(huge_pages_for(n_signals * sizeof(FrElement))),
+      component_bytes_(huge_pages_for(n_components * sizeof(Circom_Component))) {
+  signals_ = static_cast<FrElement*>(map_huge(signal_bytes_));
+  try {
+    components_ = static_cast<Circom_Component*>(map_huge(component_bytes_));
+  } catch (...) {
+    munmap(signals_, signal_bytes_);
+    throw;
+  }
+  for (size_t i = 0; i < n_components; i++) new (&components_[i]) Circom_Component();
+}
+
+CalcWitMemory::~CalcWitMemory() {
+  for (size_t i = 0; i < n_components_; i++) components_[i].~Circom_Component();
+  munmap(components_, component_bytes_);
+  munmap(signals_, signal_bytes_);
+}
+
 Circom_CalcWit::Circom_CalcWit(const Circom_Circuit& circuit, CalcWitMemory& memory, int max_threads)
-    : signalValues(memory.signals.get()),
-      componentMemory(memory.components.get()),
+    : signalValues(memory.signals()),
+      componentMemory(memory.components()),
       circuitConstants(circuit.circuitConstants),
       templateInsId2IOSignalInfo(circuit.templateInsId2IOSignalInfo),
       busInsId2FieldInfo(circuit.busInsId2FieldInfo),

@@ -208,10 +208,7 @@ std::unique_ptr<CalcWitMemory> take_memory() {
       return memory;
     }
   }
-  auto memory = std::make_unique<CalcWitMemory>();
-  memory->signals.reset(new FrElement[get_total_signal_no()]);
-  memory->components.reset(new Circom_Component[get_number_of_components()]);
-  return memory;
+  return std::make_unique<CalcWitMemory>(get_total_signal_no(), get_number_of_components());
 }
 
 // Gives `memory` back for reuse when it comes back on its own (RAII over one computation).
