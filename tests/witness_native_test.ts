@@ -3,7 +3,8 @@
  * Promise (issue 16, item 1): a circuit's native witness library (`cuzk witness compile`) gives
  * the same witness, byte for byte, as circom_runtime's WASM: on every committed fixture's input
  * and on random inputs, for both curves; circom's operators (field, integer, bitwise, shifts,
- * comparisons) on random and edge operands; a failed assert is an UNSATISFIED CuzkError naming
+ * comparisons) on random and edge operands; locals filled from constant tables (the compile
+ * step's rewrites of circom's code), also after a failed assert; a failed assert is an UNSATISFIED CuzkError naming
  * the template and line, bad inputs are INVALID_ARGUMENT naming the signal, and the process lives
  * on. Libraries are compiled into a content-addressed cache shared by the runtimes of one
  * `npm test` ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first
@@ -20,6 +21,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { compileWitnessLibrary, CuzkError, fullProveMany, groth16, NativeWitnessCalculator, Prover, WitnessCalculator } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
+import { rewriteCircuitCpp } from "../src/witness/rewrite.ts";
 import { library, needs } from "./support/native.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 import { circuitByName } from "../tools/fixtures/circuits.mjs";
@@ -152,10 +154,10 @@ template Ops() {
 component main = Ops();
 `;
 
-/** circom --c --wasm of `source` into `dir` (Node runs circom2's WASI build). */
-function circomBoth(source: string, dir: string, prime: string): void {
+/** circom --c --wasm of `source` into `dir` as `<name>.circom` (Node runs circom2's WASI build). */
+function circomBoth(source: string, dir: string, prime: string, name = "ops"): void {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, "ops.circom");
+  const file = join(dir, `${name}.circom`);
   writeFileSync(file, source);
   const r = spawnSync("node", [join(NODE_MODULES, "circom2/cli.js"), file, "--c", "--wasm", "--prime", prime, "-o", dir], { cwd: "/", encoding: "utf8" });
   assert.equal(r.status, 0, `circom: ${r.stdout}${r.stderr}`);
@@ -176,6 +178,75 @@ test("circom's operators on random and edge operands: native == WASM on both cur
     for (let i = 0; i < 60; i++) {
       const input = { a: operand().toString(), b: operand().toString(), k: (i < 9 ? [0n, 1n, 7n, 31n, 64n, 253n, 254n, 255n, 300n][i] : shiftAmount()).toString() };
       assert.ok(same(await native.wtns(input), await wasm.wtns(input)), `${curve}: ops on ${JSON.stringify(input)}`);
+    }
+  }
+});
+
+// Locals filled from constant tables (src/witness/rewrite.ts copies them from an image): Dynamic
+// writes its table at a loop index (circom's copy on every run), Kept only at constant indices
+// (its locals are kept per thread and those it writes restored on the next run: its loop reads
+// u[3] before writing it), and its assert fails after those writes. Three components of each, in a
+// chain, so a stale local shows.
+const LOCALS_SOURCE = `pragma circom 2.1.0;
+template Dynamic() {
+    signal input x;
+    signal output y;
+    var t[12] = [3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 1 << 100, 1 << 200];
+    for (var i = 0; i < 12; i++) { t[i] = t[i] * x + t[(i + 1) % 12]; }
+    var acc = 0;
+    for (var i = 0; i < 12; i++) { acc = acc * 5 + t[i]; }
+    y <-- acc;
+}
+template Kept() {
+    signal input x;
+    signal output y;
+    var u[10] = [2, 4, 6, 8, 10, 12, 14, 16, 18, 1 << 150];
+    var acc = 0;
+    for (var i = 0; i < 10; i++) { acc = acc * x + u[i]; }
+    u[3] = acc;
+    u[9] = u[9] * x;
+    assert(x != 7);
+    y <-- acc + u[3] * 5 + u[9];
+}
+template Chain(n) {
+    signal input x;
+    signal output y;
+    component k[n];
+    component d[n];
+    signal s[n + 1];
+    s[0] <== x;
+    for (var i = 0; i < n; i++) {
+        k[i] = Kept();
+        k[i].x <== s[i];
+        d[i] = Dynamic();
+        d[i].x <== k[i].y;
+        s[i + 1] <== d[i].y;
+    }
+    y <== s[n];
+}
+component main = Chain(3);
+`;
+
+test("locals from constant tables (copied from an image; kept per thread where only constant indices are written): native == WASM on both curves, also after a failed assert", async () => {
+  for (const curve of ["bn254", "bls12_381"]) {
+    const dir = join(WORK, `locals_${curve}`);
+    circomBoth(LOCALS_SOURCE, dir, PRIME_OF[curve], "locals");
+    // The two forms this test is about are the ones the rewrite chose.
+    const rewritten = rewriteCircuitCpp(readFileSync(join(dir, "locals_cpp/locals.cpp"), "utf8"));
+    const body = (template: string) => rewritten.slice(rewritten.search(new RegExp(`^void ${template}_\\d+_run\\(uint ctx_index,Circom_CalcWit\\* ctx\\)\\{`, "m"))).split(/\n\}\n\n/)[0];
+    assert.match(body("Kept"), /cuzk_kept_lvar/);
+    assert.match(body("Kept"), /restore_constants/);
+    assert.doesNotMatch(body("Dynamic"), /cuzk_kept_lvar/);
+    assert.match(body("Dynamic"), /copy_constants/);
+    const { library } = await compileWitnessLibrary(join(dir, "locals_cpp"), { cacheDir: CACHE, outDir: dir });
+    const native = await NativeWitnessCalculator.load(library);
+    const wasm = await WitnessCalculator.load(join(dir, "locals_js/locals.wasm"), { engine: "wasm" });
+    for (let i = 0; i < 6; i++) {
+      const input = { x: (i < 2 ? BigInt(i + 5) : randomBelow(wasm.prime)).toString() };
+      assert.ok(same(await native.wtns(input), await wasm.wtns(input)), `${curve}: x = ${input.x}`);
+      if (i === 2) {
+        await assert.rejects(native.wtns({ x: "7" }), (e: unknown) => e instanceof CuzkError && e.code === "UNSATISFIED" && /Kept/.test(e.message));
+      }
     }
   }
 });
