@@ -26,7 +26,13 @@ export class WitnessFileError extends Error {
 
 /** The directory, as one process sees it (hosts may mount it under different paths). */
 export class WitnessDir {
-  private constructor(readonly root: string) {}
+  /** The directory's path on this host. */
+  readonly root: string;
+
+  // No parameter properties: tests import this file under Node's type stripping.
+  private constructor(root: string) {
+    this.root = root;
+  }
 
   /** Checks that `root` is a directory this process may read and write (creating it if missing). */
   static async open(root: string): Promise<WitnessDir> {

@@ -384,7 +384,13 @@ class ProgressWriter {
   #pending: Promise<void> = Promise.resolve();
   #closed = false;
 
-  constructor(readonly db: ClusterDb, readonly jobs: readonly Claimed[]) {}
+  readonly db: ClusterDb;
+  readonly jobs: readonly Claimed[];
+
+  constructor(db: ClusterDb, jobs: readonly Claimed[]) {
+    this.db = db;
+    this.jobs = jobs;
+  }
 
   update(progress: Progress): void {
     this.#latest = progress;
