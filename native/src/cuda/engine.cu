@@ -6,7 +6,10 @@
 // support (explicit infinities for w[0..n_public]). Each section is resident or streamed in per
 // proof, as the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan).
 // CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
-// CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements).
+// CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements). In a batch, proof p+1's
+// witness (pinned) is uploaded on a second stream into a second buffer while proof p computes,
+// when the device has room for that buffer (it is outside the memory plan: without room, each
+// proof uploads its own witness first, as proof 0 does).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +58,9 @@ class GpuEngine final : public engine::Engine<C> {
       pinned_free(pack_buf_[i], kPackChunk);
       if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
     }
+    if (prefetch_.stream) cudaStreamDestroy(prefetch_.stream);
+    if (prefetch_.after_reads) cudaEventDestroy(prefetch_.after_reads);
+    if (prefetch_.uploaded) cudaEventDestroy(prefetch_.uploaded);
   }
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
@@ -138,7 +144,9 @@ class GpuEngine final : public engine::Engine<C> {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
     const size_t nv = key_.n_vars, nd = key_.domain_size;
-    CUZK_TRY(w_.ensure(nv * 32, err));
+    w_ = &w_bufs_[0];
+    CUZK_TRY(w_->ensure(nv * 32, err));
+    prefetch_.ready = false;
     CUZK_TRY(va_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
@@ -146,9 +154,13 @@ class GpuEngine final : public engine::Engine<C> {
       // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
       engine::ProofInputs in;
       CUZK_TRY(batch.inputs(p, &in, err));
-      cuzk_status st = prove_one(in, p, times, sums[p], err);
+      cuzk_status st = prove_one(in, p, batch, times, sums[p], err);
       dev_->timeline.flush(times);
-      if (st != CUZK_OK) return st;
+      if (st != CUZK_OK) {
+        if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);  // nothing in flight reads the caller's memory
+        prefetch_.ready = false;
+        return st;
+      }
       batch.computed(p);
     }
     return CUZK_OK;
@@ -161,8 +173,8 @@ class GpuEngine final : public engine::Engine<C> {
     return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
   }
 
-  cuzk_status prove_one(const engine::ProofInputs& in, size_t p, engine::PhaseTimes& times,
-                        engine::ProofSums<C>& out, std::string& err) {
+  cuzk_status prove_one(const engine::ProofInputs& in, size_t p, engine::WitnessSource& batch,
+                        engine::PhaseTimes& times, engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const auto& z = *key_.zkey;
@@ -170,7 +182,14 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(tl.begin(s, err));
 
     int t0 = tl.mark(err);
-    CUZK_TRY(dev_->staging.upload(w_.as(), in.w, (size_t)nv * 32, s, err));
+    if (prefetch_.ready && prefetch_.source == in.w && prefetch_.index == p) {
+      w_ = prefetch_.into;  // uploaded while proof p-1 computed: only wait for it
+      CUZK_CU(cudaStreamWaitEvent(s, prefetch_.uploaded, 0));
+    } else {
+      if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));  // not this proof's: drop it
+      CUZK_TRY(dev_->staging.upload(w_->as(), in.w, (size_t)nv * 32, s, err));
+    }
+    prefetch_.ready = false;
     const bool have_abc = in.a != nullptr;
     if (have_abc) {
       CUZK_TRY(dev_->staging.upload(va_.as(), in.a, (size_t)nd * 32, s, err));
@@ -194,13 +213,14 @@ class GpuEngine final : public engine::Engine<C> {
         b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
       }
     }
-    cuzk_status st = gpu_part(have_abc, p, out, err);
+    cuzk_status st = gpu_part(have_abc, p, batch, out, err);
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
     return st;
   }
 
-  cuzk_status gpu_part(bool have_abc, size_t p, engine::ProofSums<C>& out, std::string& err) {
+  cuzk_status gpu_part(bool have_abc, size_t p, engine::WitnessSource& batch, engine::ProofSums<C>& out,
+                       std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint32_t nd = key_.domain_size, L = key_.log_domain;
@@ -208,7 +228,7 @@ class GpuEngine final : public engine::Engine<C> {
     F* va = va_.as<F>();
     F* vb = vb_.as<F>();
     F* vc = vc_.as<F>();
-    const uint32_t* w = w_.as<uint32_t>();
+    const uint32_t* w = w_->as<uint32_t>();
 
     int t1 = tl.mark(err);
     if (have_abc) {
@@ -217,7 +237,7 @@ class GpuEngine final : public engine::Engine<C> {
         CUZK_LAUNCHED("to_mont_kernel");
       }
     } else {
-      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(rows_a_, rows_b_, rows, nd, w_.as<F>(), va, vb, vc);
+      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(rows_a_, rows_b_, rows, nd, w_->as<F>(), va, vb, vc);
       CUZK_LAUNCHED("abc_rows");
     }
     int t2 = tl.mark(err);
@@ -227,6 +247,8 @@ class GpuEngine final : public engine::Engine<C> {
     for (F* v : {va, vb, vc}) CUZK_TRY(ntt.to_coset(v, L, s, err));
     ntt_h_scalars<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, vc, nd);
     CUZK_LAUNCHED("ntt_h_scalars");
+    // The GPU has this proof's NTTs queued: time for the host to start the next witness's upload.
+    prefetch(batch, p + 1);
     int t3 = tl.mark(err);
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
 
@@ -245,6 +267,39 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
     CUZK_TRY(run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
     return CUZK_OK;
+  }
+
+  // Starts the upload of proof `next`'s witness into the other witness buffer on the prefetch
+  // stream, behind this proof's work so far. Only a pinned witness without a, b, c; a check that
+  // fails (or a cancel) is left for the batch loop to report when it asks for that proof; any
+  // device error here only turns prefetching off for this engine.
+  void prefetch(engine::WitnessSource& batch, size_t next) {
+    if (!prefetch_.enabled || next >= batch.size()) return;
+    engine::ProofInputs in;
+    std::string e;
+    if (batch.inputs(next, &in, e) != CUZK_OK || in.a || !is_pinned(in.w)) return;
+    DeviceBuffer* other = w_ == &w_bufs_[0] ? &w_bufs_[1] : &w_bufs_[0];
+    auto ok = [&](cudaError_t r) {
+      if (r == cudaSuccess) return true;
+      cudaGetLastError();  // an allocation failure is not sticky: clear it and go on without
+      prefetch_.enabled = false;
+      return false;
+    };
+    if (other->ensure((size_t)key_.n_vars * 32, e) != CUZK_OK) { ok(cudaErrorMemoryAllocation); return; }
+    if (!prefetch_.stream && !ok(cudaStreamCreateWithFlags(&prefetch_.stream, cudaStreamNonBlocking))) return;
+    if (!prefetch_.after_reads && !ok(cudaEventCreateWithFlags(&prefetch_.after_reads, cudaEventDisableTiming))) return;
+    if (!prefetch_.uploaded && !ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming))) return;
+    // The other buffer's last readers (proof next-2) are done; ordering after this proof's work so
+    // far keeps it so for any future use.
+    if (!ok(cudaEventRecord(prefetch_.after_reads, dev_->stream)) ||
+        !ok(cudaStreamWaitEvent(prefetch_.stream, prefetch_.after_reads, 0)) ||
+        !ok(cudaMemcpyAsync(other->as(), in.w, (size_t)key_.n_vars * 32, cudaMemcpyHostToDevice, prefetch_.stream)) ||
+        !ok(cudaEventRecord(prefetch_.uploaded, prefetch_.stream)))
+      return;
+    prefetch_.ready = true;
+    prefetch_.index = next;
+    prefetch_.source = in.w;
+    prefetch_.into = other;
   }
 
   // The device's plan over group g's scalars: all of them, or those of its support gathered.
@@ -339,7 +394,17 @@ class GpuEngine final : public engine::Engine<C> {
   DeviceRows<F> rows_a_{}, rows_b_{};
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
   DeviceBuffer points_[kPointSections], stream_points_;
-  DeviceBuffer w_, va_, vb_, vc_;
+  DeviceBuffer w_bufs_[2], va_, vb_, vc_;
+  DeviceBuffer* w_ = &w_bufs_[0];  // the current proof's witness on the device
+  struct Prefetch {
+    bool enabled = true;   // off after a failure (no room for the second buffer)
+    bool ready = false;    // an upload was started for proof `index`
+    size_t index = 0;
+    const uint8_t* source = nullptr;
+    DeviceBuffer* into = nullptr;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t after_reads = nullptr, uploaded = nullptr;
+  } prefetch_;
   void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
   cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
   std::vector<uint8_t> scratch_;  // reads from a key file
