@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 13's figures on a GPU host, in one call (bench/gpu/porep_batch.ts does the work; keys are
+# made in memory, INSECURE, so nothing of the key goes to disk). Run from the repository root with
+# Deno on PATH and CUZK_LIB naming a CUDA build of the library; logs and proofs go to $OUT.
+#
+#   OUT=dir CUZK_LIB=build-cuda/libcuzk.so bench/gpu/porep.sh sanity p27 p22 p24
+#
+#   sanity  2^16 PoRep profile, both curves, batch of 3 compared with the same witnesses proved
+#           alone (same r, s): equal proofs, every proof self-checked (catches a broken pipeline in
+#           seconds, before the long runs)
+#   p27     BLS12-381 2^27 PoRep profile, batch of 10 (the seed's workload): per-circuit phase
+#           medians, batch wall time, peak GPU (nvidia-smi, every 100 ms) and host memory, waterfall
+#           ($OUT/p27.svg). P27_RUNS (3), P27_TIMEOUT (520 s). Host: ~80 GB RSS at peak, ~30 GB disk
+#           for the .r1cs (removed once the key is made); device: ~130 GiB by the memory plan
+#   p22     both curves 2^22, batch of 10 against single proofs (--single), batch == single proofs
+#           (--compare); proofs and vk in $OUT/p22-<curve> for `snarkjs groth16 verify`
+#   p24     BLS12-381 2^24, batch of P24_N (4) against single proofs; waterfall $OUT/p24.svg
+# Prints each section's table; the last lines of every log are in $OUT/<section>.txt.
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+: "${CUZK_LIB:?CUZK_LIB must name a CUDA build of libcuzk.so}"
+bench() { deno run -A bench/gpu/porep_batch.ts "$@"; }
+smi_start() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$OUT/$1-gpumem.csv" 2>/dev/null & smi=$!; }
+smi_stop() { kill "$smi" 2>/dev/null; echo "$1: peak GPU memory used (nvidia-smi): $(sort -n "$OUT/$1-gpumem.csv" | tail -1) MiB"; }
+status=0
+for section in "$@"; do case $section in
+sanity)
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
+  for curve in bls12_381 bn254; do
+    timeout 120 bench --log2 16 --curve $curve --n 3 --runs 1 --compare --dir /tmp/porep16 --out "$OUT/s16-$curve" > "$OUT/sanity-$curve.txt" 2>&1
+    rc=$?; echo "sanity $curve exit $rc"; [ $rc = 0 ] || status=1; grep -E "compare|per circuit" "$OUT/sanity-$curve.txt"
+  done ;;
+p27)
+  df -h /tmp | tail -1; free -g | head -2
+  smi_start p27
+  timeout "${P27_TIMEOUT:-520}" deno run -A bench/gpu/porep_batch.ts --log2 27 --curve bls12_381 --n 10 --runs "${P27_RUNS:-3}" \
+    --dir /tmp/porep27 --timeline "$OUT/p27.svg" > "$OUT/p27.txt" 2>&1
+  rc=$?; echo "p27 exit $rc"; [ $rc = 0 ] || status=1
+  smi_stop p27
+  tail -32 "$OUT/p27.txt" ;;
+p22)
+  for curve in bn254 bls12_381; do
+    timeout 200 bench --log2 22 --curve $curve --n 10 --runs 3 --single --compare --dir /tmp/porep22 --out "$OUT/p22-$curve" > "$OUT/p22-$curve.txt" 2>&1
+    rc=$?; echo "p22 $curve exit $rc"; [ $rc = 0 ] || status=1; tail -11 "$OUT/p22-$curve.txt"
+  done ;;
+p24)
+  smi_start p24
+  timeout 300 bench --log2 24 --curve bls12_381 --n "${P24_N:-4}" --runs 5 --single --compare --dir /tmp/porep24 --timeline "$OUT/p24.svg" \
+    --out "$OUT/p24" > "$OUT/p24.txt" 2>&1
+  rc=$?; echo "p24 exit $rc"; [ $rc = 0 ] || status=1
+  smi_stop p24
+  tail -24 "$OUT/p24.txt" ;;
+*) echo "unknown section $section (sanity p27 p22 p24)"; status=2 ;;
+esac; done
+exit $status
