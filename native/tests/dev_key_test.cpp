@@ -18,8 +18,13 @@
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
 #include "prover/r1cs_check.hpp"
+#include "formats/file_bytes.hpp"
+#include "formats/zkey.hpp"
+#include "setup/dev_setup.hpp"
 #include "setup/output_file.hpp"
+#include "setup/random.hpp"
 #include "setup/synth.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace {
@@ -245,6 +250,64 @@ void key_in_memory(const std::string& dir, uint32_t curve) {
   CHECK(cuzk_context_destroy(ctx, err, sizeof err) == CUZK_OK);
 }
 
+// The generator's reads: any range, in any order, in pieces that cross its windows or not, gives
+// the bytes of one read of the whole section; the marks say which points are infinity.
+void generator_reads(const std::string& dir, uint32_t curve) {
+  const Prepared p = prepare(dir, curve, 900, 1);
+  cuzk::formats::FileBytes file;
+  std::string e;
+  CHECK(cuzk::formats::FileBytes::read(p.r1cs, file, e) == CUZK_OK);
+  cuzk::formats::R1cs r1cs;
+  CHECK(cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, e) == CUZK_OK);
+  ::setenv("CUZK_DEV_KEY_WINDOW", "37", 1);  // many windows: 1000-odd points per section
+  cuzk::formats::FileBytes bytes;
+  std::unique_ptr<cuzk::formats::PointSource> points;
+  cuzk_setup_info info{};
+  cuzk::Progress progress;
+  cuzk::ThreadPool pool(2);
+  CHECK(cuzk::setup::setup_insecure_dev_in_memory(r1cs, pool, CUZK_SETUP_CPU_ONLY, progress, info, bytes, points, e) ==
+        CUZK_OK);
+  ::unsetenv("CUZK_DEV_KEY_WINDOW");
+  if (!points) { std::fprintf(stderr, "  %s\n", e.c_str()); return; }
+  cuzk::formats::ZkeyGroth16 z;
+  CHECK(cuzk::formats::parse_zkey(bytes.data(), bytes.size(), z, e) == CUZK_OK);
+  CHECK(bytes.bytes_in_memory() == info.zkey_bytes && info.zkey_bytes < bytes.size());
+  cuzk::setup::SeededRng rng(17);
+  int equal = 0, sections = 0;
+  for (int si = 0; si < cuzk::formats::kPointSections; si++) {
+    const auto s = (cuzk::formats::PointSection)si;
+    const uint64_t count = z.point_count(s), pb = z.point_bytes(s);
+    Bytes whole(count * pb), pieces(count * pb, 0xaa);
+    CHECK(points->read(s, 0, count, whole.data(), e) == CUZK_OK);
+    // Pieces of 1..80 points, in a shuffled order.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (uint64_t at = 0; at < count;) {
+      const uint64_t n = std::min<uint64_t>(count - at, 1 + rng.below(80));
+      ranges.push_back({at, n});
+      at += n;
+    }
+    for (size_t i = ranges.size(); i > 1; i--) std::swap(ranges[i - 1], ranges[rng.below((uint32_t)i)]);
+    for (auto [at, n] : ranges) CHECK(points->read(s, at, n, pieces.data() + at * pb, e) == CUZK_OK);
+    sections++;
+    equal += whole == pieces;
+    CHECK(whole == pieces);
+    // Marks against the points made: zero bytes exactly where the mark is 0.
+    Bytes marks(count);
+    CHECK(points->finite_marks(s, 0, count, marks.data()));
+    uint64_t wrong = 0, infinities = 0;
+    for (uint64_t k = 0; k < count; k++) {
+      bool zero = true;
+      for (uint64_t b = 0; b < pb; b++) zero = zero && whole[k * pb + b] == 0;
+      wrong += zero == (marks[k] != 0);
+      infinities += zero;
+    }
+    CHECK(wrong == 0);
+    if (s == cuzk::formats::kSecB1) CHECK(infinities > 0);  // the porep profile's B is sparse
+  }
+  std::printf("generator reads (%s): %d of %d sections equal in pieces across windows of 37 points\n",
+              curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381", equal, sections);
+}
+
 void refusals(const std::string& dir) {
   char err[512];
   cuzk_key* key = reinterpret_cast<cuzk_key*>(1);
@@ -283,7 +346,10 @@ int main() {
     other_witnesses(curve, CUZK_SYNTH_UNIFORM);
   }
   cuzk_test::ScratchDir dir("cuzk_dev_key_");
-  for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) key_in_memory(dir.path(), curve);
+  for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) {
+    key_in_memory(dir.path(), curve);
+    generator_reads(dir.path(), curve);
+  }
   refusals(dir.path());
   return cuzk_test::finish("dev_key_test");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -70,13 +71,19 @@ struct Occurrence {
 // or h of the setup, kept here), made when a prover reads it: on GPU 0 while it works, else (or
 // after a GPU failure) on CPU fixed-base tables built at the first CPU read. Reads of less than a
 // window are served from the last window made, so a reader walking a section in small blocks
-// makes each point once.
+// makes each point once. CUZK_DEV_KEY_WINDOW=n sets the window to n points (tests: many windows
+// in a small key).
 template <class C>
 class GeneratedPoints final : public formats::PointSource {
   using Fr = typename C::Fr;
   using Fq = typename C::Fq;
   using Fq2 = typename C::Fq2;
   static constexpr size_t kWindow = 1 << 20;  // points made per call (at most 192 MiB of BLS12-381 G2)
+  static size_t window_points() {
+    const char* v = std::getenv("CUZK_DEV_KEY_WINDOW");
+    const long n = v ? std::atol(v) : 0;
+    return n >= 1 && n <= (long)kWindow ? (size_t)n : kWindow;
+  }
 
  public:
   GeneratedPoints(uint32_t n_public, std::vector<Fr> u, std::vector<Fr> v, std::vector<Fr> k, std::vector<Fr> h,
@@ -87,11 +94,11 @@ class GeneratedPoints final : public formats::PointSource {
                        std::string& err) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const size_t pb = s == formats::kSecB2 ? C::G2_BYTES : C::G1_BYTES;
-    if (count >= kWindow) return make(s, first, count, dst, err);
+    if (count >= window_points_) return make(s, first, count, dst, err);
     while (count > 0) {
-      const uint64_t lo = first / kWindow * kWindow;
+      const uint64_t lo = first / window_points_ * window_points_;
       if (!(window_valid_ && window_section_ == s && window_first_ == lo)) {
-        const uint64_t n = std::min<uint64_t>(kWindow, scalars_of(s).second - lo);
+        const uint64_t n = std::min<uint64_t>(window_points_, scalars_of(s).second - lo);
         window_.resize(n * pb);
         window_valid_ = false;
         if (formats::Status st = make(s, lo, n, window_.data(), err); st != CUZK_OK) return st;
@@ -148,6 +155,7 @@ class GeneratedPoints final : public formats::PointSource {
   }
 
   const uint32_t n_public_;
+  const size_t window_points_ = window_points();
   const std::vector<Fr> u_, v_, k_, h_;
   std::shared_ptr<GpuHandle> gpu_;
   mutable std::mutex mutex_;
