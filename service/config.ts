@@ -17,6 +17,8 @@ export interface ServiceConfig {
   preload: string[];
   backend: "auto" | "cpu" | "cuda";
   device: number;
+  /** GPU indices this process proves on (one context each, every key resident on each); empty = [device]. */
+  devices: number[];
   /** CPU worker threads of the library (0 = every core). */
   cpuThreads: number;
   /** Jobs waiting (not running) before submissions are answered 429. */
@@ -63,7 +65,7 @@ export interface ServiceConfig {
   witnessDir: string;
 }
 
-type Kind = "string" | "int" | "list" | "bool" | "backend" | "role";
+type Kind = "string" | "int" | "list" | "bool" | "backend" | "role" | "devices";
 
 interface Setting {
   key: keyof ServiceConfig;
@@ -96,6 +98,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "preload", flag: "--preload", env: "CUZK_SERVICE_PRELOAD", kind: "list", default: "", maxItems: MAX_PRELOAD, help: "comma-separated key names to register at start (id = name with / as .)" },
   { key: "backend", flag: "--backend", env: "CUZK_SERVICE_BACKEND", kind: "backend", default: "auto", help: "auto | cpu | cuda" },
   { key: "device", flag: "--device", env: "CUZK_SERVICE_DEVICE", kind: "int", default: "0", min: 0, max: 64, help: "GPU index" },
+  { key: "devices", flag: "--devices", env: "CUZK_SERVICE_DEVICES", kind: "devices", default: "", maxItems: 64, help: "comma-separated GPU indices to prove on, each batch divided between them (default: --device alone)" },
   { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores; at most the cores the library reports)" },
   { key: "queueCapacity", flag: "--queue-size", env: "CUZK_SERVICE_QUEUE_SIZE", kind: "int", default: "1024", min: 1, max: 1_000_000, help: "queued jobs before 429" },
   { key: "queueBytes", flag: "--queue-bytes", env: "CUZK_SERVICE_QUEUE_BYTES", kind: "int", default: String(Math.min(2 ** 31, Math.floor(MEMORY_BYTES / 2))), min: 1024, max: MEMORY_BYTES, help: "witness bytes held by queued jobs before 429 (at most the machine's memory)" },
@@ -141,6 +144,16 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
     case "backend":
       if (raw === "auto" || raw === "cpu" || raw === "cuda") return raw;
       throw new ConfigError(`${source}: expected auto, cpu or cuda, got ${JSON.stringify(raw)}`);
+    case "devices": {
+      const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+      if (items.length > (setting.maxItems ?? 64)) throw new ConfigError(`${source}: ${items.length} devices, more than the ${setting.maxItems} allowed`);
+      const devices = items.map((item) => {
+        if (!/^\d+$/.test(item) || Number(item) > 64) throw new ConfigError(`${source}: ${JSON.stringify(item)} is not a GPU index (0..64)`);
+        return Number(item);
+      });
+      if (new Set(devices).size !== devices.length) throw new ConfigError(`${source}: ${raw} names a device twice`);
+      return devices;
+    }
     case "role":
       if (raw === "api" || raw === "worker") return raw;
       throw new ConfigError(`${source}: expected api or worker, got ${JSON.stringify(raw)}`);

@@ -14,11 +14,13 @@ export interface GaugeSources {
   scheduler: Scheduler;
   keys: KeyRegistry;
   library: Library;
-  context: Context;
+  /** One per device the service proves on. */
+  contexts: Context[];
 }
 
 /** Adds the service's gauges to `registry`. */
-export function addGauges(registry: Registry, { scheduler, keys, library, context }: GaugeSources): void {
+export function addGauges(registry: Registry, { scheduler, keys, library, contexts }: GaugeSources): void {
+  const context = contexts[0];
   const version = library.info().version;
   registry.add(new Gauge("cuzk_queue_depth", "Jobs waiting to run", () => [[{}, scheduler.queueDepth]]));
   registry.add(new Gauge("cuzk_queue_bytes", "Witness bytes held by waiting jobs", () => [[{}, scheduler.queuedBytes]]));
@@ -28,11 +30,13 @@ export function addGauges(registry: Registry, { scheduler, keys, library, contex
   registry.add(new Gauge("cuzk_staging_pinned_bytes", "Pinned memory the library holds for its own GPU staging", () => [[{}, library.stagingStats().pinnedBytes]]));
   registry.add(new Gauge("cuzk_host_live_bytes", "Host memory allocated through the library (pinned or not)", () => [[{}, library.hostStats().liveBytes]]));
   registry.add(
-    new Gauge("cuzk_device_memory_bytes", "GPU memory of the service's device (CUDA backend only)", () => {
+    new Gauge("cuzk_device_memory_bytes", "GPU memory of each of the service's devices (CUDA backend only)", () => {
       if (context.backend !== "cuda") return [];
-      const device = library.device(context.device);
-      return [[{ device: String(device.index), kind: "total" }, device.totalMemory], [{ device: String(device.index), kind: "free" }, device.freeMemory]];
+      return contexts.flatMap((c) => {
+        const device = library.device(c.device);
+        return [[{ device: String(device.index), kind: "total" }, device.totalMemory], [{ device: String(device.index), kind: "free" }, device.freeMemory]] as Array<[Record<string, string>, number]>;
+      });
     }),
   );
-  registry.add(new Gauge("cuzk_backend_info", "The backend in use (value 1)", () => [[{ backend: context.backend, version, device: String(context.device) }, 1]]));
+  registry.add(new Gauge("cuzk_backend_info", "The backend in use (value 1), per device", () => contexts.map((c) => [{ backend: c.backend, version, device: String(c.device) }, 1])));
 }

@@ -1,7 +1,8 @@
 /**
  * @module
- * The key registry: zkeys opened from the configured keys directory only, each bound to one
- * Prover on the service's shared Context and kept resident until deleted. A name is a relative
+ * The key registry: zkeys opened from the configured keys directory only, each bound to a
+ * ProverSet over the service's shared contexts (one per device: the key resident on each, every
+ * batch divided between them) and kept resident until deleted. A name is a relative
  * path (`<name>.zkey` or `<name>/circuit.zkey`); besides the pattern check of schemas.ts, the file's
  * real path (symbolic links resolved) must lie inside the directory's real path. A key may come
  * with its circuit's witness generator (`.wasm`) and constraint system (`.r1cs`, attached so that
@@ -9,7 +10,7 @@
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
-import { Context, Prover } from "../mod.ts";
+import { Context, ProverSet } from "../mod.ts";
 import type { KeyInfo, Library, VerificationKeyJson } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 
@@ -23,7 +24,7 @@ export interface RegisteredKey {
   /** circuit.r1cs beside the key (attached when r1cs checks are on). */
   r1csPath: string | undefined;
   r1csAttached: boolean;
-  prover: Prover;
+  prover: ProverSet;
   info: KeyInfo;
   registeredAt: string;
 }
@@ -42,6 +43,7 @@ export function keySummary(key: RegisteredKey) {
     inputs: key.wasmPath !== undefined,
     r1csCheck: key.r1csAttached,
     backend: key.prover.backend,
+    devices: key.prover.devices,
     registeredAt: key.registeredAt,
   };
 }
@@ -49,7 +51,8 @@ export function keySummary(key: RegisteredKey) {
 /** Options of the registry. */
 export interface KeyRegistryOptions {
   keysDir: string;
-  context: Context;
+  /** One per device the service proves on. */
+  contexts: Context[];
   library: Library;
   r1csCheck: boolean;
   /** Largest file (.zkey, .r1cs, .wasm) a key may bring: the library reads keys into memory. */
@@ -75,6 +78,11 @@ export class KeyRegistry {
       throw new Error(`keys directory ${options.keysDir} cannot be read: ${(cause as Error).message}`);
     }
     if (!statSync(this.#root).isDirectory()) throw new Error(`keys directory ${options.keysDir} is not a directory`);
+  }
+
+  /** The device indices every key is proved on. */
+  get devices(): number[] {
+    return this.#options.contexts.map((c) => c.device);
   }
 
   /** The real path of the keys directory. */
@@ -162,11 +170,11 @@ export class KeyRegistry {
   async #open(name: string, id: string): Promise<RegisteredKey> {
     const files = this.#resolve(name);
     const attach = this.#options.r1csCheck && files.r1cs !== undefined;
-    let prover: Prover;
+    let prover: ProverSet;
     try {
-      prover = await Prover.open({
+      prover = await ProverSet.open({
         zkey: files.zkey,
-        context: this.#options.context,
+        contexts: this.#options.contexts,
         library: this.#options.library,
         r1cs: attach ? files.r1cs : undefined,
         selfCheck: true,

@@ -6,7 +6,7 @@
  *   bun run serve -- --keys-dir tests/fixtures --preload bn254/mulchain_8 --port 8080
  *   bun service/main.ts --help
  *
- * Opens the library and one context (one device), registers the preloaded keys, starts the
+ * Opens the library and one context per device (--devices, else --device), registers the preloaded keys, starts the
  * scheduler and the HTTP server, and prints one JSON line per event on stdout ("listening",
  * "key_registered", "shutdown_started", "shutdown"). On SIGTERM or SIGINT it stops taking jobs,
  * proves what is queued for up to --drain-s seconds, cancels the rest, and prints which jobs
@@ -80,15 +80,21 @@ async function main(): Promise<void> {
   if (config.cpuThreads > info.cpuThreads) {
     throw new ConfigError(`--cpu-threads: ${config.cpuThreads} is more than the ${info.cpuThreads} cores the library reports (0 = all of them)`);
   }
-  let context: Context;
-  try {
-    context = Context.create({ backend: config.backend, device: config.device, cpuThreads: config.cpuThreads, library });
-  } catch (error) {
-    throw new ConfigError(`cannot start the ${config.backend} backend on device ${config.device} (--backend, --device): ${(error as Error).message}`);
+  const devices = config.devices.length > 0 ? config.devices : [config.device];
+  const contexts: Context[] = [];
+  for (const device of devices) {
+    try {
+      contexts.push(Context.create({ backend: config.backend, device, cpuThreads: config.cpuThreads, library }));
+    } catch (error) {
+      for (const c of contexts) c.close();
+      throw new ConfigError(`cannot start the ${config.backend} backend on device ${device} (--backend, --device, --devices): ${(error as Error).message}`);
+    }
   }
+  // The first device's context answers for the backend (they all have the same one).
+  const context = contexts[0];
   let keys: KeyRegistry;
   try {
-    keys = new KeyRegistry({ keysDir: config.keysDir, context, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes });
+    keys = new KeyRegistry({ keysDir: config.keysDir, contexts, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes });
   } catch (error) {
     throw new ConfigError(`--keys-dir: ${(error as Error).message}`);
   }
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
       throw new ConfigError(`--witness-dir: ${(error as Error).message}`);
     }
     const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)), leaseS: config.leaseS });
-    if (config.role === "worker") return runWorker(config, { library, context, keys, db, witnessDir });
+    if (config.role === "worker") return runWorker(config, { library, contexts, keys, db, witnessDir });
     const store = await PgJobStore.open({
       db,
       metrics,
@@ -138,11 +144,11 @@ async function main(): Promise<void> {
     batchWaitMs: config.batchWaitMs,
     resultTtlS: config.resultTtlS,
   });
-  addGauges(metrics.registry, { scheduler, keys, library, context });
+  addGauges(metrics.registry, { scheduler, keys, library, contexts });
   const inputs = new InputWitnesses();
   const server = await serve(bun, config, { keys, store: new MemoryJobStore(scheduler), metrics, context, info, inputs });
   if (!server) return;
-  shutdownOnSignals({ scheduler, server, inputs, keys, context, drainS: config.drainS, resultGraceS: config.resultGraceS });
+  shutdownOnSignals({ scheduler, server, inputs, keys, contexts, drainS: config.drainS, resultGraceS: config.resultGraceS });
 }
 
 /** Starts the HTTP server and registers the preloaded keys; undefined (exit code 1) when one cannot be opened. */
@@ -162,7 +168,7 @@ async function serve(
       inputs,
       metrics: parts.metrics,
       ready: () => preloaded && !context.closed,
-      describe: () => ({ backend: context.backend, device: context.device, library: info.version, cpuThreads: info.cpuThreads, role: config.role, database: config.databaseUrl !== "" }),
+      describe: () => ({ backend: context.backend, device: context.device, devices: keys.devices, library: info.version, cpuThreads: info.cpuThreads, role: config.role, database: config.databaseUrl !== "" }),
     }),
   );
   logEvent("listening", {
@@ -187,8 +193,9 @@ async function serve(
 }
 
 /** The worker role: the preloaded keys' jobs from the database, proved on this process's device. */
-async function runWorker(config: ServiceConfig, parts: { library: Library; context: Context; keys: KeyRegistry; db: ClusterDb; witnessDir?: WitnessDir }): Promise<void> {
-  const { context, keys, db, witnessDir } = parts;
+async function runWorker(config: ServiceConfig, parts: { library: Library; contexts: Context[]; keys: KeyRegistry; db: ClusterDb; witnessDir?: WitnessDir }): Promise<void> {
+  const { contexts, keys, db, witnessDir } = parts;
+  const context = contexts[0];
   if (!(await preload(keys, config.preload))) {
     process.exitCode = 1;
     await db.close();
@@ -197,13 +204,13 @@ async function runWorker(config: ServiceConfig, parts: { library: Library; conte
   if (keys.list().length === 0) throw new ConfigError("--role worker needs the keys it proves for (--preload)");
   const workerId = config.workerId || defaultWorkerId();
   const worker = await ProvingWorker.start({ db, keys, batchSize: config.batchSize, workerId, backend: context.backend, witnessDir });
-  logEvent("worker_started", { worker: workerId, keys: keys.list().map((k) => k.id), backend: context.backend, batchSize: config.batchSize });
+  logEvent("worker_started", { worker: workerId, keys: keys.list().map((k) => k.id), backend: context.backend, devices: contexts.map((c) => c.device), batchSize: config.batchSize });
   onceOnSignals(async (signal) => {
     logEvent("shutdown_started", { signal, role: "worker", worker: workerId });
     await worker.stop();
     await db.close();
     keys.closeAll();
-    context.close();
+    for (const c of contexts) c.close();
     logEvent("exit", { code: 0 });
     process.exit(0);
   });

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { CuzkError } from "../mod.ts";
-import type { ProofResult, Progress } from "../mod.ts";
+import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -444,6 +444,7 @@ export class Scheduler {
     if (FINAL.has(job.state)) return; // cancelled while its proof ran
     job.timings.proveMs = ms;
     job.timings.batchSize = size;
+    if ("device" in result) job.timings.device = (result as DeviceProofResult).device;
     job.timings.phases = result.timings.phases;
     this.#finish(job, "succeeded", { result: { proof: result.proof, publicSignals: result.publicSignals } });
   }

@@ -22,7 +22,7 @@ export interface ShutdownParts {
   server: BunServer;
   inputs: InputWitnesses;
   keys: KeyRegistry;
-  context: Context;
+  contexts: Context[];
   /** Seconds to keep proving queued jobs. */
   drainS: number;
   /** Seconds, after the drain, that results not yet fetched stay retrievable. */
@@ -68,7 +68,7 @@ export function shutdownOnSignals(parts: ShutdownParts): void {
     await server.stop(true);
     parts.inputs.close();
     parts.keys.closeAll();
-    parts.context.close();
+    for (const c of parts.contexts) c.close();
     logEvent("exit", { code: 0 });
     process.exit(0);
   };

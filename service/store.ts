@@ -31,7 +31,9 @@ export interface JobTimings {
   proveMs?: number;
   totalMs?: number;
   batchSize?: number;
-  /** The library's phases of this proof, in ms from the call's start. */
+  /** The device index whose prover made the proof (one of --devices). */
+  device?: number;
+  /** The library's phases of this proof, in ms from the call's start (its device's call). */
   phases?: ProofResult["timings"]["phases"];
 }
 

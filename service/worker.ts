@@ -24,7 +24,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import { CuzkError, FR_BYTES } from "../mod.ts";
-import type { ProofResult, Progress } from "../mod.ts";
+import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
 import { CANCEL_CHANNEL, JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
 import type { ClusterDb } from "./cluster_db.ts";
 import type { KeyRegistry, RegisteredKey } from "./keys.ts";
@@ -330,7 +330,7 @@ export class ProvingWorker {
         state: result ? "succeeded" : "failed",
         result: result ? { proof: result.proof, publicSignals: result.publicSignals } : null,
         error: error ?? null,
-        timings: { proveMs, batchSize, ...(result ? { phases: result.timings.phases } : {}) },
+        timings: { proveMs, batchSize, ...(result ? { device: (result as DeviceProofResult).device, phases: result.timings.phases } : {}) },
         written: false,
       }));
       // Only rows still running under this attempt: a job cancelled meanwhile stays cancelled.

@@ -21,8 +21,13 @@ import type { ProofResult, ProveOptions, ProverOptions, Randomness, Witness } fr
 
 /** Options of ProverSet.open: those of Prover.open, with a list of devices instead of one. */
 export interface ProverSetOptions extends Omit<ProverOptions, "device" | "context"> {
-  /** Device indices, each at most once (1 to 64 of them); default [0]. */
+  /** Device indices, each at most once (1 to 64 of them); default [0]. The set makes a context on each. */
   devices?: number[];
+  /**
+   * Contexts made already, one per device (shared, e.g. by a service's keys, and not closed by the
+   * set); then `devices` is theirs and backend/cpuThreads are not used.
+   */
+  contexts?: Context[];
 }
 
 /** A proof of a ProverSet batch: which device made it, and where its call started. */
@@ -42,13 +47,19 @@ export class ProverSet {
   readonly #devices: number[];
   readonly #key: Key;
   readonly #ownsKey: boolean;
+  readonly #ownsContexts: boolean;
+  readonly #backend: BackendName;
+  readonly #info: KeyInfo;
   #closed = false;
 
-  private constructor(provers: Prover[], devices: number[], key: Key, ownsKey: boolean) {
+  private constructor(provers: Prover[], devices: number[], key: Key, ownsKey: boolean, ownsContexts: boolean) {
     this.#provers = provers;
     this.#devices = devices;
     this.#key = key;
     this.#ownsKey = ownsKey;
+    this.#ownsContexts = ownsContexts;
+    this.#backend = provers[0].backend;
+    this.#info = provers[0].info;
   }
 
   /**
@@ -57,7 +68,9 @@ export class ProverSet {
    * made so far is closed and the error is thrown.
    */
   static async open(options: ProverSetOptions): Promise<ProverSet> {
-    const devices = options.devices ?? [0];
+    const shared = options.contexts;
+    if (shared && options.devices) throw new CuzkError("INVALID_ARGUMENT", "give devices or contexts, not both");
+    const devices = shared ? shared.map((c) => c.device) : options.devices ?? [0];
     integerIn(devices.length, "devices (count)", 1, MAX_SET_DEVICES);
     if (new Set(devices).size !== devices.length) {
       throw new CuzkError("INVALID_ARGUMENT", `devices ${JSON.stringify(devices)} name a device twice: each device holds one prover`);
@@ -68,21 +81,27 @@ export class ProverSet {
       : options.zkey;
     const provers: Prover[] = [];
     try {
-      for (const device of devices) {
-        const context = Context.create({ backend: options.backend, device, cpuThreads: options.cpuThreads, library: options.library });
+      if (options.r1cs) key.attachR1cs(options.r1cs); // once, for every device's prover
+      for (const [k, device] of devices.entries()) {
+        const context = shared?.[k] ?? Context.create({ backend: options.backend, device, cpuThreads: options.cpuThreads, library: options.library });
         try {
-          provers.push(await Prover.open({ ...options, zkey: key, context }));
+          provers.push(await Prover.open({ ...options, zkey: key, context, r1cs: undefined }));
         } catch (error) {
-          context.close();
+          if (!shared) context.close();
           throw error;
         }
       }
     } catch (error) {
-      for (const p of provers) closeProverAndContext(p);
+      for (const p of provers) closeProver(p, !shared);
       if (ownsKey) key.close();
       throw error;
     }
-    return new ProverSet(provers, [...devices], key, ownsKey);
+    return new ProverSet(provers, [...devices], key, ownsKey, !shared);
+  }
+
+  /** The key the provers share. */
+  get key(): Key {
+    return this.#key;
   }
 
   /** The device indices, in the order batches are divided. */
@@ -95,14 +114,14 @@ export class ProverSet {
     return this.#provers;
   }
 
-  /** The backend of the devices' contexts. */
+  /** The backend of the devices' contexts (also after close). */
   get backend(): BackendName {
-    return this.#live()[0].backend;
+    return this.#backend;
   }
 
-  /** The key's sizes and curve. */
+  /** The key's sizes and curve (also after close). */
   get info(): KeyInfo {
-    return this.#live()[0].info;
+    return { ...this.#info };
   }
 
   /** Each device's memory plan (same order as `devices`). */
@@ -165,7 +184,7 @@ export class ProverSet {
   /** Closes every prover and context (and the key when the set opened it). Idempotent; BUSY while a call runs. */
   close(): void {
     if (this.#closed) return;
-    for (const p of this.#provers) closeProverAndContext(p);
+    for (const p of this.#provers) closeProver(p, this.#ownsContexts);
     if (this.#ownsKey) this.#key.close();
     this.#closed = true;
   }
@@ -193,8 +212,8 @@ export function batchShares(n: number, k: number): Array<{ from: number; to: num
   return out;
 }
 
-function closeProverAndContext(prover: Prover): void {
+function closeProver(prover: Prover, andContext: boolean): void {
   const context = prover.context;
   prover.close();
-  context.close();
+  if (andContext) context.close();
 }

@@ -498,10 +498,11 @@ test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, 
   }
 });
 
-test("a bad witness inside a batch fails only its own job (self-check); shutdown finishes queued jobs and lists them", async () => {
+test("a bad witness inside a batch fails only its own job (self-check); shutdown finishes queued jobs and lists them; two devices share the batches", async () => {
   const fixture = join(FIXTURES, "bn254/mulchain_4");
   // Without the r1cs check the library proves the bad witness; its self-check refuses the proof.
-  const service = await Service.start(["--keys-dir", FIXTURES, "--preload", "bn254/mulchain_4", "--no-r1cs-check", "--batch-size", "4", "--batch-wait-ms", "600000", "--drain-s", "60"]);
+  // Two devices (--devices; on the CPU backend two lanes of one thread each): each batch is divided.
+  const service = await Service.start(["--keys-dir", FIXTURES, "--preload", "bn254/mulchain_4", "--no-r1cs-check", "--batch-size", "4", "--batch-wait-ms", "600000", "--drain-s", "60", "--devices", "0,1", "--cpu-threads", "1"]);
   const calculator = await WitnessCalculator.load(join(fixture, "circuit.wasm"));
   const witnesses = await Promise.all([0, 1, 2, 3].map((i) => calculator.wtns(inputFor(fixture, 100 + i))));
   // Job 2's last (private) value changed: well-formed, in range, but it satisfies no constraint system.
@@ -547,6 +548,8 @@ test("a bad witness inside a batch fails only its own job (self-check); shutdown
   }
   const drainedVerdicts = snarkjsVerdicts(drained.map(({ result }, k) => ({ name: String(k), vkey: join(fixture, "verification_key.json"), publicSignals: result.body.publicSignals, proof: result.body.proof })));
   assert.deepEqual(drainedVerdicts, { 0: true, 1: true, 2: true });
+  // The drain's batch of 3 was divided: two proofs on device 0, one on device 1.
+  assert.deepEqual(drained.map(({ job }) => job.timings.device).sort(), [0, 0, 1], JSON.stringify(drained.map(({ job }) => job.timings)));
   assert.deepEqual(service.event("results_fetched")!.unfetchedJobs, []);
   const report = service.event("shutdown")!;
   assert.deepEqual((report.finishedJobs as string[]).sort(), [...queued].sort());
@@ -605,6 +608,9 @@ test("every size the service is configured with has a bound: its maximum is acce
     [["--cpu-threads", String(cores + 1)], new RegExp(`--cpu-threads: ${cores + 1} is more than the ${cores} cores the library reports`)],
     [["--preload", names(MAX_PRELOAD + 1)], /--preload: 257 entries, more than the 256 allowed/],
     [["--preload", "bn254/../../etc"], /--preload: "bn254\/\.\.\/\.\.\/etc" must be a relative path/],
+    [["--devices", "0,0"], /--devices: 0,0 names a device twice/],
+    [["--devices", "65"], /--devices: "65" is not a GPU index \(0\.\.64\)/],
+    [["--devices", Array.from({ length: 65 }, (_, i) => i).join(",")], /--devices: 65 devices, more than the 64 allowed/],
   ];
   for (const [args, pattern] of cases) {
     const r = spawnSync(BUN, ["service/main.ts", "--keys-dir", FIXTURES, "--port", "0", ...args], {

@@ -15,6 +15,10 @@
 #   p22     both curves 2^22, batch of 10 against single proofs (--single), batch == single proofs
 #           (--compare); proofs and vk in $OUT/p22-<curve> for `snarkjs groth16 verify`
 #   p24     BLS12-381 2^24, batch of P24_N (4) against single proofs; waterfall $OUT/p24.svg
+#   scale   issue 18 (hosts with several GPUs): BLS12-381 2^24 and 2^26, a batch of SCALE_N (8) on
+#           each device set of SCALE_SETS ("0 0,1" by default; "0 0,1 0,1,2,3" on four), every batch
+#           compared with single proofs at 2^24; lanes waterfall per set ($OUT/scale-<log>-<set>.svg);
+#           peak memory per GPU from nvidia-smi (each device's memory only on its own GPU)
 # Prints each section's table; the last lines of every log are in $OUT/<section>.txt.
 set -u
 OUT=${OUT:-$PWD/gpu-out}
@@ -51,6 +55,15 @@ p24)
   rc=$?; echo "p24 exit $rc"; [ $rc = 0 ] || status=1
   smi_stop p24
   tail -24 "$OUT/p24.txt" ;;
-*) echo "unknown section $section (sanity p27 p22 p24)"; status=2 ;;
+scale)
+  for log in 24 26; do for set in ${SCALE_SETS:-0 0,1}; do
+    nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/scale-$log-$set-gpumem.csv" 2>/dev/null & smi=$!
+    extra=""; [ $log = 24 ] && extra="--compare"
+    timeout 400 bench --log2 $log --curve bls12_381 --n "${SCALE_N:-8}" --runs 3 --devices $set $extra --dir /tmp/porep-scale \
+      --timeline "$OUT/scale-$log-$set.svg" > "$OUT/scale-$log-$set.txt" 2>&1
+    rc=$?; kill $smi 2>/dev/null; [ $rc = 0 ] || status=1
+    echo "scale 2^$log devices $set exit $rc: $(grep -E '^\| batch of' "$OUT/scale-$log-$set.txt"); per GPU peak MiB: $(sort -t, -k1,1n -k2,2n "$OUT/scale-$log-$set-gpumem.csv" | awk -F', ' '{m[$1]=$2} END {for (g in m) printf "%s:%s ", g, m[g]}')"
+  done; done ;;
+*) echo "unknown section $section (sanity p27 p22 p24 scale)"; status=2 ;;
 esac; done
 exit $status

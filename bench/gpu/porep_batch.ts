@@ -10,7 +10,9 @@
  * phase medians, the batch wall time, peak host RSS and the device's memory in use, and a table
  * last. `--timeline FILE.svg` draws the median batch's waterfall; `--out DIR` writes its proofs and
  * the verification key (for `snarkjs groth16 verify`); `--single` also times RUNS proofs of one
- * witness alone, for the batch / single ratio; `--compare` proves the batch once more with fixed r, s
+ * witness alone, for the batch / single ratio; `--devices 0,1` divides every batch between those
+ * GPUs (ProverSet: a prover per device over the one key; the waterfall in lanes per device, issue
+ * 18; the points of every device are made on GPU 0); `--compare` proves the batch once more with fixed r, s
  * and each witness alone with the same r, s, and fails unless the proofs are equal (the batch's
  * pipelined uploads give each circuit its own witness).
  *
@@ -21,8 +23,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
-import { Library, PinnedBuffer, Prover, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, timelineSvg, writeSynthCircuit } from "../../mod.ts";
-import type { BackendName, CurveName, PhaseName, ProofResult } from "../../mod.ts";
+import { lanesTimelineSvg, Library, PinnedBuffer, Prover, ProverSet, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, timelineSvg, writeSynthCircuit } from "../../mod.ts";
+import type { BackendName, CurveName, DeviceProofResult, PhaseName, ProofResult, Randomness } from "../../mod.ts";
 import { mergeBatchTimings } from "../lib/accounting.ts";
 
 function option(name: string, fallback: string): string {
@@ -38,6 +40,7 @@ const publicInputs = Number(option("public", "4"));
 const backend = option("backend", "cuda") as BackendName;
 const timelineFile = option("timeline", "");
 const outDir = option("out", "");
+const devices = option("devices", "").split(",").filter(Boolean).map(Number);
 const single = process.argv.includes("--single");
 const compare = process.argv.includes("--compare");
 // The domain is 2^log2: the constraints plus the public inputs' rows (n_public + 1) fit in it.
@@ -73,10 +76,12 @@ log(`setup (INSECURE, key in memory): ${s(setupMs)} s (scalars ${s(made.scalarsM
 
 using key = made.key;
 t = performance.now();
-using prover = await Prover.open({ zkey: key, backend });
+// One prover, or (--devices) one per device behind a ProverSet: the same calls either way.
+using prover = devices.length > 0 ? await ProverSet.open({ zkey: key, devices, backend }) : await Prover.open({ zkey: key, backend });
 const proverMs = performance.now() - t;
 peakDevice = Math.max(peakDevice, deviceUsed());
-const plan = prover.memoryPlan();
+const plan = prover instanceof ProverSet ? prover.memoryPlans()[0] : prover.memoryPlan();
+const proveOne = (w: PinnedBuffer, randomness?: Randomness) => prover.proveBatch([w], randomness ? { randomness: [randomness] } : {}).then(([r]) => r);
 log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per proof, ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
 
 const bytes = synthWitnessBytes(circuit);
@@ -90,7 +95,7 @@ log(`witnesses: ${n} x ${gib(bytes)} GiB pinned in ${s(pinMs)} s, made in ${s(wi
 
 try {
   t = performance.now();
-  await prover.prove(buffers[0]); // warm-up: kernels, staging, scratch
+  await prover.proveBatch(buffers.slice(0, Math.max(1, devices.length))); // warm-up: kernels, staging, scratch (every device)
   const warmMs = performance.now() - t;
   peakDevice = Math.max(peakDevice, deviceUsed());
   log(`warm-up proof: ${warmMs.toFixed(1)} ms`);
@@ -100,7 +105,7 @@ try {
     const batched = await prover.proveBatch(buffers, { randomness });
     let same = 0;
     for (const [i, b] of buffers.entries()) {
-      const alone = await prover.prove(b, { randomness: randomness[i] });
+      const alone = await proveOne(b, randomness[i]);
       if (JSON.stringify(alone.proof) === JSON.stringify(batched[i].proof)) same++;
     }
     log(`compare: ${same} of ${n} batch proofs equal to the same witness proved alone with the same r, s`);
@@ -109,7 +114,7 @@ try {
   const singles: number[] = [];
   for (let r = 0; single && r < runs; r++) {
     t = performance.now();
-    await prover.prove(buffers[r % n]);
+    await proveOne(buffers[r % n]);
     singles.push(performance.now() - t);
   }
   if (single) log(`single proofs: ${singles.map((x) => x.toFixed(1)).join(", ")} ms`);
@@ -145,11 +150,14 @@ try {
   console.log(`  median batch: circuits end at ${ends.map((e) => e.toFixed(0)).join(", ")} ms; a circuit every ${median(gaps).toFixed(1)} ms (median gap)`);
 
   if (timelineFile) {
-    const merged = mergeBatchTimings(medianBatch.results.map((r) => r.timings));
-    writeFileSync(timelineFile, timelineSvg(merged, {
-      title: `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, ${backend}: ${medianBatch.wall.toFixed(0)} ms (median of ${runs})`,
-      width: 900,
-    }));
+    const title = `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, ${backend}${devices.length ? ` on devices ${devices.join(",")}` : ""}: ${medianBatch.wall.toFixed(0)} ms (median of ${runs})`;
+    writeFileSync(timelineFile, devices.length
+      ? lanesTimelineSvg(medianBatch.results as DeviceProofResult[], { title, width: 900 })
+      : timelineSvg(mergeBatchTimings(medianBatch.results.map((r) => r.timings)), { title, width: 900 }));
+  }
+  if (devices.length) {
+    const byDevice = devices.map((d) => medianBatch.results.filter((r) => (r as DeviceProofResult).device === d).length);
+    console.log(`  median batch: circuits per device ${devices.map((d, i) => `${d}: ${byDevice[i]}`).join(", ")}`);
   }
   if (outDir) {
     mkdirSync(outDir, { recursive: true });
