@@ -363,8 +363,10 @@ CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t e
 typedef struct cuzk_prover cuzk_prover;
 
 /* progress: NULL or a cuzk_progress (stage CUZK_STAGE_KEY_UPLOAD, units: bytes of key rows and
- * points the engine uploads; 0 of 0 on the CPU backend, which reads the key in place). Cancellation
- * is checked at the start, between the upload's parts and at the end: CUZK_ERR_CANCELLED, no prover. */
+ * points the engine uploads, counted as each chunk of points lands; on the CPU backend the resident
+ * points of a key whose points are not in memory (on demand, or made in memory), 0 of 0 for a key
+ * read whole, which it reads in place). Cancellation is checked at the start, after every chunk and
+ * at the end: CUZK_ERR_CANCELLED, no prover (what was allocated is freed). */
 CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
                                         cuzk_progress* progress, char* err, size_t err_cap);
 CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);

@@ -7,8 +7,10 @@
 //    them; its proofs self-check and verify with its exported vk under every memory plan, its
 //    infinities are those of the file key of the same circuit, a cancel leaves no key, and bad
 //    arguments are refused.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -308,6 +310,64 @@ void generator_reads(const std::string& dir, uint32_t curve) {
               curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381", equal, sections);
 }
 
+// Making a prover from a key in memory makes its points (seconds at large sizes): the upload
+// reports its bytes as it goes and stops at a cancel between chunks, leaving no prover; a prover
+// made afterwards proves.
+void upload_progress_and_cancel(const std::string& dir) {
+  char err[1024];
+  const Prepared p = prepare(dir, CUZK_CURVE_BLS12_381, 1u << 15, 1);
+  cuzk_key* key = nullptr;
+  CHECK(cuzk_setup_insecure_dev_key(p.r1cs.c_str(), 0, CUZK_SETUP_CPU_ONLY, &key, nullptr, nullptr, err, sizeof err) ==
+        CUZK_OK);
+  cuzk_context* ctx = nullptr;
+  CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 2, 0, &ctx, err, sizeof err) == CUZK_OK);
+  if (!key || !ctx) return;
+
+  cuzk_progress progress{};
+  progress.struct_size = sizeof progress;
+  std::atomic<bool> stop{false};
+  uint64_t seen_done = 0, seen_total = 0;
+  uint32_t seen_stage = 0;
+  std::thread canceller([&] {  // as a caller's timer would: cancel once the upload has begun
+    while (!stop.load()) {
+      const uint64_t done = __atomic_load_n(&progress.done, __ATOMIC_ACQUIRE);
+      if (done > 0) {
+        seen_done = done;
+        seen_total = __atomic_load_n(&progress.total, __ATOMIC_ACQUIRE);
+        seen_stage = __atomic_load_n(&progress.stage, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&progress.cancel, 1u, __ATOMIC_RELEASE);
+        return;
+      }
+    }
+  });
+  cuzk_prover* prover = nullptr;
+  const cuzk_status st = cuzk_prover_create(ctx, key, 0, &prover, &progress, err, sizeof err);
+  stop = true;
+  canceller.join();
+  CHECK(st == CUZK_ERR_CANCELLED && prover == nullptr);
+  CHECK(std::strstr(err, "during the key upload") != nullptr);
+  CHECK(seen_stage == CUZK_STAGE_KEY_UPLOAD && seen_done > 0 && seen_done < seen_total);
+  CHECK(progress.done < progress.total);  // stopped between chunks, before the end
+  std::printf("key upload cancelled after %llu of %llu bytes: %s\n", (unsigned long long)progress.done,
+              (unsigned long long)progress.total, err);
+
+  // Again without a cancel: the whole upload counted, and the prover proves.
+  cuzk_progress again{};
+  again.struct_size = sizeof again;
+  CHECK(cuzk_prover_create(ctx, key, 0, &prover, &again, err, sizeof err) == CUZK_OK);
+  CHECK(again.total > 0 && again.done == again.total);
+  if (prover) {
+    cuzk_key_info info{};
+    cuzk_key_get_info(key, &info, nullptr, 0);
+    Bytes proof(info.proof_bytes);
+    CHECK(cuzk_prove(prover, p.witnesses[1].data(), p.witnesses[1].size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0,
+                     proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_prover_destroy(prover, err, sizeof err) == CUZK_OK);
+  }
+  CHECK(cuzk_key_close(key, err, sizeof err) == CUZK_OK);
+  CHECK(cuzk_context_destroy(ctx, err, sizeof err) == CUZK_OK);
+}
+
 void refusals(const std::string& dir) {
   char err[512];
   cuzk_key* key = reinterpret_cast<cuzk_key*>(1);
@@ -350,6 +410,7 @@ int main() {
     key_in_memory(dir.path(), curve);
     generator_reads(dir.path(), curve);
   }
+  upload_progress_and_cancel(dir.path());
   refusals(dir.path());
   return cuzk_test::finish("dev_key_test");
 }

@@ -44,7 +44,7 @@ class ContextEngines final : public cuzk::engine::EngineMaker {
                        std::string& err) const {
     cuzk_status st = ctx_.backend == CUZK_BACKEND_CUDA
                          ? cuzk::cuda::make_engine<C>(ctx_.gpu, key, options_, progress_, out, err)
-                         : cuzk::cpu::make_engine<C>(key, *ctx_.pool, options_, out, err);
+                         : cuzk::cpu::make_engine<C>(key, *ctx_.pool, options_, progress_, out, err);
     if (st == CUZK_OK) plan_ = (*out)->memory_plan();
     return st;
   }

@@ -1,5 +1,6 @@
 #include "cpu/cpu_engine.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -36,7 +37,7 @@ class CpuEngine final : public engine::Engine<C> {
   // skipped when the scalars are classified). A key whose points stay in its file (on demand) is
   // held compacted: each section resident in this engine's memory or read in per proof, as the
   // budget allows.
-  cuzk_status init(const engine::EngineOptions& options, std::string& err) {
+  cuzk_status init(const engine::EngineOptions& options, const Progress& progress, std::string& err) {
     const auto& z = *key_.zkey;
     const uint64_t n = key_.domain_size;
     plan_.memory = "host";
@@ -52,11 +53,18 @@ class CpuEngine final : public engine::Engine<C> {
     }
     engine::describe_sections(z, keys_, point_bytes, plan_);  // without compaction: all kInKey, none stored
     CUZK_CPU_TRY(engine::choose_placements(plan_, false, err));
+    progress.set_total(plan_.resident_bytes());
+    constexpr uint64_t kChunk = 1u << 16;  // points read in between progress reports and cancel checks
     for (int i = 0; i < formats::kPointSections; i++) {
       const PointSection s = (PointSection)i;
       if (plan_.placement[s] != engine::kResident) continue;
       uint8_t* dst = resident_[s].reserve(plan_.stored_bytes[s]);
-      CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], dst, scratch_, err));
+      const uint64_t pb = z.point_bytes(s);
+      for (uint64_t j = 0; j < plan_.stored[s]; j += kChunk) {
+        const uint64_t count = std::min(kChunk, plan_.stored[s] - j);
+        CUZK_CPU_TRY(keys_.pack(z, s, j, count, dst + j * pb, scratch_, err));
+        CUZK_CPU_TRY(engine::upload_step(progress, count * pb, err));
+      }
     }
     if (plan_.stream_buffer_bytes()) stream_.reserve(plan_.stream_buffer_bytes());
     return CUZK_OK;
@@ -203,9 +211,9 @@ class CpuEngine final : public engine::Engine<C> {
 
 template <class C>
 cuzk_status make_engine(const engine::KeyView<C>& key, ThreadPool& pool, const engine::EngineOptions& options,
-                        std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
+                        const Progress& progress, std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
   auto e = std::make_unique<CpuEngine<C>>(key, pool);
-  CUZK_CPU_TRY(e->init(options, err));
+  CUZK_CPU_TRY(e->init(options, progress, err));
   *out = std::move(e);
   return CUZK_OK;
 }
@@ -214,13 +222,13 @@ template <class C>
 std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>& key, ThreadPool& pool) {
   std::unique_ptr<engine::Engine<C>> e;
   std::string err;
-  make_engine<C>(key, pool, engine::EngineOptions{}, &e, err);  // a key in memory, no budget: cannot fail
+  make_engine<C>(key, pool, engine::EngineOptions{}, Progress(), &e, err);  // a key in memory, no budget: cannot fail
   return e;
 }
 
 #define CUZK_CPU_ENGINE(C)                                                                                       \
   template cuzk_status make_engine(const engine::KeyView<C>&, ThreadPool&, const engine::EngineOptions&,        \
-                                   std::unique_ptr<engine::Engine<C>>*, std::string&);                          \
+                                   const Progress&, std::unique_ptr<engine::Engine<C>>*, std::string&);         \
   template std::unique_ptr<engine::Engine<C>> make_engine(const engine::KeyView<C>&, ThreadPool&);
 CUZK_CPU_ENGINE(curve::Bn254)
 CUZK_CPU_ENGINE(curve::Bls12381)

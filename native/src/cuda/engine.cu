@@ -67,18 +67,7 @@ class GpuEngine final : public engine::Engine<C> {
   engine::MemoryPlan memory_plan() const override { return plan_; }
   bool reads_host_rows() const override { return false; }  // uploaded in init, then only on the device
 
-  // Key bytes held on the device (rows, supports, resident points): the key upload's units.
-  uint64_t device_bytes() const {
-    uint64_t b = 0;
-    for (const DeviceBuffer* d : {&bufs_a_.start, &bufs_a_.signal, &bufs_a_.coef, &bufs_b_.start, &bufs_b_.signal,
-                                  &bufs_b_.coef})
-      b += d->bytes();
-    for (const DeviceBuffer& d : index_) b += d.bytes();
-    for (const DeviceBuffer& d : points_) b += d.bytes();
-    return b;
-  }
-
-  cuzk_status init(const engine::EngineOptions& options, std::string& err) {
+  cuzk_status init(const engine::EngineOptions& options, const Progress& progress, std::string& err) {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
     const auto& z = *key_.zkey;
@@ -119,20 +108,27 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(engine::choose_placements(plan_, force_stream && std::strcmp(force_stream, "1") == 0, err));
 
     CUZK_TRY(dev_->ntt<C>().init(err));
+    // The upload's units: the rows, the supports' indices and the resident points, in bytes.
+    uint64_t index_bytes = 0;
+    for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
+    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes());
     CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
+    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.a), err));
     CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
+    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.b), err));
     for (int g = 0; g < engine::kPointGroups; g++) {
       const engine::Support& sup = compact_.support[g];
       if (sup.all || sup.index.empty()) continue;
       CUZK_TRY(index_[g].ensure(sup.index.size() * 4, err));
       CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
+      CUZK_TRY(engine::upload_step(progress, sup.index.size() * 4, err));
     }
     if (gathered) CUZK_TRY(gathered_.ensure(gathered, err));
     for (int i = 0; i < kPointSections; i++) {
       const PointSection s = (PointSection)i;
       if (plan_.placement[s] != engine::kResident || !plan_.stored_bytes[s]) continue;
       CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
-      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), err));
+      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
     }
     if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
@@ -325,7 +321,7 @@ class GpuEngine final : public engine::Engine<C> {
     const A* points = points_[s].as<A>();
     if (plan_.placement[s] == engine::kStreamed && plan_.stored[s]) {
       int u0 = tl.mark(err);
-      CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), err));
+      CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
       tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, p);
       points = stream_points_.as<A>();
     }
@@ -339,8 +335,9 @@ class GpuEngine final : public engine::Engine<C> {
 
   // dst (device) <- section s's stored points. A section stored whole from the key's memory goes
   // through the device's staging; anything else (compacted, or read from the key file) is packed
-  // on the host straight into one of two pinned chunks while the other one's DMA runs.
-  cuzk_status upload_section(PointSection s, uint8_t* dst, std::string& err) {
+  // on the host straight into one of two pinned chunks while the other one's DMA runs. progress:
+  // the key upload's (a step per chunk, with its cancel check), or NULL for a section streamed in.
+  cuzk_status upload_section(PointSection s, uint8_t* dst, const Progress* progress, std::string& err) {
     const auto& z = *key_.zkey;
     cudaStream_t st = dev_->stream;
     const uint64_t n = plan_.stored[s], pb = plan_.stored_bytes[s] / (n ? n : 1);
@@ -348,7 +345,8 @@ class GpuEngine final : public engine::Engine<C> {
     if (sup.all && z.points(s)) {
       const uint64_t lead = s == formats::kSecC ? (uint64_t)key_.n_public + 1 : 0;
       if (lead) CUZK_CU(cudaMemsetAsync(dst, 0, lead * pb, st));
-      return dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err);
+      CUZK_TRY(dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err));
+      return progress ? engine::upload_step(*progress, n * pb, err) : CUZK_OK;
     }
     for (int i = 0; i < 2; i++) {
       if (!pack_buf_[i]) CUZK_CU(pinned_alloc(&pack_buf_[i], kPackChunk));
@@ -367,6 +365,12 @@ class GpuEngine final : public engine::Engine<C> {
       }
       CUZK_CU(cudaMemcpyAsync(dst + j * pb, chunk, count * pb, cudaMemcpyHostToDevice, st));
       CUZK_CU(cudaEventRecord(pack_ev_[i], st));
+      if (progress) {
+        if (cuzk_status stop = engine::upload_step(*progress, count * pb, err); stop != CUZK_OK) {
+          cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
+          return stop;
+        }
+      }
     }
     CUZK_CU(cudaStreamSynchronize(st));
     return CUZK_OK;
@@ -418,11 +422,7 @@ cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const eng
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
   auto e = std::make_unique<GpuEngine<C>>(device, key);
-  CUZK_TRY(e->init(options, err));
-  // The upload is one step (init): reported whole once it is done.
-  const uint64_t uploaded = e->device_bytes();
-  progress.set_total(uploaded);
-  progress.add(uploaded);
+  CUZK_TRY(e->init(options, progress, err));  // reports the upload as it goes
   *out = std::move(e);
   return CUZK_OK;
 }

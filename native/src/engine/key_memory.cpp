@@ -37,6 +37,13 @@ std::string mib(uint64_t bytes) {
 
 }  // namespace
 
+cuzk_status upload_step(const Progress& progress, uint64_t bytes, std::string& err) {
+  progress.add(bytes);
+  if (!progress.cancelled()) return CUZK_OK;
+  err = "cancelled during the key upload, after " + mib(progress.done()) + " of " + mib(progress.total()) + "; no prover made";
+  return CUZK_ERR_CANCELLED;
+}
+
 const char* section_name(PointSection s) {
   static const char* names[kPointSections] = {"A", "B1", "B2", "C", "H"};
   return names[s];

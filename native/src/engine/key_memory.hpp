@@ -11,6 +11,7 @@
 
 #include "cuzk.h"
 #include "formats/zkey.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::engine {
@@ -92,5 +93,10 @@ void describe_sections(const formats::ZkeyGroth16& z, const CompactKey& key, con
 // resident bytes on a tie). force_stream: every such section streamed. CUZK_ERR_OUT_OF_MEMORY,
 // naming the sizes and the budget, when not even streaming every section fits.
 cuzk_status choose_placements(MemoryPlan& plan, bool force_stream, std::string& err);
+
+// One step of an engine's key upload (CUZK_STAGE_KEY_UPLOAD, units bytes): counts `bytes` done and
+// says CUZK_ERR_CANCELLED (how far it got) when the caller asked to stop; the engine then frees
+// what it holds and makes no prover.
+cuzk_status upload_step(const Progress& progress, uint64_t bytes, std::string& err);
 
 }  // namespace cuzk::engine
