@@ -25,6 +25,7 @@ export { Library } from "./src/library.ts";
 export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions, StagingStats } from "./src/library.ts";
 export { CuzkError } from "./src/errors.ts";
 export type { CuzkErrorCode, NativeErrorCode } from "./src/errors.ts";
+export type { WitnessFacts } from "./src/errors.ts";
 export { Key } from "./src/key.ts";
 export type { KeyInfo, KeyOpenOptions, WitnessCheck } from "./src/key.ts";
 export { Context } from "./src/context.ts";

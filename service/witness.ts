@@ -15,31 +15,26 @@ import type { RegisteredKey } from "./keys.ts";
 const refusal = (message: string, code: string) => new ServiceError(422, code, message, "/witness");
 
 /**
- * What the library's message says, without the ".wtns: " / "wtns: " prefixes it puts before a
- * reader's refusal.
+ * The library's own explanation, for refusals with no fact to word them from (a malformed .wtns,
+ * a prime of no supported curve): its message without the ".wtns: " / "wtns: " prefixes.
  */
 const detailOf = (error: CuzkError) => (error.nativeMessage || error.message).replace(/^\.wtns: (wtns: )?/, "");
 
 /**
- * A fact the library's message names (cuzk.h: a refused value's index, the witness's curve, its
- * value count), read by the words around it; undefined when the message has other words.
- */
-const named = (error: CuzkError, pattern: RegExp): string | undefined => pattern.exec(error.nativeMessage)?.[1];
-
-/**
  * The service's refusal for the library's: the 422 code each native status becomes, worded from
- * the status, what the key is (id, curve, n_vars) and the facts the library's message names.
+ * the status, what the key is (id, curve, n_vars) and the facts the check reports (`error.witness`:
+ * the witness's curve, its value count, the first value not below r).
  */
 function refusalOf(error: unknown, bytes: Uint8Array, key: RegisteredKey): unknown {
   if (!(error instanceof CuzkError)) return error;
   const { id, info } = key;
+  const facts = error.witness;
   switch (error.code) {
     case "FORMAT":
       return refusal(`malformed .wtns: ${detailOf(error)}`, "WITNESS_FORMAT");
     case "CURVE_MISMATCH": {
-      const curve = named(error, /^the witness is for (\w+) but/);
-      // Without a curve named, the .wtns is over a prime (or value size) of no supported curve.
-      const over = curve ? `the witness is over the ${curve} scalar field` : detailOf(error);
+      // Without a curve, the .wtns is over a prime (or value size) of no supported curve.
+      const over = facts?.curve ? `the witness is over the ${facts.curve} scalar field` : detailOf(error);
       return refusal(`${over}; key ${id} is ${info.curve}`, "CURVE_MISMATCH");
     }
     case "WITNESS_LENGTH": {
@@ -50,12 +45,12 @@ function refusalOf(error: unknown, bytes: Uint8Array, key: RegisteredKey): unkno
           "WITNESS_FORMAT",
         );
       }
-      const count = named(error, /^the witness has (\d+) values/);
-      return refusal(`${count ? `the witness has ${count} values` : detailOf(error)}; key ${id} needs ${info.nVars}`, "WITNESS_LENGTH");
+      const count = facts ? `the witness has ${facts.values} values` : detailOf(error);
+      return refusal(`${count}; key ${id} needs ${info.nVars}`, "WITNESS_LENGTH");
     }
-    case "INVALID_ARGUMENT": { // a value not below r (the message names its index)
-      const index = named(error, /^witness value (\d+) is not < r/);
-      return refusal(index ? `witness value ${index} is not below the ${info.curve} scalar field modulus` : detailOf(error), "WITNESS_RANGE");
+    case "INVALID_ARGUMENT": { // a value not below r
+      const index = facts?.firstBadIndex;
+      return refusal(index === undefined ? detailOf(error) : `witness value ${index} is not below the ${info.curve} scalar field modulus`, "WITNESS_RANGE");
     }
     case "UNSATISFIED": // the only refusal of this code here: w[0] != 1
       return refusal("witness value 0 must be 1 (the constant wire)", "WITNESS_RANGE");

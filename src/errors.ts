@@ -7,6 +7,7 @@
  * class with codes of their own.
  */
 import { STATUS_NAMES } from "./ffi/symbols.ts";
+import type { CurveName } from "./library.ts";
 
 /** Size of the error buffer passed to every native call. */
 export const ERROR_BUFFER_BYTES = 1024;
@@ -24,6 +25,19 @@ export type NativeErrorCode = Exclude<(typeof STATUS_NAMES)[number], "OK">;
  */
 export type CuzkErrorCode = NativeErrorCode | "LOAD" | "MISSING_SYMBOL" | "ABI_MISMATCH" | "CLOSED" | "UNKNOWN_STATUS";
 
+/**
+ * What the library's witness check found about a witness it refused (`cuzk_witness_check`), as far
+ * as it got: the facts its message words, as data, for callers that word their own refusals.
+ */
+export interface WitnessFacts {
+  /** The curve the .wtns prime names; absent for raw values, a prime of no supported curve, or a header not read. */
+  curve?: CurveName;
+  /** Values the witness holds: the .wtns count, or byteLength / 32 (rounded down) for raw; 0 when the header was not read. */
+  values: number;
+  /** Index of the first value not below r; absent when every value scanned was below r, or no scan was made. */
+  firstBadIndex?: number;
+}
+
 /** Options of the CuzkError constructor. */
 export interface CuzkErrorOptions {
   /** The numeric cuzk_status, when the error came from the library. */
@@ -32,6 +46,8 @@ export interface CuzkErrorOptions {
   nativeMessage?: string;
   /** What was being done (e.g. "cuzk_key_open(circuit.zkey)"). */
   operation?: string;
+  /** A refused witness's facts (Key.checkWitness, Key.checkWitnessShape). */
+  witness?: WitnessFacts;
   cause?: unknown;
 }
 
@@ -45,6 +61,8 @@ export class CuzkError extends Error {
   readonly nativeMessage: string;
   /** What was being done when the error occurred. */
   readonly operation: string | undefined;
+  /** A refused witness's facts, when the error is a witness check's refusal. */
+  readonly witness: WitnessFacts | undefined;
 
   constructor(code: CuzkErrorCode, message: string, options: CuzkErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,6 +71,7 @@ export class CuzkError extends Error {
     this.status = options.status;
     this.nativeMessage = options.nativeMessage ?? "";
     this.operation = options.operation;
+    this.witness = options.witness;
   }
 }
 

@@ -4,8 +4,10 @@
  * are copied (the library owns what it reads later). Several provers (e.g. one per GPU) can share one Key; it refuses to close while one
  * exists. `checkWitness` is the library's one witness check, the same that every proof makes first.
  */
+import { CuzkError } from "./errors.ts";
+import type { WitnessFacts } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
-import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT } from "./ffi/structs.ts";
+import { allocateStruct, decodeStruct, KEY_INFO_LAYOUT, WITNESS_CHECK_LAYOUT } from "./ffi/structs.ts";
 import type { Decoded } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { asPointer } from "./ffi/types.ts";
@@ -63,6 +65,18 @@ export interface WitnessCheck {
 
 const openFlags = (options: KeyOpenOptions) =>
   (options.skipPointChecks ? ABI.KEY_SKIP_POINT_CHECKS : 0) | (options.pointsOnDemand ? ABI.KEY_POINTS_ON_DEMAND : 0);
+
+/** cuzk_witness_check.first_bad_index when no value was found not below r. */
+const NO_BAD_INDEX = 0xffff_ffff_ffff_ffffn;
+
+/** The facts of a decoded `cuzk_witness_check`. */
+function witnessFactsOf(raw: Decoded<typeof WITNESS_CHECK_LAYOUT>): WitnessFacts {
+  return {
+    ...(raw.witness_curve !== 0 ? { curve: curveOf(raw.witness_curve).name } : {}),
+    values: Number(raw.values),
+    ...(raw.first_bad_index !== NO_BAD_INDEX ? { firstBadIndex: Number(raw.first_bad_index) } : {}),
+  };
+}
 
 /** The circuit's sizes: what `cuzk_key_info` and `cuzk_setup_info` both start with. */
 export type CircuitSizes = Pick<KeyInfo, "curve" | "nVars" | "nPublic" | "nConstraints" | "domainSize">;
@@ -144,10 +158,11 @@ export class Key extends NativeHandle {
    * .wtns header and its prime against the key's curve, the value count against nVars, every value
    * below r, w[0] = 1). Synchronous. Throws a CuzkError: FORMAT (malformed .wtns), CURVE_MISMATCH,
    * WITNESS_LENGTH (count, or raw length), INVALID_ARGUMENT (a value not below r; the message
-   * names its index), UNSATISFIED (w[0] != 1).
+   * names its index), UNSATISFIED (w[0] != 1). The error's `witness` holds what the check found
+   * (the .wtns curve, the value count, the first value not below r) as data.
    */
   checkWitness(witness: Uint8Array | NativeBuffer): WitnessCheck {
-    return this.#checkWitness(witness, "cuzk_key_check_witness");
+    return this.#checkWitness(witness, true);
   }
 
   /**
@@ -156,23 +171,32 @@ export class Key extends NativeHandle {
    * batch: what Prover checks before queueing a witness.
    */
   checkWitnessShape(witness: Uint8Array | NativeBuffer): WitnessCheck {
-    return this.#checkWitness(witness, "cuzk_key_check_witness_shape");
+    return this.#checkWitness(witness, false);
   }
 
-  #checkWitness(witness: Uint8Array | NativeBuffer, check: "cuzk_key_check_witness" | "cuzk_key_check_witness_shape"): WitnessCheck {
+  /** cuzk_key_check_witness_detail: with `scan`, every value < r too; a refusal carries its facts. */
+  #checkWitness(witness: Uint8Array | NativeBuffer, scan: boolean): WitnessCheck {
     const handle = this.live();
     const bytes = witness instanceof NativeBuffer ? witness.bytes : witness;
     const format = isWtns(bytes) ? "wtns" : "raw";
-    const offset = new BigUint64Array(1);
+    const found = allocateStruct(WITNESS_CHECK_LAYOUT);
     const memory = witness instanceof NativeBuffer ? witness.unsafePointer : witness;
-    invoke(this.native, check, [
-      handle,
-      memory,
-      bytes.byteLength,
-      format === "wtns" ? ABI.WITNESS_WTNS : ABI.WITNESS_RAW,
-      offset,
-    ]);
-    const valuesOffset = Number(offset[0]);
+    try {
+      invoke(this.native, "cuzk_key_check_witness_detail", [
+        handle,
+        memory,
+        bytes.byteLength,
+        format === "wtns" ? ABI.WITNESS_WTNS : ABI.WITNESS_RAW,
+        scan ? 1 : 0,
+        found,
+      ]);
+    } catch (error) {
+      if (!(error instanceof CuzkError)) throw error;
+      const { status, nativeMessage, operation } = error;
+      const facts = witnessFactsOf(decodeStruct(WITNESS_CHECK_LAYOUT, found));
+      throw new CuzkError(error.code, error.message, { status, nativeMessage, operation, witness: facts });
+    }
+    const valuesOffset = Number(decodeStruct(WITNESS_CHECK_LAYOUT, found).values_offset);
     return { format, valuesOffset, publicSignals: publicSignalsAt(bytes, valuesOffset, this.info().nPublic) };
   }
 

@@ -3,11 +3,13 @@
  * Promise: `Key.checkWitness` is the library's one witness check (the one every proof makes
  * first), reachable from the public API: a good .wtns or raw witness passes and says where its
  * values start and what its public signals are; each kind of bad witness is refused with its own
- * code before any work, and `prove` refuses it with the same code.
+ * code before any work, and `prove` refuses it with the same code; a refusal carries what the check
+ * found (the witness's curve, its value count, the first value not below r) as data.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HostBuffer, Key, Prover } from "../mod.ts";
+import { CuzkError, HostBuffer, Key, Prover } from "../mod.ts";
+import type { WitnessFacts } from "../mod.ts";
 import { refusedWith as refused } from "./support/errors.ts";
 import { fixtures, needs } from "./support/native.ts";
 import { rawValues, wtnsParts } from "./support/wtns.ts";
@@ -51,6 +53,44 @@ test("each kind of bad witness is refused with its own code", needs(...api), asy
   const badOne = raw.slice();
   badOne[0] = 2;
   assert.throws(() => key.checkWitness(badOne), refused("UNSATISFIED"), "w[0] != 1");
+});
+
+/** The facts of the CuzkError `check` throws (it must throw one). */
+function factsOf(check: () => unknown): WitnessFacts | undefined {
+  try {
+    check();
+  } catch (error) {
+    assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
+    return error.witness;
+  }
+  assert.fail("the check passed");
+}
+
+test("a refusal carries the check's facts: the witness's curve, its value count, the first value not below r", needs(...api, "cuzk_key_check_witness_detail"), async () => {
+  using key = await Key.open(bn.file("circuit.zkey"));
+  const wtns = bn.bytes("witness.wtns");
+  const { raw } = rawValues(wtns);
+  const nVars = key.info().nVars;
+  const blsWtns = bls.bytes("witness.wtns");
+  const other = all.find((f) => f.curve === "bn254" && f.name === "bits_10")!.bytes("witness.wtns");
+  for (const check of [(w: Uint8Array) => key.checkWitness(w), (w: Uint8Array) => key.checkWitnessShape(w)]) {
+    assert.deepEqual(factsOf(() => check(blsWtns)), { curve: "bls12_381", values: wtnsParts(blsWtns).count }, "another curve's .wtns");
+    assert.deepEqual(factsOf(() => check(other)), { curve: "bn254", values: wtnsParts(other).count }, "another circuit's .wtns");
+    assert.deepEqual(factsOf(() => check(raw.subarray(32))), { values: nVars - 1 }, "raw, one value short");
+    assert.deepEqual(factsOf(() => check(raw.subarray(0, raw.length - 20))), { values: nVars - 1 }, "raw, a partial value: counted down");
+    assert.deepEqual(factsOf(() => check(wtns.subarray(0, 10))), { values: 0 }, "a .wtns header not read");
+    const badOne = raw.slice();
+    badOne[0] = 2;
+    assert.deepEqual(factsOf(() => check(badOne)), { values: nVars }, "w[0] != 1, raw");
+  }
+  const big = raw.slice();
+  for (const index of [nVars - 1, 5, 3]) big.fill(0xff, index * 32, index * 32 + 32);
+  assert.deepEqual(factsOf(() => key.checkWitness(big)), { values: nVars, firstBadIndex: 3 }, "the smallest bad index");
+  const bigWtns = wtns.slice();
+  bigWtns.set(big, wtnsParts(wtns).valuesOffset);
+  assert.deepEqual(factsOf(() => key.checkWitness(bigWtns)), { curve: "bn254", values: nVars, firstBadIndex: 3 }, "the same in a .wtns");
+  assert.throws(() => key.checkWitness(big), /witness value 3 is not < r/, "the message names the same index");
+  assert.equal(key.checkWitnessShape(big).valuesOffset, 0, "the shape check does not scan");
 });
 
 test("prove refuses a bad witness with the code checkWitness gives, naming its index in a batch", needs(...api, "cuzk_prove"), async () => {

@@ -314,6 +314,30 @@ CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* 
 CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
                                                   uint32_t witness_format, uint64_t* out_values_offset,
                                                   char* err, size_t err_cap);
+/* What a witness check found, as data: the facts its messages word (a caller words its own refusals
+ * from these, not from the message text). Filled by cuzk_key_check_witness_detail on CUZK_OK and on
+ * a refusal, as far as the check got before it stopped; a fact not reached keeps its "unknown" value. */
+typedef struct cuzk_witness_check {
+  uint32_t struct_size;      /* set by the caller: sizeof(cuzk_witness_check) = 32 */
+  uint32_t witness_curve;    /* cuzk_curve the .wtns prime names; 0 for raw, or a prime (or value
+                                size) of no supported curve, or a header not read */
+  uint64_t values;           /* values the witness holds: the .wtns count, or witness_len / 32 for raw
+                                (rounded down); 0 when the .wtns header was not read */
+  uint64_t first_bad_index;  /* index of the first value not < r; UINT64_MAX when every value is < r
+                                or the scan was not made (scan = 0, or a refusal before it) */
+  uint64_t values_offset;    /* byte offset of w[0] inside `witness` once the layout passed (0 for
+                                raw, and 0 before) */
+} cuzk_witness_check;
+
+/* cuzk_key_check_witness (scan = 1) or cuzk_key_check_witness_shape (scan = 0), with what the check
+ * found written to *out (see cuzk_witness_check; struct_size is left as the caller set it) on
+ * CUZK_OK and on every refusal but the three below that leave *out unwritten. Same checks, status
+ * codes and messages as those two (one implementation).
+ * Returns: as cuzk_key_check_witness (scan = 0: as cuzk_key_check_witness_shape); also
+ *   CUZK_ERR_INVALID_ARGUMENT  out NULL, out->struct_size < 32, or scan not 0 or 1. */
+CUZK_API cuzk_status cuzk_key_check_witness_detail(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+                                                   uint32_t witness_format, uint32_t scan, cuzk_witness_check* out,
+                                                   char* err, size_t err_cap);
 /* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
  * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short).
  * To ask the size, call it with out = NULL, out_cap = 0: it returns CUZK_ERR_SHORT_BUFFER with

@@ -164,6 +164,22 @@ export const MEMORY_PLAN_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
+/**
+ * `cuzk_witness_check`, 32 bytes: the caller sets struct_size; the library writes what a witness
+ * check found (cuzk_key_check_witness_detail), on success and on refusal.
+ */
+export const WITNESS_CHECK_LAYOUT = {
+  name: "cuzk_witness_check",
+  size: 32,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    witness_curve: { offset: 4, type: "u32" },
+    values: { offset: 8, type: "u64" },
+    first_bad_index: { offset: 16, type: "u64" },
+    values_offset: { offset: 24, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
 /** Every struct layout of cuzk.h, by C name. */
 export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_timings: TIMINGS_LAYOUT,
@@ -174,6 +190,7 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_progress: PROGRESS_LAYOUT,
   cuzk_prover_options: PROVER_OPTIONS_LAYOUT,
   cuzk_memory_plan: MEMORY_PLAN_LAYOUT,
+  cuzk_witness_check: WITNESS_CHECK_LAYOUT,
 };
 
 /** One `cuzk_interval`: when a phase ran, in ns from the start of the call. */

@@ -50,6 +50,10 @@ export const symbols = {
   // cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
   //                                          uint32_t witness_format, uint64_t* out_values_offset, char* err, size_t err_cap);
   cuzk_key_check_witness_shape: s(["pointer", "buffer", "usize", "u32", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_check_witness_detail(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+  //                                           uint32_t witness_format, uint32_t scan, cuzk_witness_check* out,
+  //                                           char* err, size_t err_cap);
+  cuzk_key_check_witness_detail: s(["pointer", "buffer", "usize", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
   //                                          char* err, size_t err_cap);
   cuzk_key_export_vk_alphabeta: s(["pointer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),

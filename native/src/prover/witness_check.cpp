@@ -47,13 +47,15 @@ bool is_constant_one(const uint8_t* value) {
 namespace {
 
 // The .wtns header and its prime, or the raw length, against the key: where the values start.
+// facts: the curve and count as soon as they are read, the offset once the layout passed.
 cuzk_status check_layout(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                         uint32_t format, const uint8_t** values, std::string& err) {
+                         uint32_t format, const uint8_t** values, std::string& err, WitnessFacts& facts) {
   const uint8_t* w = nullptr;
   if (format == CUZK_WITNESS_RAW) {
+    facts.values = witness_len / 32;
     const size_t raw_bytes = (size_t)key.n_vars * 32;
     if (witness_len != raw_bytes) {
-      err = "raw witness is " + std::to_string(witness_len / 32) + " values (" + std::to_string(witness_len) +
+      err = "raw witness is " + std::to_string(facts.values) + " values (" + std::to_string(witness_len) +
             " bytes); the key has " + std::to_string(key.n_vars) + " variables";
       return CUZK_ERR_WITNESS_LENGTH;
     }
@@ -62,6 +64,8 @@ cuzk_status check_layout(const formats::ZkeyGroth16& key, const uint8_t* witness
     formats::Wtns wtns;
     cuzk_status st = formats::parse_wtns_layout(witness, witness_len, wtns, err);
     if (st != CUZK_OK) { err = ".wtns: " + err; return st; }
+    facts.curve = wtns.curve;
+    facts.values = wtns.n_witness;
     if (wtns.curve != key.curve) {
       err = std::string("the witness is for ") + curve_name(wtns.curve) + " but the key is for " + curve_name(key.curve);
       return CUZK_ERR_CURVE_MISMATCH;
@@ -76,6 +80,7 @@ cuzk_status check_layout(const formats::ZkeyGroth16& key, const uint8_t* witness
     err = "unknown witness_format " + std::to_string(format);
     return CUZK_ERR_INVALID_ARGUMENT;
   }
+  facts.values_offset = (uint64_t)(w - witness);
   *values = w;
   return CUZK_OK;
 }
@@ -86,30 +91,38 @@ cuzk_status check_constant_wire(const uint8_t* w, std::string& err) {
   return CUZK_ERR_UNSATISFIED;
 }
 
-}  // namespace
-
-cuzk_status check_witness_shape(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                                uint32_t format, const uint8_t** values, std::string& err) {
+// Both checks: the layout, the scan of every value < r on `scan_pool` (NULL: not made), w[0] = 1.
+cuzk_status check_in_order(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                           uint32_t format, ThreadPool* scan_pool, const uint8_t** values, std::string& err,
+                           WitnessFacts* facts) {
+  WitnessFacts found;
   const uint8_t* w = nullptr;
-  cuzk_status st = check_layout(key, witness, witness_len, format, &w, err);
+  cuzk_status st = check_layout(key, witness, witness_len, format, &w, err, found);
+  if (st == CUZK_OK && scan_pool) {
+    const size_t bad = first_value_not_below_r(key, w, key.n_vars, scan_pool);
+    if (bad < key.n_vars) {
+      found.first_bad_index = bad;
+      err = "witness value " + std::to_string(bad) + " is not < r";
+      st = CUZK_ERR_INVALID_ARGUMENT;
+    }
+  }
   if (st == CUZK_OK) st = check_constant_wire(w, err);
   if (st == CUZK_OK) *values = w;
+  if (facts) *facts = found;
   return st;
 }
 
+}  // namespace
+
+cuzk_status check_witness_shape(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
+                                uint32_t format, const uint8_t** values, std::string& err, WitnessFacts* facts) {
+  return check_in_order(key, witness, witness_len, format, nullptr, values, err, facts);
+}
+
 cuzk_status check_witness(const formats::ZkeyGroth16& key, const uint8_t* witness, size_t witness_len,
-                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err) {
-  const uint8_t* w = nullptr;
-  cuzk_status st = check_layout(key, witness, witness_len, format, &w, err);
-  if (st != CUZK_OK) return st;
-  size_t bad = first_value_not_below_r(key, w, key.n_vars, &pool);
-  if (bad < key.n_vars) {
-    err = "witness value " + std::to_string(bad) + " is not < r";
-    return CUZK_ERR_INVALID_ARGUMENT;
-  }
-  if ((st = check_constant_wire(w, err)) != CUZK_OK) return st;
-  *values = w;
-  return CUZK_OK;
+                          uint32_t format, ThreadPool& pool, const uint8_t** values, std::string& err,
+                          WitnessFacts* facts) {
+  return check_in_order(key, witness, witness_len, format, &pool, values, err, facts);
 }
 
 }  // namespace cuzk::prover
