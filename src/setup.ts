@@ -24,6 +24,7 @@ import type { CurveName } from "./library.ts";
 import { Library, nativeOf } from "./library.ts";
 import type { NativeBuffer } from "./memory/buffer.ts";
 import { invokeAsync } from "./native_call.ts";
+import type { CallArguments } from "./native_call.ts";
 import { ProgressSlot } from "./progress.ts";
 import type { LongCallOptions } from "./progress.ts";
 import { snarkjsVerificationKey } from "./snarkjs_api.ts";
@@ -163,6 +164,31 @@ export async function synthWitnesses(options: SynthOptions, witnessSeeds: Readon
   }
 }
 
+/**
+ * Runs one of the two setup calls off the JS thread with the options both take (threads bounded,
+ * cpuOnly, signal/onProgress) and returns its cuzk_setup_info, decoded.
+ */
+async function runDevSetup<N extends "cuzk_setup_insecure_dev" | "cuzk_setup_insecure_dev_key">(
+  symbol: N,
+  r1csPath: string,
+  options: DevSetupOptions,
+  args: (threads: number, flags: number, info: Uint8Array, progress: Pointer | null) => CallArguments<N>,
+): Promise<Decoded<typeof SETUP_INFO_LAYOUT>> {
+  const native = nativeOf(options.library);
+  const limit = (options.library ?? Library.default()).info().cpuThreads;
+  const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
+  const info = allocateStruct(SETUP_INFO_LAYOUT);
+  const flags = options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0;
+  const progress = ProgressSlot.wanted(options) ? ProgressSlot.alloc(options.library) : undefined;
+  try {
+    const run = (pointer: Pointer | null) => invokeAsync(native, symbol, args(threads, flags, info, pointer), { detail: r1csPath });
+    await (progress ? progress.run(options, run) : run(null));
+  } finally {
+    progress?.free();
+  }
+  return decodeStruct(SETUP_INFO_LAYOUT, info);
+}
+
 /** What a setup's cuzk_setup_info says, decoded. */
 function setupResultOf(raw: Decoded<typeof SETUP_INFO_LAYOUT>) {
   const ms = (ns: bigint) => Number(ns) / 1e6;
@@ -196,22 +222,11 @@ export interface DevKeyResult extends Omit<DevSetupResult, "verificationKey"> {
  */
 export async function setupInsecureDevKey(r1csPath: string, options: DevSetupOptions = {}): Promise<DevKeyResult> {
   const native = nativeOf(options.library);
-  const limit = (options.library ?? Library.default()).info().cpuThreads;
-  const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
-  const info = allocateStruct(SETUP_INFO_LAYOUT);
-  const flags = options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0;
   const out = new BigUint64Array(1);
-  const progress = ProgressSlot.wanted(options) ? ProgressSlot.alloc(options.library) : undefined;
-  try {
-    const run = (pointer: Pointer | null) =>
-      invokeAsync(native, "cuzk_setup_insecure_dev_key", [r1csPath, threads, flags, out, info, pointer], { detail: r1csPath });
-    await (progress ? progress.run(options, run) : run(null));
-  } finally {
-    progress?.free();
-  }
+  const info = await runDevSetup("cuzk_setup_insecure_dev_key", r1csPath, options, (threads, flags, info, progress): CallArguments<"cuzk_setup_insecure_dev_key"> => [r1csPath, threads, flags, out, info, progress]);
   const key = Key.adopt(native, asPointer(out[0]), `<insecure dev key of ${r1csPath}>`);
   try {
-    return { ...setupResultOf(decodeStruct(SETUP_INFO_LAYOUT, info)), key, verificationKey: snarkjsVerificationKey(key) };
+    return { ...setupResultOf(info), key, verificationKey: snarkjsVerificationKey(key) };
   } catch (error) {
     key.close();
     throw error;
@@ -224,19 +239,7 @@ export async function setupInsecureDevKey(r1csPath: string, options: DevSetupOpt
  * key (checking every point) and returns its verification key in snarkjs's JSON shape.
  */
 export async function setupInsecureDev(r1csPath: string, zkeyPath: string, options: DevSetupOptions = {}): Promise<DevSetupResult> {
-  const native = nativeOf(options.library);
-  const limit = (options.library ?? Library.default()).info().cpuThreads;
-  const threads = integerIn(options.threads ?? 0, "threads", 0, limit, ` (0 = the shared pool; ${limit} is this machine's CPU count)`);
-  const info = allocateStruct(SETUP_INFO_LAYOUT);
-  const flags = options.cpuOnly ? ABI.SETUP_CPU_ONLY : 0;
-  const progress = ProgressSlot.wanted(options) ? ProgressSlot.alloc(options.library) : undefined;
-  try {
-    const run = (pointer: Pointer | null) =>
-      invokeAsync(native, "cuzk_setup_insecure_dev", [r1csPath, zkeyPath, threads, flags, info, pointer], { detail: r1csPath });
-    await (progress ? progress.run(options, run) : run(null));
-  } finally {
-    progress?.free();
-  }
+  const info = await runDevSetup("cuzk_setup_insecure_dev", r1csPath, options, (threads, flags, info, progress): CallArguments<"cuzk_setup_insecure_dev"> => [r1csPath, zkeyPath, threads, flags, info, progress]);
   const key = await Key.open(zkeyPath, { library: options.library });
   let verificationKey: SnarkjsVerificationKey;
   try {
@@ -244,5 +247,5 @@ export async function setupInsecureDev(r1csPath: string, zkeyPath: string, optio
   } finally {
     key.close();
   }
-  return { ...setupResultOf(decodeStruct(SETUP_INFO_LAYOUT, info)), verificationKey };
+  return { ...setupResultOf(info), verificationKey };
 }
