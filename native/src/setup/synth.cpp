@@ -103,27 +103,41 @@ void write_wtns_header(ByteSink& wtns, const uint8_t* prime, uint32_t n_wires) {
   wtns.section(2, (uint64_t)kFrBytes * n_wires);
 }
 
+// What both generators start from: the parameters, the sinks, the circuit's random stream (the
+// structure and, for witness seed 0, the inputs) and the wires' layout.
+struct GeneratorBase {
+  GeneratorBase(const SynthParams& p, const SynthShape& s, ByteSink* r1cs, ByteSink& wtns, const SynthWitness& witness)
+      : p_(p), s_(s), r1cs_(r1cs), wtns_(wtns), witness_(witness), rng_(p.seed), prime_(curve_primes(p.curve)->r),
+        first_private_(1 + p.n_public), first_output_(1 + p.n_public + s.n_prv_in), own_inputs_(inputs_rng(witness.seed)) {}
+
+  const SynthParams& p_;
+  const SynthShape& s_;
+  ByteSink* r1cs_;  // NULL: the witness only
+  ByteSink& wtns_;
+  const SynthWitness& witness_;
+  SeededRng rng_;
+  const uint8_t* prime_;
+  const uint32_t first_private_, first_output_;
+  SeededRng own_inputs_;  // a witness seed's inputs (unused for seed 0)
+};
+
 // Any profile: each row solved in Fr (the uniform rows have random full-width coefficients).
 template <class Fr>
-class Generator {
+class Generator : GeneratorBase {
  public:
-  Generator(const SynthParams& p, const SynthShape& s, ByteSink* r1cs, ByteSink& wtns, const SynthWitness& witness)
-      : p_(p), s_(s), r1cs_(r1cs), wtns_(wtns), witness_(witness), rng_(p.seed), prime_(curve_primes(p.curve)->r) {}
+  using GeneratorBase::GeneratorBase;
 
   void run() {
-    const uint32_t first_private = 1 + p_.n_public;
-    const uint32_t first_output = first_private + s_.n_prv_in;
-    SeededRng own_inputs = inputs_rng(witness_.seed);
     auto input = [&](Fr drawn, bool bit) {  // the value the witness uses for a draw of the circuit's stream
       if (witness_.seed == 0) return drawn;
-      if (bit) return (own_inputs.next() & 1) ? Fr::one() : Fr::zero();
-      return own_inputs.template field<Fr>();
+      if (bit) return (own_inputs_.next() & 1) ? Fr::one() : Fr::zero();
+      return own_inputs_.template field<Fr>();
     };
     w_.resize(s_.n_wires);
     w_[0] = Fr::one();
-    for (uint32_t i = 1; i < first_private; i++) w_[i] = input(rng_.template field<Fr>(), false);
+    for (uint32_t i = 1; i < first_private_; i++) w_[i] = input(rng_.template field<Fr>(), false);
     const bool porep = p_.profile == CUZK_SYNTH_POREP;
-    for (uint32_t i = first_private; i < first_output; i++) {
+    for (uint32_t i = first_private_; i < first_output_; i++) {
       w_[i] = porep ? input((rng_.next() & 1) ? Fr::one() : Fr::zero(), true) : input(rng_.template field<Fr>(), false);
       if (porep) bits_.push_back(i);
     }
@@ -137,7 +151,7 @@ class Generator {
     minus_one_ = -Fr::one();
 
     if (r1cs_) write_r1cs_header(*r1cs_, p_, s_, prime_);
-    for (uint32_t row = 0; row < p_.n_constraints; row++) make_row(row, first_output + row);
+    for (uint32_t row = 0; row < p_.n_constraints; row++) make_row(row, first_output_ + row);
     if (r1cs_) write_labels(*r1cs_, s_.n_wires);
     write_wtns();
   }
@@ -260,13 +274,6 @@ class Generator {
     }
   }
 
-  const SynthParams& p_;
-  const SynthShape& s_;
-  ByteSink* r1cs_;  // NULL: the witness only
-  ByteSink& wtns_;
-  const SynthWitness& witness_;
-  SeededRng rng_;
-  const uint8_t* prime_;
   std::vector<Fr> w_;
   std::vector<uint32_t> bits_;
   std::vector<Term> a_, b_, c_;
@@ -278,30 +285,26 @@ class Generator {
 // The porep profile, fast: every row is a bit gadget over bits, so each witness value is a bit or
 // a byte (the values Generator's Fr solve gives: XOR x + y - 2xy, AND xy, PACK8 sum 2^i b_i, and
 // the public copies), the coefficients' bytes are made once, and the values stream out in wire
-// order. The same bytes as Generator for the same parameters (native/tests/synth_test.cpp).
+// order. The same bytes as Generator for the same parameters (native/tests/dev_key_test.cpp).
 template <class Fr>
-class PorepGenerator {
+class PorepGenerator : GeneratorBase {
  public:
-  PorepGenerator(const SynthParams& p, const SynthShape& s, ByteSink* r1cs, ByteSink& wtns, const SynthWitness& witness)
-      : p_(p), s_(s), r1cs_(r1cs), wtns_(wtns), witness_(witness), rng_(p.seed), prime_(curve_primes(p.curve)->r) {}
+  using GeneratorBase::GeneratorBase;
 
   void run() {
-    const uint32_t first_private = 1 + p_.n_public;
-    const uint32_t first_output = first_private + s_.n_prv_in;
-    SeededRng own_inputs = inputs_rng(witness_.seed);
     if (!witness_.raw) write_wtns_header(wtns_, prime_, s_.n_wires);
     bit_.assign(s_.n_wires, 0);
     put_value(Fr::one());
     publics_.resize(p_.n_public);
     for (uint32_t i = 0; i < p_.n_public; i++) {
       const Fr drawn = rng_.template field<Fr>();
-      publics_[i] = witness_.seed ? own_inputs.template field<Fr>() : drawn;
+      publics_[i] = witness_.seed ? own_inputs_.template field<Fr>() : drawn;
       put_value(publics_[i]);
     }
     bits_.reserve((size_t)s_.n_prv_in + (size_t)p_.n_constraints / 5 * 4 + 4);
-    for (uint32_t i = first_private; i < first_output; i++) {
+    for (uint32_t i = first_private_; i < first_output_; i++) {
       const uint8_t drawn = rng_.next() & 1;
-      bit_[i] = witness_.seed ? (uint8_t)(own_inputs.next() & 1) : drawn;
+      bit_[i] = witness_.seed ? (uint8_t)(own_inputs_.next() & 1) : drawn;
       put_small(bit_[i]);
       bits_.push_back(i);
     }
@@ -314,7 +317,7 @@ class PorepGenerator {
     (-Fr::one()).to_bytes_std(minus_one_);
 
     if (r1cs_) write_r1cs_header(*r1cs_, p_, s_, prime_);
-    for (uint32_t row = 0; row < p_.n_constraints; row++) make_row(row, first_output + row);
+    for (uint32_t row = 0; row < p_.n_constraints; row++) make_row(row, first_output_ + row);
     flush_rows();
     flush_values();
     if (r1cs_) write_labels(*r1cs_, s_.n_wires);
@@ -429,13 +432,6 @@ class PorepGenerator {
 
   static constexpr size_t kBlockValues = 8192;
   static constexpr size_t kRowBlock = 1u << 20;
-  const SynthParams& p_;
-  const SynthShape& s_;
-  ByteSink* r1cs_;  // NULL: the witness only
-  ByteSink& wtns_;
-  const SynthWitness& witness_;
-  SeededRng rng_;
-  const uint8_t* prime_;
   std::vector<uint8_t> bit_;   // per wire: its value where it is a bit (or an input bit)
   std::vector<Fr> publics_;
   std::vector<uint32_t> bits_;
