@@ -17,7 +17,7 @@
  * pipelined uploads give each circuit its own witness).
  *
  *   deno run -A bench/gpu/porep_batch.ts --log2 27 [--curve bls12_381] [--n 10] [--runs 2] [--dir /tmp/porep]
- *        [--public 4] [--backend cuda] [--timeline FILE.svg] [--out DIR]
+ *        [--public 4] [--backend cuda] [--timeline FILE.svg] [--out DIR] [--budget BYTES]
  *
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
  */
@@ -41,6 +41,7 @@ const backend = option("backend", "cuda") as BackendName;
 const timelineFile = option("timeline", "");
 const outDir = option("out", "");
 const devices = option("devices", "").split(",").filter(Boolean).map(Number);
+const budget = Number(option("budget", "0")); // bytes of the engine's memory (0: automatic)
 const single = process.argv.includes("--single");
 const compare = process.argv.includes("--compare");
 // The domain is 2^log2: the constraints plus the public inputs' rows (n_public + 1) fit in it.
@@ -77,10 +78,17 @@ log(`setup (INSECURE, key in memory): ${s(setupMs)} s (scalars ${s(made.scalarsM
 using key = made.key;
 t = performance.now();
 // One prover, or (--devices) one per device behind a ProverSet: the same calls either way.
-using prover = devices.length > 0 ? await ProverSet.open({ zkey: key, devices, backend }) : await Prover.open({ zkey: key, backend });
+using prover = devices.length > 0
+  ? await ProverSet.open({ zkey: key, devices, backend, memoryBudget: budget })
+  : await Prover.open({ zkey: key, backend, memoryBudget: budget });
 const proverMs = performance.now() - t;
 peakDevice = Math.max(peakDevice, deviceUsed());
 const plan = prover instanceof ProverSet ? prover.memoryPlans()[0] : prover.memoryPlan();
+// A section the plan streams is made again for every proof from a key made in memory (seconds a
+// proof at 2^27): one run then, and no single proofs, so that the call still ends with figures.
+const streamed = plan.streamedBytesPerProof > 0n;
+if (streamed) log(`WARNING: the plan streams ${gib(plan.streamedBytesPerProof)} GiB per proof; with a key made in memory those points are made again for every proof: one batch only`);
+const runsDone = streamed ? 1 : runs;
 const proveOne = (w: PinnedBuffer, randomness?: Randomness) => prover.proveBatch([w], randomness ? { randomness: [randomness] } : {}).then(([r]) => r);
 log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per proof, ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
 
@@ -100,7 +108,7 @@ try {
   peakDevice = Math.max(peakDevice, deviceUsed());
   log(`warm-up proof: ${warmMs.toFixed(1)} ms`);
 
-  if (compare) {
+  if (compare && !streamed) {
     const randomness = buffers.map((_, i) => ({ r: 1000n + BigInt(i), s: 2000n + BigInt(i) }));
     const batched = await prover.proveBatch(buffers, { randomness });
     let same = 0;
@@ -112,7 +120,7 @@ try {
     if (same !== n) throw new Error(`${n - same} batch proofs differ from the single proofs`);
   }
   const singles: number[] = [];
-  for (let r = 0; single && r < runs; r++) {
+  for (let r = 0; single && !streamed && r < runs; r++) {
     t = performance.now();
     await proveOne(buffers[r % n]);
     singles.push(performance.now() - t);
@@ -120,13 +128,13 @@ try {
   if (single) log(`single proofs: ${singles.map((x) => x.toFixed(1)).join(", ")} ms`);
 
   const batches: Array<{ wall: number; results: ProofResult[] }> = [];
-  for (let r = 0; r < runs; r++) {
+  for (let r = 0; r < runsDone; r++) {
     t = performance.now();
     const results = await prover.proveBatch(buffers);
     const wall = performance.now() - t;
     peakDevice = Math.max(peakDevice, deviceUsed());
     batches.push({ wall, results });
-    log(`batch ${r + 1} of ${runs}: ${wall.toFixed(1)} ms = ${(wall / n).toFixed(1)} ms per circuit, ${results.length} proofs self-checked`);
+    log(`batch ${r + 1} of ${runsDone}: ${wall.toFixed(1)} ms = ${(wall / n).toFixed(1)} ms per circuit, ${results.length} proofs self-checked`);
   }
   clearInterval(sampleRss);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -136,7 +144,7 @@ try {
   // Per-circuit phase medians over the runs (each circuit's own spans), and the circuits' GPU
   // cadence: where each one's last MSM ended in the median batch.
   const phaseNames = [...new Set(batches.flatMap((b) => b.results.flatMap((r) => Object.keys(r.timings.phases))))] as PhaseName[];
-  console.log(`\nper-circuit phase medians over ${runs} batches (ms):`);
+  console.log(`\nper-circuit phase medians over ${runsDone} batches (ms):`);
   console.log(`  circuit ${phaseNames.map((p) => p.padStart(12)).join("")}`);
   for (let i = 0; i < n; i++) {
     const cells = phaseNames.map((p) => {
@@ -150,7 +158,7 @@ try {
   console.log(`  median batch: circuits end at ${ends.map((e) => e.toFixed(0)).join(", ")} ms; a circuit every ${median(gaps).toFixed(1)} ms (median gap)`);
 
   if (timelineFile) {
-    const title = `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, ${backend}${devices.length ? ` on devices ${devices.join(",")}` : ""}: ${medianBatch.wall.toFixed(0)} ms (median of ${runs})`;
+    const title = `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, ${backend}${devices.length ? ` on devices ${devices.join(",")}` : ""}: ${medianBatch.wall.toFixed(0)} ms (median of ${runsDone})`;
     writeFileSync(timelineFile, devices.length
       ? lanesTimelineSvg(medianBatch.results as DeviceProofResult[], { title, width: 900 })
       : timelineSvg(mergeBatchTimings(medianBatch.results.map((r) => r.timings)), { title, width: 900 }));
@@ -176,9 +184,9 @@ try {
   console.log(`| setup, key in memory (INSECURE) | ${s(setupMs)} s |`);
   console.log(`| prover: points made + uploaded | ${s(proverMs)} s |`);
   console.log(`| ${n} witnesses (${gib(bytes)} GiB each, pinned) | ${s(witnessMs)} s |`);
-  console.log(`| batch of ${n}, wall (median of ${runs}) | ${median(walls).toFixed(1)} ms |`);
+  console.log(`| batch of ${n}, wall (median of ${runsDone}) | ${median(walls).toFixed(1)} ms |`);
   console.log(`| per circuit | **${(median(walls) / n).toFixed(1)} ms** |`);
-  if (single) console.log(`| one proof alone (median of ${runs}); batch / single per proof | ${median(singles).toFixed(1)} ms; ${(median(walls) / n / median(singles)).toFixed(3)} |`);
+  if (single && singles.length) console.log(`| one proof alone (median of ${runs}); batch / single per proof | ${median(singles).toFixed(1)} ms; ${(median(walls) / n / median(singles)).toFixed(3)} |`);
   console.log(`| peak device memory in use (cuzk_device_info, sampled) | ${gib(peakDevice)} GiB |`);
   console.log(`| peak host RSS (sampled) | ${gib(peakRss)} GiB |`);
   console.log(`| key: resident / fixed / streamed per proof | ${gib(plan.residentBytes)} / ${gib(plan.fixedBytes)} / ${gib(plan.streamedBytesPerProof)} GiB |`);
