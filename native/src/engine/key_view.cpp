@@ -1,22 +1,31 @@
 #include "engine/key_view.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include "curve/curves.hpp"
 
 namespace cuzk::engine {
 
 namespace {
 
+constexpr uint64_t kNone = ~0ull;  // no such record
+
+std::string past_rows(uint64_t i, uint32_t row, uint32_t n_rows) {
+  return "coefficient " + std::to_string(i) + " names row " + std::to_string(row) + " past the " +
+         std::to_string(n_rows) + " rows of the key";
+}
+
 // Counting sort of one matrix's records by row: two passes over the key's coefficient section.
 template <class Fr>
-cuzk_status build_rows(const formats::ZkeyGroth16& z, uint32_t matrix, uint32_t n_rows, SparseRows<Fr>& out,
-                       std::string& err) {
+cuzk_status build_rows_in_order(const formats::ZkeyGroth16& z, uint32_t matrix, uint32_t n_rows, SparseRows<Fr>& out,
+                                std::string& err) {
   out.row_start.assign((size_t)n_rows + 1, 0);
   for (uint32_t i = 0; i < z.n_coefs; i++) {
     formats::ZkeyCoef c = z.coef(i);
     if (c.matrix != matrix) continue;
     if (c.constraint >= n_rows) {
-      err = "coefficient " + std::to_string(i) + " names row " + std::to_string(c.constraint) + " past the " +
-            std::to_string(n_rows) + " rows of the key";
+      err = past_rows(i, c.constraint, n_rows);
       return CUZK_ERR_FORMAT;
     }
     out.row_start[(size_t)c.constraint + 1]++;
@@ -36,6 +45,76 @@ cuzk_status build_rows(const formats::ZkeyGroth16& z, uint32_t matrix, uint32_t 
   return CUZK_OK;
 }
 
+// The same rows on the pool when the matrix's records come in row order, as snarkjs and our setup
+// write them (then a record's place in the rows is its rank among the matrix's records, and the
+// result is the counting sort's): one pass to count and check per chunk of records, one to place
+// them. Records out of row order take the counting sort above.
+template <class Fr>
+cuzk_status build_rows(const formats::ZkeyGroth16& z, uint32_t matrix, uint32_t n_rows, SparseRows<Fr>& out,
+                       ThreadPool& pool, std::string& err) {
+  const uint64_t n = z.n_coefs;
+  const size_t chunks = std::max<size_t>(1, std::min<uint64_t>((uint64_t)pool.size() * 8, n / 65536));
+  struct Chunk {
+    uint64_t count = 0, first_bad = kNone;
+    uint32_t first_row = 0, last_row = 0;
+    bool sorted = true;
+  };
+  std::vector<Chunk> info(chunks);
+  auto bounds = [&](size_t t) { return std::pair<uint64_t, uint64_t>{n * t / chunks, n * (t + 1) / chunks}; };
+  pool.parallel_for(chunks, [&](size_t t) {
+    Chunk& k = info[t];
+    const auto [lo, hi] = bounds(t);
+    for (uint64_t i = lo; i < hi; i++) {
+      formats::ZkeyCoef c = z.coef((uint32_t)i);
+      if (c.matrix != matrix) continue;
+      if (c.constraint >= n_rows) {
+        k.first_bad = i;
+        return;
+      }
+      if (k.count == 0) k.first_row = c.constraint;
+      else if (c.constraint < k.last_row) k.sorted = false;
+      k.last_row = c.constraint;
+      k.count++;
+    }
+  });
+  bool sorted = true;
+  uint64_t nnz = 0, prev_last = 0;
+  bool any = false;
+  for (const Chunk& k : info) {
+    if (k.first_bad != kNone) {
+      formats::ZkeyCoef c = z.coef((uint32_t)k.first_bad);
+      err = past_rows(k.first_bad, c.constraint, n_rows);
+      return CUZK_ERR_FORMAT;
+    }
+    if (k.count == 0) continue;
+    sorted = sorted && k.sorted && (!any || k.first_row >= prev_last);
+    prev_last = k.last_row;
+    any = true;
+    nnz += k.count;
+  }
+  if (!sorted) return build_rows_in_order(z, matrix, n_rows, out, err);
+  out.row_start.assign((size_t)n_rows + 1, 0);
+  out.signal.resize(nnz);
+  out.coef.resize(nnz);
+  std::vector<uint64_t> offset(chunks, 0);
+  for (size_t t = 1; t < chunks; t++) offset[t] = offset[t - 1] + info[t - 1].count;
+  uint64_t* counts = out.row_start.data() + 1;
+  pool.parallel_for(chunks, [&](size_t t) {
+    const auto [lo, hi] = bounds(t);
+    uint64_t at = offset[t];
+    for (uint64_t i = lo; i < hi; i++) {
+      formats::ZkeyCoef c = z.coef((uint32_t)i);
+      if (c.matrix != matrix) continue;
+      out.signal[at] = c.signal;
+      out.coef[at] = Fr::from_bytes_mont(c.value);  // v*R^2 as raw Montgomery limbs (see header)
+      at++;
+      __atomic_fetch_add(&counts[c.constraint], 1, __ATOMIC_RELAXED);  // a row may span two chunks
+    }
+  });
+  for (size_t r = 0; r < n_rows; r++) out.row_start[r + 1] += out.row_start[r];
+  return CUZK_OK;
+}
+
 }  // namespace
 
 template <class C>
@@ -47,9 +126,9 @@ cuzk_status KeyView<C>::build(const formats::ZkeyGroth16& z, ThreadPool& pool, s
   domain_size = z.domain_size;
   log_domain = z.log_domain;
   uint32_t rows = n_constraints + n_public + 1;
-  cuzk_status st = build_rows<Fr>(z, 0, rows, a, err);
+  cuzk_status st = build_rows<Fr>(z, 0, rows, a, pool, err);
   if (st != CUZK_OK) return st;
-  return build_rows<Fr>(z, 1, rows, b, err);
+  return build_rows<Fr>(z, 1, rows, b, pool, err);
 }
 
 template struct KeyView<curve::Bn254>;
