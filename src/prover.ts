@@ -399,8 +399,8 @@ export class Prover extends NativeHandle {
 
 /** `error` with the index of the witness of a batch it is about. */
 function withIndex(error: CuzkError, index: number): CuzkError {
-  const { status, nativeMessage, operation } = error;
-  return new CuzkError(error.code, `witness ${index}: ${error.message}`, { status, nativeMessage, operation, cause: error });
+  const { status, nativeMessage, operation, witness } = error;
+  return new CuzkError(error.code, `witness ${index}: ${error.message}`, { status, nativeMessage, operation, witness, cause: error });
 }
 
 async function verifyBytes(

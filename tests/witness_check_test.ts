@@ -101,6 +101,9 @@ test("prove refuses a bad witness with the code checkWitness gives, naming its i
   await assert.rejects(prover.prove(badOne), refused("UNSATISFIED"));
   await assert.rejects(prover.proveBatch([raw, badOne]), refused("UNSATISFIED", /^witness 1: /));
   await assert.rejects(prover.prove(bls.bytes("witness.wtns")), refused("CURVE_MISMATCH"));
+  // The check's facts survive the prover's "witness i:" wrapping.
+  await assert.rejects(prover.proveBatch([raw, bls.bytes("witness.wtns")]), (e: unknown) =>
+    e instanceof CuzkError && /^witness 1: /.test(e.message) && e.witness?.curve === "bls12_381");
   await assert.rejects(prover.prove([-1n, ...rawValues(bn.bytes("witness.wtns")).values.slice(1)]), refused("INVALID_ARGUMENT", /value 0/));
   const { proof, publicSignals } = await prover.prove(raw);
   assert.deepEqual(publicSignals, bn.json<string[]>("public.json"), "the prover still works after refusals");
