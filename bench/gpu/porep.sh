@@ -24,7 +24,7 @@ set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 : "${CUZK_LIB:?CUZK_LIB must name a CUDA build of libcuzk.so}"
-bench() { deno run -A bench/gpu/porep_batch.ts "$@"; }
+BENCH="deno run -A bench/gpu/porep_batch.ts"  # a command, not a function: timeout runs it
 smi_start() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$OUT/$1-gpumem.csv" 2>/dev/null & smi=$!; }
 smi_stop() { kill "$smi" 2>/dev/null; echo "$1: peak GPU memory used (nvidia-smi): $(sort -n "$OUT/$1-gpumem.csv" | tail -1) MiB"; }
 status=0
@@ -32,7 +32,7 @@ for section in "$@"; do case $section in
 sanity)
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
   for curve in bls12_381 bn254; do
-    timeout 120 bench --log2 16 --curve $curve --n 3 --runs 1 --compare --dir /tmp/porep16 --out "$OUT/s16-$curve" > "$OUT/sanity-$curve.txt" 2>&1
+    timeout 120 $BENCH --log2 16 --curve $curve --n 3 --runs 1 --compare --dir /tmp/porep16 --out "$OUT/s16-$curve" > "$OUT/sanity-$curve.txt" 2>&1
     rc=$?; echo "sanity $curve exit $rc"; [ $rc = 0 ] || status=1; grep -E "compare|per circuit" "$OUT/sanity-$curve.txt"
   done ;;
 p27)
@@ -45,12 +45,12 @@ p27)
   tail -32 "$OUT/p27.txt" ;;
 p22)
   for curve in bn254 bls12_381; do
-    timeout 200 bench --log2 22 --curve $curve --n 10 --runs 3 --single --compare --dir /tmp/porep22 --out "$OUT/p22-$curve" > "$OUT/p22-$curve.txt" 2>&1
+    timeout 200 $BENCH --log2 22 --curve $curve --n 10 --runs 3 --single --compare --dir /tmp/porep22 --out "$OUT/p22-$curve" > "$OUT/p22-$curve.txt" 2>&1
     rc=$?; echo "p22 $curve exit $rc"; [ $rc = 0 ] || status=1; tail -11 "$OUT/p22-$curve.txt"
   done ;;
 p24)
   smi_start p24
-  timeout 300 bench --log2 24 --curve bls12_381 --n "${P24_N:-4}" --runs 5 --single --compare --dir /tmp/porep24 --timeline "$OUT/p24.svg" \
+  timeout 300 $BENCH --log2 24 --curve bls12_381 --n "${P24_N:-4}" --runs 5 --single --compare --dir /tmp/porep24 --timeline "$OUT/p24.svg" \
     --out "$OUT/p24" > "$OUT/p24.txt" 2>&1
   rc=$?; echo "p24 exit $rc"; [ $rc = 0 ] || status=1
   smi_stop p24
@@ -59,7 +59,7 @@ scale)
   for log in 24 26; do for set in ${SCALE_SETS:-0 0,1}; do
     nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/scale-$log-$set-gpumem.csv" 2>/dev/null & smi=$!
     extra=""; [ $log = 24 ] && extra="--compare"
-    timeout 400 bench --log2 $log --curve bls12_381 --n "${SCALE_N:-8}" --runs 3 --devices $set $extra --dir /tmp/porep-scale \
+    timeout 400 $BENCH --log2 $log --curve bls12_381 --n "${SCALE_N:-8}" --runs 3 --devices $set $extra --dir /tmp/porep-scale \
       --timeline "$OUT/scale-$log-$set.svg" > "$OUT/scale-$log-$set.txt" 2>&1
     rc=$?; kill $smi 2>/dev/null; [ $rc = 0 ] || status=1
     echo "scale 2^$log devices $set exit $rc: $(grep -E '^\| batch of' "$OUT/scale-$log-$set.txt"); per GPU peak MiB: $(sort -t, -k1,1n -k2,2n "$OUT/scale-$log-$set-gpumem.csv" | awk -F', ' '{m[$1]=$2} END {for (g in m) printf "%s:%s ", g, m[g]}')"
