@@ -1,6 +1,7 @@
 #include "cpu/cpu_engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -52,7 +53,9 @@ class CpuEngine final : public engine::Engine<C> {
         if (!sup.all) plan_.fixed += sup.index.size() * 4 + (uint64_t)sup.n * 32;  // the index, gathered scalars
     }
     engine::describe_sections(z, keys_, point_bytes, plan_);  // without compaction: all kInKey, none stored
-    CUZK_CPU_TRY(engine::choose_placements(plan_, false, err));
+    // CUZK_CPU_STREAM=1 streams every section it holds (tests: the same proofs, and batches grouped).
+    const char* force_stream = std::getenv("CUZK_CPU_STREAM");
+    CUZK_CPU_TRY(engine::choose_placements(plan_, force_stream && std::strcmp(force_stream, "1") == 0, err));
     progress.set_total(plan_.resident_bytes());
     constexpr uint64_t kChunk = 1u << 16;  // points read in between progress reports and cancel checks
     for (int i = 0; i < formats::kPointSections; i++) {
@@ -73,77 +76,102 @@ class CpuEngine final : public engine::Engine<C> {
   cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     const size_t n = key_.domain_size;
+    // A batch reads each streamed section once per group of proofs (engine::stream_group_size):
+    // the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the budget leaves);
+    // the witnesses are the caller's, valid for the whole call.
+    const uint64_t room = plan_.budget > plan_.total() ? plan_.budget - plan_.total() : 0;
+    const size_t group = engine::stream_group_size(plan_, batch.size(), (uint64_t)n * 32, room);
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
     Fr* a = a_.reserve(n);
     Fr* b = b_.reserve(n);
     Fr* c = c_.reserve(n);
-    uint8_t* h = h_.reserve(n * 32);
-    for (size_t p = 0; p < batch.size(); p++) {
-      engine::ProofInputs in;
-      cuzk_status st = batch.inputs(p, &in, err);  // waits for its check; fails the batch with it
-      if (st != CUZK_OK) return st;
-      const uint8_t* w = in.w;
-      {
-        PhaseScope t(times, p, CUZK_PHASE_ABC);
-        if (!in.a) {
-          evaluate_rows(key_.a, w, a);
-          evaluate_rows(key_.b, w, b);
+    uint8_t* h_group = h_.reserve(group * n * 32);
+    std::vector<const uint8_t*> w_group(group);
+    for (size_t first = 0; first < batch.size(); first += group) {
+      const size_t count = std::min(group, batch.size() - first);
+      for (size_t k = 0; k < count; k++) {
+        const size_t p = first + k;
+        engine::ProofInputs in;
+        cuzk_status st = batch.inputs(p, &in, err);  // waits for its check; fails the batch with it
+        if (st != CUZK_OK) return st;
+        const uint8_t* w = w_group[k] = in.w;
+        uint8_t* h = h_group + k * n * 32;
+        {
+          PhaseScope t(times, p, CUZK_PHASE_ABC);
+          if (!in.a) {
+            evaluate_rows(key_.a, w, a);
+            evaluate_rows(key_.b, w, b);
+            pool_.parallel_range(n, [&](size_t lo, size_t hi) {
+              for (size_t i = lo; i < hi; i++) c[i] = a[i] * b[i];
+            }, 1024);
+          } else {
+            load_evaluations(in.a, a);
+            load_evaluations(in.b, b);
+            load_evaluations(in.c, c);
+          }
+        }
+        {
+          // snarkjs's recipe (formats.md): to coefficients, then evaluate on the odd coset, where
+          // the key's H points expect a*b - c (the vanishing polynomial is folded into them).
+          PhaseScope t(times, p, CUZK_PHASE_NTT_H);
+          for (Fr* v : {a, b, c}) {
+            ntt(pool_, v, key_.log_domain, NttKind::Inverse);
+            ntt(pool_, v, key_.log_domain, NttKind::CosetForward);
+          }
           pool_.parallel_range(n, [&](size_t lo, size_t hi) {
-            for (size_t i = lo; i < hi; i++) c[i] = a[i] * b[i];
+            for (size_t i = lo; i < hi; i++) (a[i] * b[i] - c[i]).to_bytes_std(&h[i * 32]);
           }, 1024);
-        } else {
-          load_evaluations(in.a, a);
-          load_evaluations(in.b, b);
-          load_evaluations(in.c, c);
+        }
+        // Alone, a proof reads its streamed sections itself; in a group they wait for the group.
+        for (PointSection s : kSections) {
+          if (group > 1 && engine::streamed(plan_, s)) continue;
+          PhaseScope t(times, p, engine::msm_phase(s));
+          CUZK_CPU_TRY(section_msm(s, s == formats::kSecH ? h : w, sums[p], true, err));
+        }
+        gathered_group_ = -1;  // the next proof has other scalars
+        if (group == 1) batch.computed(p);
+      }
+      if (group == 1) continue;
+      // Each streamed section read once (its read timed in the group's first proof), then summed
+      // with every proof's scalars.
+      for (PointSection s : kSections) {
+        if (!engine::streamed(plan_, s)) continue;
+        for (size_t k = 0; k < count; k++) {
+          PhaseScope t(times, first + k, engine::msm_phase(s));
+          gathered_group_ = -1;
+          CUZK_CPU_TRY(section_msm(s, s == formats::kSecH ? h_group + k * n * 32 : w_group[k], sums[first + k], k == 0, err));
         }
       }
-      {
-        // snarkjs's recipe (formats.md): to coefficients, then evaluate on the odd coset, where
-        // the key's H points expect a*b - c (the vanishing polynomial is folded into them).
-        PhaseScope t(times, p, CUZK_PHASE_NTT_H);
-        for (Fr* v : {a, b, c}) {
-          ntt(pool_, v, key_.log_domain, NttKind::Inverse);
-          ntt(pool_, v, key_.log_domain, NttKind::CosetForward);
-        }
-        pool_.parallel_range(n, [&](size_t lo, size_t hi) {
-          for (size_t i = lo; i < hi; i++) (a[i] * b[i] - c[i]).to_bytes_std(&h[i * 32]);
-        }, 1024);
-      }
-      engine::ProofSums<C>& s = sums[p];
-      {
-        PhaseScope t(times, p, CUZK_PHASE_MSM_A);
-        CUZK_CPU_TRY(section_msm(formats::kSecA, w, &s.a, err));
-      }
-      {
-        PhaseScope t(times, p, CUZK_PHASE_MSM_B1);
-        CUZK_CPU_TRY(section_msm(formats::kSecB1, w, &s.b1, err));
-      }
-      {
-        PhaseScope t(times, p, CUZK_PHASE_MSM_B2);
-        CUZK_CPU_TRY(section_msm(formats::kSecB2, w, &s.b2, err));
-      }
-      {
-        PhaseScope t(times, p, CUZK_PHASE_MSM_C);
-        CUZK_CPU_TRY(section_msm(formats::kSecC, w, &s.c, err));
-      }
-      {
-        PhaseScope t(times, p, CUZK_PHASE_MSM_H);
-        CUZK_CPU_TRY(section_msm(formats::kSecH, h, &s.h, err));
-      }
-      gathered_group_ = -1;  // the next proof has other scalars
-      batch.computed(p);
+      gathered_group_ = -1;
+      for (size_t k = 0; k < count; k++) batch.computed(first + k);
     }
     return CUZK_OK;
   }
 
  private:
+  static constexpr PointSection kSections[] = {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC,
+                                               formats::kSecH};
+
   static uint64_t rows_bytes(const engine::SparseRows<Fr>& m) {
     return m.row_start.size() * 8 + m.signal.size() * 4 + m.coef.size() * sizeof(Fr);
   }
 
-  // sum over section s's points with its group's scalars (`scalars`: the witness, or h for H).
+  // Section s's sum into its place in `sums`, over its group's scalars (the witness, or h for H).
+  cuzk_status section_msm(PointSection s, const uint8_t* scalars, engine::ProofSums<C>& sums, bool read_streamed,
+                          std::string& err) {
+    switch (s) {
+      case formats::kSecA: return section_msm(s, scalars, &sums.a, read_streamed, err);
+      case formats::kSecB1: return section_msm(s, scalars, &sums.b1, read_streamed, err);
+      case formats::kSecB2: return section_msm(s, scalars, &sums.b2, read_streamed, err);
+      case formats::kSecC: return section_msm(s, scalars, &sums.c, read_streamed, err);
+      default: return section_msm(s, scalars, &sums.h, read_streamed, err);
+    }
+  }
+
+  // sum over section s's points with its group's scalars. A streamed section is read into stream_
+  // first unless read_streamed is false (a group's later proofs: stream_ holds it already).
   template <class X>
-  cuzk_status section_msm(PointSection s, const uint8_t* scalars, X* out, std::string& err) {
+  cuzk_status section_msm(PointSection s, const uint8_t* scalars, X* out, bool read_streamed, std::string& err) {
     using F = std::conditional_t<std::is_same_v<X, typename C::G2x>, Fq2, Fq>;
     const auto& z = *key_.zkey;
     if (!compact_) {  // in place; C's points belong to the scalars after w[n_public]
@@ -153,7 +181,7 @@ class CpuEngine final : public engine::Engine<C> {
     }
     const uint8_t* points = resident_[s].data();
     if (plan_.placement[s] == engine::kStreamed) {
-      CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], stream_.data(), scratch_, err));
+      if (read_streamed) CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], stream_.data(), scratch_, err));
       points = stream_.data();
     }
     const engine::PointGroup g = engine::group_of(s);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -47,6 +48,12 @@ cuzk_status upload_step(const Progress& progress, uint64_t bytes, std::string& e
 const char* section_name(PointSection s) {
   static const char* names[kPointSections] = {"A", "B1", "B2", "C", "H"};
   return names[s];
+}
+
+cuzk_phase msm_phase(PointSection s) {
+  static const cuzk_phase phases[kPointSections] = {CUZK_PHASE_MSM_A, CUZK_PHASE_MSM_B1, CUZK_PHASE_MSM_B2,
+                                                    CUZK_PHASE_MSM_C, CUZK_PHASE_MSM_H};
+  return phases[s];
 }
 
 cuzk_status read_points(const ZkeyGroth16& z, PointSection s, uint64_t first, uint64_t count, uint8_t* dst,
@@ -166,6 +173,23 @@ void describe_sections(const ZkeyGroth16& z, const CompactKey& key, const uint64
     plan.stored_bytes[s] = plan.stored[s] * point_bytes[s];
     plan.placement[s] = point_bytes[s] ? kResident : kInKey;
   }
+}
+
+bool streamed(const MemoryPlan& plan, PointSection s) {
+  return plan.placement[s] == kStreamed && plan.stored[s] > 0;
+}
+
+bool streams_any(const MemoryPlan& plan) {
+  for (int s = 0; s < kPointSections; s++)
+    if (streamed(plan, (PointSection)s)) return true;
+  return false;
+}
+
+size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room) {
+  if (n < 2 || !streams_any(plan)) return 1;
+  if (const char* v = std::getenv("CUZK_STREAM_PER_PROOF"); v && std::strcmp(v, "1") == 0) return 1;
+  const uint64_t fit = per_proof ? room / per_proof : n;
+  return fit < 2 ? 1 : (size_t)std::min<uint64_t>(fit, n);
 }
 
 cuzk_status choose_placements(MemoryPlan& plan, bool force_stream, std::string& err) {

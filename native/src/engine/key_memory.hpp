@@ -26,6 +26,7 @@ inline PointGroup group_of(PointSection s) {
   return s == formats::kSecA || s == formats::kSecC ? kGroupAC : s == formats::kSecH ? kGroupH : kGroupB;
 }
 const char* section_name(PointSection s);  // "A", "B1", "B2", "C", "H"
+cuzk_phase msm_phase(PointSection s);  // CUZK_PHASE_MSM_A, ... the phase of its MSM
 
 // The scalar indices whose points a group stores: stored point j belongs to scalar index[j]
 // (ascending); `all` when none is dropped (stored point j is scalar j: nothing to gather).
@@ -59,7 +60,7 @@ struct CompactKey {
 enum Placement : uint32_t {
   kInKey = CUZK_PLACEMENT_IN_KEY,        // read in place from the key's memory (CPU engine)
   kResident = CUZK_PLACEMENT_RESIDENT,   // stored once in the engine's memory
-  kStreamed = CUZK_PLACEMENT_STREAMED,   // read into the engine's stream buffer for every proof
+  kStreamed = CUZK_PLACEMENT_STREAMED,   // read into the engine's stream buffer per proof or group of proofs
 };
 
 // An engine's memory plan for one key, and what it reports (cuzk_prover_memory_plan).
@@ -93,6 +94,18 @@ void describe_sections(const formats::ZkeyGroth16& z, const CompactKey& key, con
 // resident bytes on a tie). force_stream: every such section streamed. CUZK_ERR_OUT_OF_MEMORY,
 // naming the sizes and the budget, when not even streaming every section fits.
 cuzk_status choose_placements(MemoryPlan& plan, bool force_stream, std::string& err);
+
+// A batch with streamed sections reads each of them once per group of proofs, not once per
+// proof, and computes all the group's MSMs over that section from the one read (supraseal's
+// order): the engine first takes every proof of the group through its a, b, c, NTT and resident
+// MSMs, keeping the scalars the streamed sections need (per_proof bytes a proof), then reads each
+// streamed section and sums it with every proof's scalars. The group holds as many proofs as
+// `room` (bytes left in the engine's budget and memory) keeps scalars for, at most n; 1 (every
+// proof reads the sections itself, as before) when fewer than two fit, nothing is streamed, or
+// CUZK_STREAM_PER_PROOF=1 (measurements: the same proofs).
+bool streams_any(const MemoryPlan& plan);
+bool streamed(const MemoryPlan& plan, PointSection s);
+size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room);
 
 // One step of an engine's key upload (CUZK_STAGE_KEY_UPLOAD, units bytes): counts `bytes` done and
 // says CUZK_ERR_CANCELLED (how far it got) when the caller asked to stop; the engine then frees
