@@ -227,104 +227,18 @@ void porep_keys(const std::string& dir) {
   }
 }
 
-// A batch with streamed sections reads each once per group of proofs (engine::stream_group_size):
-// the group is as large as the budget's room left after the plan holds H scalars for (domain_size
-// x 32 bytes a proof). With every section streamed (CUZK_CPU_STREAM=1) and budgets giving groups of
-// 1 (per proof), 2, 3 and the whole batch, with CUZK_STREAM_PER_PROOF=1, and with the plan the
-// chooser makes of a larger budget: the proofs of 5 different witnesses are the in-place key's,
-// and the order of the phases shows the grouping (a group's streamed MSMs start after its last
-// proof's NTT; alone, a proof's streamed MSMs end before the next proof starts).
+// A batch with streamed sections reads each once per group of proofs (plan_check.hpp's
+// check_grouped_batches): on the CPU engine the group keeps each proof's H scalars.
 void batches_stream_once_per_group(const std::string& dir) {
-  constexpr size_t kBatch = 5;
   for (uint32_t curve : {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381}) {
-    const std::string label = std::string("porep 2^10 batch ") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381");
     std::string zkey;
     Bytes wtns;
     if (!make_porep(dir, curve, 1000, zkey, wtns)) { CHECK(false); continue; }
-    char err[1024];
     cuzk_context* ctx = nullptr;
-    cuzk_key *whole = nullptr, *lazy = nullptr;
+    char err[512];
     CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_key_open(zkey.c_str(), 0, &whole, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_key_open(zkey.c_str(), CUZK_KEY_POINTS_ON_DEMAND, &lazy, err, sizeof err) == CUZK_OK);
-    cuzk_key_info info{};
-    cuzk_key_get_info(whole, &info, nullptr, 0);
-    const size_t record = (size_t)info.n_vars * 32;  // raw values
-    Bytes witnesses(kBatch * record);
-    uint8_t* values[kBatch];
-    const uint64_t seeds[kBatch] = {0, 21, 22, 23, 24};
-    for (size_t i = 0; i < kBatch; i++) values[i] = witnesses.data() + i * record;
-    CHECK(cuzk_synth_witnesses(curve, CUZK_SYNTH_POREP, 1000, 2, 3, seeds, values, kBatch, record, err, sizeof err) ==
-          CUZK_OK);
-    CHECK(std::memcmp(values[0], values[1], record) != 0);
-    uint8_t r[kBatch * 32] = {}, s[kBatch * 32] = {};
-    for (size_t i = 0; i < kBatch; i++) r[i * 32] = (uint8_t)(7 + i), s[i * 32] = (uint8_t)(11 + i);
-    auto prove_batch = [&](cuzk_key* key, uint64_t budget, cuzk_memory_plan* plan, cuzk_timings* timings) {
-      cuzk_prover_options opt{};
-      opt.struct_size = sizeof opt;
-      opt.memory_budget = budget;
-      cuzk_prover* prover = nullptr;
-      Bytes proofs(kBatch * info.proof_bytes, 0);
-      if (cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err) != CUZK_OK) {
-        std::fprintf(stderr, "  %s: %s\n", label.c_str(), err);
-        CHECK(false);
-        return proofs;
-      }
-      if (plan) cuzk_prover_memory_plan(prover, plan, nullptr, 0);
-      const cuzk_status st = cuzk_prove(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
-                                        proofs.data(), proofs.size(), timings, nullptr, err, sizeof err);
-      if (st != CUZK_OK) std::fprintf(stderr, "  %s: %s\n", label.c_str(), err);
-      CHECK(st == CUZK_OK);
-      cuzk_prover_destroy(prover, nullptr, 0);
-      return proofs;
-    };
-    const Bytes ref = prove_batch(whole, 0, nullptr, nullptr);  // in place: nothing streamed, proofs self-checked
-    cuzk_memory_plan all{};
-    prove_batch(lazy, 0, &all, nullptr);
-    const uint64_t per_proof = (uint64_t)info.domain_size * 32, base = all.fixed_bytes + largest_section(all);
-    struct Case {
-      const char* name;
-      uint64_t room;
-      bool all_streamed, per_proof_env;
-    } cases[] = {{"all streamed, no room", 0, true, false},
-                 {"all streamed, room for 2", 2 * per_proof, true, false},
-                 {"all streamed, room for 3", 3 * per_proof + per_proof / 2, true, false},
-                 {"all streamed, room for all", kBatch * per_proof, true, false},
-                 {"all streamed, room for all, CUZK_STREAM_PER_PROOF=1", kBatch * per_proof, true, true},
-                 {"the chooser's plan of a budget with room for 4", 4 * per_proof, false, false}};
-    for (const Case& c : cases) {
-      if (c.all_streamed) setenv("CUZK_CPU_STREAM", "1", 1);
-      if (c.per_proof_env) setenv("CUZK_STREAM_PER_PROOF", "1", 1);
-      cuzk_memory_plan plan{};
-      cuzk_timings t[kBatch];
-      const Bytes proofs = prove_batch(lazy, base + c.room, &plan, t);
-      unsetenv("CUZK_CPU_STREAM");
-      unsetenv("CUZK_STREAM_PER_PROOF");
-      if (c.all_streamed) CHECK(count_placement(plan, CUZK_PLACEMENT_RESIDENT) == 0);
-      CHECK(proofs == ref);
-      CHECK(count_placement(plan, CUZK_PLACEMENT_STREAMED) > 0);
-      // The group the plan's room allows, and the phases' order it implies.
-      const uint64_t held = plan.fixed_bytes + plan.resident_bytes + plan.stream_buffer_bytes;
-      const uint64_t room = plan.budget > held ? plan.budget - held : 0;
-      size_t group = (size_t)std::min<uint64_t>(room / per_proof, kBatch);
-      if (group < 2 || c.per_proof_env) group = 1;
-      int streamed = -1;  // the first streamed section's MSM phase (the MSM phases are in section order)
-      for (int sec = kSections - 1; sec >= 0; sec--)
-        if (plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED) streamed = CUZK_PHASE_MSM_A + sec;
-      bool order_ok = streamed >= 0;
-      for (size_t p = 0; p + 1 < kBatch && order_ok; p++) {
-        const bool same_group = group > 1 && p / group == (p + 1) / group;
-        const uint64_t msm_start = t[p].phases[streamed].start_ns, msm_end = t[p].phases[streamed].end_ns;
-        const uint64_t next_abc_start = t[p + 1].phases[CUZK_PHASE_ABC].start_ns, next_ntt_end = t[p + 1].phases[CUZK_PHASE_NTT_H].end_ns;
-        order_ok = same_group ? msm_start >= next_ntt_end : msm_end <= next_abc_start;
-      }
-      CHECK(order_ok);
-      std::printf("%s, %s: plan streams %d sections (%.1f KiB a read), groups of %zu: %s\n", label.c_str(), c.name,
-                  count_placement(plan, CUZK_PLACEMENT_STREAMED), plan.streamed_bytes_per_proof / 1024.0, group,
-                  proofs == ref && order_ok ? "proofs identical, phases in group order" : "WRONG");
-    }
-    cuzk_key_close(whole, nullptr, 0);
-    cuzk_key_close(lazy, nullptr, 0);
+    const std::string label = std::string("porep 2^10 batch ") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381");
+    CHECK(cuzk_test::check_grouped_batches(label, zkey, curve, 1000, ctx, ctx, "CUZK_CPU_STREAM", false) == 0);
     cuzk_context_destroy(ctx, nullptr, 0);
   }
 }

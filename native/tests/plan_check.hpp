@@ -1,11 +1,16 @@
 // What the key memory plan tests share (key_memory_test on the CPU, gpu/key_memory_test on the
-// GPU): one proof through a prover made with a given memory budget, and the plan's counts.
+// GPU): one proof through a prover made with a given memory budget, the plan's counts, and the
+// batches that read streamed sections once per group of proofs.
 #pragma once
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "cuzk.h"
@@ -72,6 +77,126 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
   uint64_t m = 0;
   for (int s = 0; s < CUZK_POINT_SECTIONS - 1; s++) m = std::max(m, p.stored_bytes[s]);
   return m;
+}
+
+// A batch with streamed sections reads each once per group of proofs (engine::stream_group_size):
+// as many proofs as the budget's room left after the plan keeps scalars for (the CPU engine keeps
+// a proof's H scalars, domain_size x 32 bytes; the GPU engine also its witness, n_vars x 32, when
+// a witness section streams: gpu_keeps_witness). The key (made from the synthetic PoRep circuit
+// of `curve`, n_constraints, 2 public, seed 3, whose witnesses cuzk_synth_witnesses makes) is
+// proven in batches of 5 different witnesses with fixed r, s: once read in place by `ref` (the
+// reference proofs, self-checked), then on demand by `ctx` with every section streamed (force_env
+// set to 1) and budgets that give groups of 1, 2, 3 and the whole batch, with
+// CUZK_STREAM_PER_PROOF=1, and with the plan the chooser makes of a larger budget. Each batch's
+// proofs must equal the reference's, and the order of the phases must show the grouping: a
+// group's streamed MSMs start after its last proof's NTT; alone, a proof's streamed MSMs end
+// before the next proof starts. Prints a line per case; returns the number of failed cases.
+inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
+                                 uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
+                                 const char* force_env, bool gpu_keeps_witness) {
+  constexpr size_t kBatch = 5;
+  char err[1024];
+  int failures = 0;
+  cuzk_key *whole = nullptr, *lazy = nullptr;
+  if (cuzk_key_open(zkey.c_str(), 0, &whole, err, sizeof err) != CUZK_OK ||
+      cuzk_key_open(zkey.c_str(), CUZK_KEY_POINTS_ON_DEMAND, &lazy, err, sizeof err) != CUZK_OK) {
+    std::fprintf(stderr, "  %s: %s\n", label.c_str(), err);
+    cuzk_key_close(whole, nullptr, 0);
+    return 1;
+  }
+  cuzk_key_info info{};
+  info.struct_size = sizeof info;
+  cuzk_key_get_info(whole, &info, nullptr, 0);
+  const size_t record = (size_t)info.n_vars * 32;  // raw values
+  std::vector<uint8_t> witnesses(kBatch * record);
+  uint8_t* values[kBatch];
+  const uint64_t seeds[kBatch] = {0, 21, 22, 23, 24};
+  for (size_t i = 0; i < kBatch; i++) values[i] = witnesses.data() + i * record;
+  if (cuzk_synth_witnesses(curve, CUZK_SYNTH_POREP, n_constraints, 2, 3, seeds, values, kBatch, record, err,
+                           sizeof err) != CUZK_OK ||
+      std::memcmp(values[0], values[1], record) == 0) {
+    std::fprintf(stderr, "  %s: witnesses: %s\n", label.c_str(), err);
+    failures++;
+  }
+  uint8_t r[kBatch * 32] = {}, s[kBatch * 32] = {};
+  for (size_t i = 0; i < kBatch; i++) r[i * 32] = (uint8_t)(7 + i), s[i * 32] = (uint8_t)(11 + i);
+  auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, cuzk_memory_plan* plan,
+                         cuzk_timings* timings) {
+    cuzk_prover_options opt{};
+    opt.struct_size = sizeof opt;
+    opt.memory_budget = budget;
+    cuzk_prover* prover = nullptr;
+    std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0);
+    cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
+    if (st == CUZK_OK) {
+      if (plan) cuzk_prover_memory_plan(prover, plan, nullptr, 0);
+      st = cuzk_prove(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0, proofs.data(),
+                      proofs.size(), timings, nullptr, err, sizeof err);
+      cuzk_prover_destroy(prover, nullptr, 0);
+    }
+    if (st != CUZK_OK) {
+      std::fprintf(stderr, "  %s: %s\n", label.c_str(), err);
+      failures++;
+    }
+    return proofs;
+  };
+  const std::vector<uint8_t> ref = prove_batch(ref_ctx, whole, 0, nullptr, nullptr);
+  setenv(force_env, "1", 1);
+  cuzk_memory_plan all{};
+  prove_batch(ctx, lazy, 0, &all, nullptr);
+  unsetenv(force_env);
+  bool witness_streams = false;
+  for (int sec = 0; sec < CUZK_POINT_SECTIONS - 1; sec++)
+    witness_streams |= all.stored_bytes[sec] && all.placement[sec] == CUZK_PLACEMENT_STREAMED;
+  const uint64_t per_proof = (uint64_t)info.domain_size * 32 + (gpu_keeps_witness && witness_streams ? record : 0);
+  const uint64_t base = all.fixed_bytes + largest_section(all);
+  struct Case {
+    const char* name;
+    uint64_t room;
+    bool all_streamed, per_proof_env;
+  } cases[] = {{"all streamed, no room", 0, true, false},
+               {"all streamed, room for 2", 2 * per_proof, true, false},
+               {"all streamed, room for 3", 3 * per_proof + per_proof / 2, true, false},
+               {"all streamed, room for all", kBatch * per_proof, true, false},
+               {"all streamed, room for all, CUZK_STREAM_PER_PROOF=1", kBatch * per_proof, true, true},
+               {"the chooser's plan of a budget with room for 4", 4 * per_proof, false, false}};
+  for (const Case& c : cases) {
+    if (c.all_streamed) setenv(force_env, "1", 1);
+    if (c.per_proof_env) setenv("CUZK_STREAM_PER_PROOF", "1", 1);
+    cuzk_memory_plan plan{};
+    cuzk_timings t[kBatch];
+    const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, base + c.room, &plan, t);
+    unsetenv(force_env);
+    unsetenv("CUZK_STREAM_PER_PROOF");
+    // The group the plan's room allows, and the phases' order it implies.
+    const uint64_t held = plan.fixed_bytes + plan.resident_bytes + plan.stream_buffer_bytes;
+    const uint64_t room = plan.budget > held ? plan.budget - held : 0;
+    bool w_streams = false;
+    for (int sec = 0; sec < CUZK_POINT_SECTIONS - 1; sec++)
+      w_streams |= plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED;
+    const bool h_streams = plan.stored_bytes[4] && plan.placement[4] == CUZK_PLACEMENT_STREAMED;
+    const uint64_t kept = (h_streams ? (uint64_t)info.domain_size * 32 : 0) + (gpu_keeps_witness && w_streams ? record : 0);
+    size_t group = kept ? (size_t)std::min<uint64_t>(room / kept, kBatch) : kBatch;
+    if (group < 2 || c.per_proof_env) group = 1;
+    int streamed = -1;  // the first streamed section's MSM phase (the MSM phases are in section order)
+    for (int sec = CUZK_POINT_SECTIONS - 1; sec >= 0; sec--)
+      if (plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED) streamed = CUZK_PHASE_MSM_A + sec;
+    bool order_ok = streamed >= 0 && (!c.all_streamed || count_placement(plan, CUZK_PLACEMENT_RESIDENT) == 0);
+    for (size_t p = 0; p + 1 < kBatch && order_ok; p++) {
+      const bool same_group = group > 1 && p / group == (p + 1) / group;
+      const cuzk_interval msm = t[p].phases[streamed];
+      order_ok = same_group ? msm.start_ns >= t[p + 1].phases[CUZK_PHASE_NTT_H].end_ns
+                            : msm.end_ns <= t[p + 1].phases[CUZK_PHASE_ABC].start_ns;
+    }
+    const bool ok = proofs == ref && order_ok;
+    failures += !ok;
+    std::printf("%s, %s: plan streams %d sections (%.1f KiB a read), groups of %zu: %s\n", label.c_str(), c.name,
+                count_placement(plan, CUZK_PLACEMENT_STREAMED), plan.streamed_bytes_per_proof / 1024.0, group,
+                ok ? "proofs identical, phases in group order" : proofs == ref ? "WRONG ORDER" : "WRONG PROOFS");
+  }
+  cuzk_key_close(whole, nullptr, 0);
+  cuzk_key_close(lazy, nullptr, 0);
+  return failures;
 }
 
 }  // namespace cuzk_test

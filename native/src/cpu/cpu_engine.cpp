@@ -77,15 +77,16 @@ class CpuEngine final : public engine::Engine<C> {
                       std::string& err) override {
     const size_t n = key_.domain_size;
     // A batch reads each streamed section once per group of proofs (engine::stream_group_size):
-    // the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the budget leaves);
-    // the witnesses are the caller's, valid for the whole call.
+    // when H streams, the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the
+    // budget leaves); the witnesses are the caller's, valid for the whole call.
     const uint64_t room = plan_.budget > plan_.total() ? plan_.budget - plan_.total() : 0;
-    const size_t group = engine::stream_group_size(plan_, batch.size(), (uint64_t)n * 32, room);
+    const bool keep_h = engine::streamed(plan_, formats::kSecH);
+    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, room);
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
     Fr* a = a_.reserve(n);
     Fr* b = b_.reserve(n);
     Fr* c = c_.reserve(n);
-    uint8_t* h_group = h_.reserve(group * n * 32);
+    uint8_t* h_group = h_.reserve((keep_h ? group : 1) * n * 32);
     std::vector<const uint8_t*> w_group(group);
     for (size_t first = 0; first < batch.size(); first += group) {
       const size_t count = std::min(group, batch.size() - first);
@@ -95,7 +96,7 @@ class CpuEngine final : public engine::Engine<C> {
         cuzk_status st = batch.inputs(p, &in, err);  // waits for its check; fails the batch with it
         if (st != CUZK_OK) return st;
         const uint8_t* w = w_group[k] = in.w;
-        uint8_t* h = h_group + k * n * 32;
+        uint8_t* h = h_group + (keep_h ? k : 0) * n * 32;
         {
           PhaseScope t(times, p, CUZK_PHASE_ABC);
           if (!in.a) {

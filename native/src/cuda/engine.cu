@@ -3,8 +3,10 @@
 // infinity (engine/key_memory.hpp): per group of sections that share scalars (A and C, B1 and B2,
 // H) one support, whose scalars are gathered on the device before that group's one MSM plan
 // (same scalars, same sorted digits). C's points are stored at the witness indices of the A+C
-// support (explicit infinities for w[0..n_public]). Each section is resident or streamed in per
-// proof, as the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan).
+// support (explicit infinities for w[0..n_public]). Each section is resident or streamed in, as
+// the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan); a batch reads
+// a streamed section once per group of proofs whose kept scalars fit (choose_group), else once
+// per proof.
 // CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
 // CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements). In a batch, proof p+1's
 // witness (pinned) is uploaded on a second stream into a second buffer while proof p computes,
@@ -146,18 +148,30 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(va_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
-    for (size_t p = 0; p < batch.size(); p++) {
-      // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
-      engine::ProofInputs in;
-      CUZK_TRY(batch.inputs(p, &in, err));
-      cuzk_status st = prove_one(in, p, batch, times, sums[p], err);
-      dev_->timeline.flush(times);
-      if (st != CUZK_OK) {
-        if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);  // nothing in flight reads the caller's memory
+    group_ = choose_group(batch.size());
+    for (size_t first = 0; first < batch.size(); first += group_) {
+      const size_t count = std::min(group_, batch.size() - first);
+      for (size_t k = 0; k < count; k++) {
+        const size_t p = first + k;
+        // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
+        engine::ProofInputs in;
+        CUZK_TRY(batch.inputs(p, &in, err));
+        cuzk_status st = prove_one(in, p, k, batch, times, sums[p], err);
+        dev_->timeline.flush(times);
+        if (st != CUZK_OK) {
+          if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);  // nothing in flight reads the caller's memory
+          prefetch_.ready = false;
+          return st;
+        }
+        if (group_ == 1) batch.computed(p);
+      }
+      if (group_ == 1) continue;
+      if (cuzk_status st = streamed_sums(first, count, times, sums, err); st != CUZK_OK) {
+        if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);
         prefetch_.ready = false;
         return st;
       }
-      batch.computed(p);
+      for (size_t k = 0; k < count; k++) batch.computed(first + k);
     }
     return CUZK_OK;
   }
@@ -169,7 +183,8 @@ class GpuEngine final : public engine::Engine<C> {
     return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
   }
 
-  cuzk_status prove_one(const engine::ProofInputs& in, size_t p, engine::WitnessSource& batch,
+  // Proof p (slot k of its group): its upload, a/b/c, NTTs and the MSMs it computes itself.
+  cuzk_status prove_one(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
                         engine::PhaseTimes& times, engine::ProofSums<C>& out, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
@@ -209,13 +224,13 @@ class GpuEngine final : public engine::Engine<C> {
         b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
       }
     }
-    cuzk_status st = gpu_part(have_abc, p, batch, out, err);
+    cuzk_status st = gpu_part(have_abc, p, k, batch, out, err);
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
     return st;
   }
 
-  cuzk_status gpu_part(bool have_abc, size_t p, engine::WitnessSource& batch, engine::ProofSums<C>& out,
+  cuzk_status gpu_part(bool have_abc, size_t p, size_t k, engine::WitnessSource& batch, engine::ProofSums<C>& out,
                        std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
@@ -248,20 +263,96 @@ class GpuEngine final : public engine::Engine<C> {
     int t3 = tl.mark(err);
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
 
+    // In a group, the streamed sections wait for the group (streamed_sums): keep their scalars.
+    auto now = [&](PointSection sec) { return group_ == 1 || !engine::streamed(plan_, sec); };
+    if (keep_w_) CUZK_CU(cudaMemcpyAsync(w_store_.as<uint8_t>() + k * key_.n_vars * 32, w, (size_t)key_.n_vars * 32,
+                                         cudaMemcpyDeviceToDevice, s));
     // One plan per group over its support's scalars; each phase's span includes its plan.
-    CUZK_TRY(plan_group(engine::kGroupAC, w, err));
-    CUZK_TRY(run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
-    CUZK_TRY(run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
+    const bool plan_ac = now(formats::kSecA) || now(formats::kSecC);
+    if (plan_ac) CUZK_TRY(plan_group(engine::kGroupAC, w, err));
+    if (now(formats::kSecA)) CUZK_TRY(run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
+    if (now(formats::kSecC)) CUZK_TRY(run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
     int tb = tl.mark(err);
     // B over the whole witness too: A's plan is B's (one plan for four MSMs, as without compaction).
     const bool b_shares_plan = compact_.support[engine::kGroupB].all && compact_.support[engine::kGroupAC].all;
-    if (!b_shares_plan) CUZK_TRY(plan_group(engine::kGroupB, w, err));
-    CUZK_TRY(run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
-    if (!cpu_b2_) CUZK_TRY(run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
+    const bool b2_here = !cpu_b2_ && now(formats::kSecB2);
+    if (now(formats::kSecB1) || b2_here) {
+      if (!(b_shares_plan && plan_ac)) CUZK_TRY(plan_group(engine::kGroupB, w, err));
+      if (now(formats::kSecB1)) CUZK_TRY(run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
+      if (b2_here) CUZK_TRY(run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
+    }
     // The H MSM: its own plan over the NTT's output (standard form, in va).
     int th = tl.mark(err);
-    CUZK_TRY(plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
-    CUZK_TRY(run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
+    if (now(formats::kSecH)) {
+      CUZK_TRY(plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
+      CUZK_TRY(run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
+    } else {
+      CUZK_CU(cudaMemcpyAsync(h_store_.as<uint8_t>() + k * nd * 32, va, (size_t)nd * 32, cudaMemcpyDeviceToDevice, s));
+    }
+    return CUZK_OK;
+  }
+
+  // How many proofs share one read of each streamed section (engine::stream_group_size), from the
+  // room the budget leaves and the device has for their kept scalars (the witness when A, C, B1 or
+  // B2 streams, the H scalars when H does); it sets keep_w_ and allocates the stores. Without room
+  // (or when the stores cannot be had) 1: each proof reads the sections itself.
+  size_t choose_group(size_t n) {
+    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
+    bool w_needed = false;
+    for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2})
+      w_needed |= engine::streamed(plan_, sec);
+    const bool h_needed = engine::streamed(plan_, formats::kSecH);
+    const uint64_t per_proof = (w_needed ? nv * 32 : 0) + (h_needed ? nd * 32 : 0);
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) { (void)cudaGetLastError(); free_b = 0; }
+    // The device's room: its free memory and the stores already held, less the prefetch's second
+    // witness buffer when it is still to come and a margin for the runtime.
+    const uint64_t held = w_store_.bytes() + h_store_.bytes(), margin = (256ull << 20) + (w_bufs_[1].bytes() ? 0 : nv * 32);
+    const uint64_t device_room = free_b + held > margin ? free_b + held - margin : 0;
+    const uint64_t budget_room = plan_.budget > plan_.total() ? plan_.budget - plan_.total() : 0;
+    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, budget_room));
+    keep_w_ = false;
+    if (group < 2) return 1;
+    std::string e;
+    if ((w_needed && w_store_.ensure(group * nv * 32, e) != CUZK_OK) ||
+        (h_needed && h_store_.ensure(group * nd * 32, e) != CUZK_OK)) {
+      w_store_.release();  // not sticky (fail() cleared it): the batch goes proof by proof
+      h_store_.release();
+      return 1;
+    }
+    keep_w_ = w_needed;
+    return group;
+  }
+
+  // A group's streamed sections: each read once into the stream buffer (timed as UPLOAD of the
+  // group's first proof), then summed with every proof's kept scalars, in order.
+  cuzk_status streamed_sums(size_t first, size_t count, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+                            std::string& err) {
+    GpuTimeline& tl = dev_->timeline;
+    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
+    for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2, formats::kSecH}) {
+      if (!engine::streamed(plan_, sec)) continue;
+      const engine::PointGroup g = engine::group_of(sec);
+      CUZK_TRY(tl.begin(dev_->stream, err));
+      const int u0 = tl.mark(err);
+      cuzk_status st = upload_section(sec, stream_points_.as<uint8_t>(), nullptr, err);
+      tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, first);
+      tl.flush(times);
+      CUZK_TRY(st);
+      for (size_t k = 0; k < count; k++) {
+        CUZK_TRY(tl.begin(dev_->stream, err));
+        const int from = tl.mark(err);
+        const uint8_t* scalars = g == engine::kGroupH ? h_store_.as<uint8_t>() + k * nd * 32 : w_store_.as<uint8_t>() + k * nv * 32;
+        st = plan_group(g, reinterpret_cast<const uint32_t*>(scalars), err);
+        engine::ProofSums<C>& out = sums[first + k];
+        typename C::G1x* g1 = sec == formats::kSecA ? &out.a : sec == formats::kSecC ? &out.c : sec == formats::kSecB1 ? &out.b1 : &out.h;
+        if (st == CUZK_OK)
+          st = sec == formats::kSecB2 ? msm_over<2>(stream_points_.as(), CUZK_PHASE_MSM_B2, first + k, &out.b2, from, err)
+                                      : msm_over<1>(stream_points_.as(), engine::msm_phase(sec), first + k, g1, from, err);
+        tl.flush(times);
+        CUZK_TRY(st);
+      }
+    }
     return CUZK_OK;
   }
 
@@ -315,19 +406,26 @@ class GpuEngine final : public engine::Engine<C> {
   // `from`: the mark the phase starts at (-1: now).
   template <int G, class HX>
   cuzk_status run(PointSection s, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
-    using A = typename Group<C, G>::Affine;
     GpuTimeline& tl = dev_->timeline;
     if (from < 0) from = tl.mark(err);
-    const A* points = points_[s].as<A>();
-    if (plan_.placement[s] == engine::kStreamed && plan_.stored[s]) {
+    const void* points = points_[s].as();
+    if (engine::streamed(plan_, s)) {
       int u0 = tl.mark(err);
       CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
       tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, p);
-      points = stream_points_.as<A>();
+      points = stream_points_.as();
     }
+    return msm_over<G>(points, phase, p, out, from, err);
+  }
+
+  // The MSM of the current plan over `points` (device) into out, timed as `phase` from mark `from`.
+  template <int G, class HX>
+  cuzk_status msm_over(const void* points, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
+    using A = typename Group<C, G>::Affine;
+    GpuTimeline& tl = dev_->timeline;
     MsmMarks marks;
     marks.timeline = &tl;
-    CUZK_TRY((msm_execute<C, G>(dev_->plan, points, dev_->msm, dev_->stream, out, err, &marks)));
+    CUZK_TRY((msm_execute<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream, out, err, &marks)));
     tl.span(from, marks.ones_done, phase, p);
     if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
@@ -399,6 +497,10 @@ class GpuEngine final : public engine::Engine<C> {
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
   DeviceBuffer points_[kPointSections], stream_points_;
   DeviceBuffer w_bufs_[2], va_, vb_, vc_;
+  // A group's kept scalars for its streamed sections (choose_group): witnesses, H scalars.
+  size_t group_ = 1;
+  bool keep_w_ = false;
+  DeviceBuffer w_store_, h_store_;
   DeviceBuffer* w_ = &w_bufs_[0];  // the current proof's witness on the device
   struct Prefetch {
     bool enabled = true;   // off after a failure (no room for the second buffer)

@@ -4,7 +4,8 @@
 // whole and on demand (CUZK_KEY_POINTS_ON_DEMAND), the CUDA proofs of the compact resident plan,
 // the all-streamed plan and a mixed plan must be byte-identical to the CPU proof of the key read
 // whole (same r, s; every GPU proof self-checked); a budget one byte too small is
-// CUZK_ERR_OUT_OF_MEMORY with the sizes, before any device memory is taken.
+// CUZK_ERR_OUT_OF_MEMORY with the sizes, before any device memory is taken. Batches that stream
+// read each streamed section once per group of proofs (plan_check.hpp's check_grouped_batches).
 #include <filesystem>
 
 #include "gpu_check.cuh"
@@ -140,8 +141,11 @@ void run_all() {
         EXPECT(false, "porep 2^%u key: %s", log, err);
         continue;
       }
-      same_proofs("porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381"), zkey,
-                  read_file(wtns), cpu, gpu);
+      const std::string label = "porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381");
+      same_proofs(label, zkey, read_file(wtns), cpu, gpu);
+      // Batches of 5 witnesses with streamed sections read once per group (CPU proofs as reference).
+      EXPECT(cuzk_test::check_grouped_batches(label + " batch", zkey, curve, n, cpu, gpu, "CUZK_GPU_STREAM", true) == 0,
+             "%s: grouped streaming batches", label.c_str());
     }
   // Host memory while a GPU prover holds the key resident: the key read whole keeps its file in
   // host memory; on demand it keeps the headers, IC and coefficients only.
