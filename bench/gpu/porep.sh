@@ -15,6 +15,10 @@
 #   p22     both curves 2^22, batch of 10 against single proofs (--single), batch == single proofs
 #           (--compare); proofs and vk in $OUT/p22-<curve> for `snarkjs groth16 verify`
 #   p24     BLS12-381 2^24, batch of P24_N (4) against single proofs; waterfall $OUT/p24.svg
+#   stream  issue 13 item 2: every section streamed (CUZK_GPU_STREAM=1; a key made in memory makes
+#           a streamed section's points again for each read): BLS12-381 2^22, a batch of 4 against
+#           the same witnesses alone (equal proofs), batches of 10 read once per group against
+#           CUZK_STREAM_PER_PROOF=1 (read per proof), and 2^24 batches of 10 read once per group
 #   scale   issue 18 (hosts with several GPUs): BLS12-381 2^24 and 2^26, a batch of SCALE_N (8) on
 #           each device set of SCALE_SETS ("0 0,1" by default; "0 0,1 0,1,2,3" on four), every batch
 #           compared with single proofs at 2^24; lanes waterfall per set ($OUT/scale-<log>-<set>.svg);
@@ -55,6 +59,21 @@ p24)
   rc=$?; echo "p24 exit $rc"; [ $rc = 0 ] || status=1
   smi_stop p24
   tail -24 "$OUT/p24.txt" ;;
+stream)
+  CUZK_GPU_STREAM=1 timeout 150 $BENCH --log2 22 --curve bls12_381 --n 4 --runs 1 --compare --dir /tmp/porep22 > "$OUT/stream-compare.txt" 2>&1
+  rc=$?; echo "stream compare exit $rc: $(grep -E 'compare:' "$OUT/stream-compare.txt")"; [ $rc = 0 ] || status=1
+  for mode in group proof; do
+    per=0; [ $mode = proof ] && per=1
+    CUZK_GPU_STREAM=1 CUZK_STREAM_PER_PROOF=$per timeout 150 $BENCH --log2 22 --curve bls12_381 --n 10 --runs $((per ? 1 : 3)) \
+      --dir /tmp/porep22 --timeline "$OUT/stream-22-$mode.svg" > "$OUT/stream-22-$mode.txt" 2>&1
+    rc=$?; echo "stream 2^22 read once per $mode exit $rc"; [ $rc = 0 ] || status=1; grep -E '^\| (batch of|per circuit|key:)' "$OUT/stream-22-$mode.txt"
+  done
+  smi_start stream-24
+  CUZK_GPU_STREAM=1 timeout 240 $BENCH --log2 24 --curve bls12_381 --n 10 --runs 2 --dir /tmp/porep24 --timeline "$OUT/stream-24-group.svg" \
+    > "$OUT/stream-24-group.txt" 2>&1
+  rc=$?; echo "stream 2^24 read once per group exit $rc"; [ $rc = 0 ] || status=1
+  smi_stop stream-24
+  tail -14 "$OUT/stream-24-group.txt" ;;
 scale)
   for log in 24 26; do for set in ${SCALE_SETS:-0 0,1}; do
     nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/scale-$log-$set-gpumem.csv" 2>/dev/null & smi=$!
@@ -64,6 +83,6 @@ scale)
     rc=$?; kill $smi 2>/dev/null; [ $rc = 0 ] || status=1
     echo "scale 2^$log devices $set exit $rc: $(grep -E '^\| batch of' "$OUT/scale-$log-$set.txt"); per GPU peak MiB: $(sort -t, -k1,1n -k2,2n "$OUT/scale-$log-$set-gpumem.csv" | awk -F', ' '{m[$1]=$2} END {for (g in m) printf "%s:%s ", g, m[g]}')"
   done; done ;;
-*) echo "unknown section $section (sanity p27 p22 p24 scale)"; status=2 ;;
+*) echo "unknown section $section (sanity p27 p22 p24 stream scale)"; status=2 ;;
 esac; done
 exit $status
