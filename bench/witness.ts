@@ -6,14 +6,16 @@
  * library compiled into a fresh cache (the compile time stated once per circuit), then
  *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up;
  *               native and WASM calls interleaved, as are the processes below),
- *   whole process: median wall and CPU time (GNU time's user + system) of a fresh process of this
- *                  runtime that loads the generator, computes one witness and writes the .wtns
- *                  (bench/witness.ts --single), and of snarkjs's own `wtns calculate` (Node) as
- *                  the reference;
+ *   whole process: median wall and CPU time (the child's rusage: user + system, all threads) of
+ *                  the command a user runs, `cuzk wtns calculate chain_js/chain.wasm input.json
+ *                  out.wtns` (cli.ts, under this runtime): with the native library beside the
+ *                  .wasm (as `cuzk witness compile` leaves it: the CLI picks it) and with the
+ *                  .wasm alone (a copy in a folder without one: circom_runtime's WASM), beside
+ *                  snarkjs's own `wtns calculate` (Node) on the same .wasm; the three interleaved;
  * every native witness is checked equal to the WASM's. Prints a table (markdown).
  *
  *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 9]
- *                                [--process-samples 3] [--work dir] [--json file] [--reuse]
+ *                                [--process-samples 11] [--work dir] [--json file] [--reuse]
  * (--reuse: keep the libraries compiled by an earlier run instead of a cold compile)
  *
  * fullProve with a native witness (the issue's H200 figure): one resident prover, `samples`
@@ -24,7 +26,7 @@
  *                                [--backend cuda|cpu|auto] [--samples 5] [--many 8]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -47,14 +49,6 @@ function selfCommand(script: string): string[] {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-// --single <engine> <generator> <input.json> <out.wtns>: one whole-process witness, timed by the parent.
-if (argv[0] === "--single") {
-  const [, engine, generator, inputPath, out] = argv;
-  const calculator = await WitnessCalculator.load(generator, { engine: engine as "wasm" | "native" });
-  writeFileSync(out, await calculator.wtns(JSON.parse(readFileSync(inputPath, "utf8"))));
-  process.exit(0);
-}
 
 // --fullprove <library> <input.json> <circuit.zkey>: fullProve's time split into witness and proof.
 if (argv[0] === "--fullprove") {
@@ -91,7 +85,7 @@ if (argv[0] === "--fullprove") {
 const logs = opt("--logs", "14,16,18").split(",").map(Number);
 const curves = opt("--curves", "bn254,bls12_381").split(",");
 const samples = Number(opt("--samples", "9"));
-const processSamples = Number(opt("--process-samples", "3"));
+const processSamples = Number(opt("--process-samples", "11"));
 const work = opt("--work", join(ROOT, ".cache/bench-witness"));
 const HASHES: Record<number, number> = { 10: 4, 12: 17, 14: 68, 16: 273, 18: 1092, 20: 4369 };
 const PRIME: Record<string, string> = { bn254: "bn128", bls12_381: "bls12381" };
@@ -102,14 +96,14 @@ function chainSource(hashes: number): string {
   return source.replace("PoseidonChain(68)", `PoseidonChain(${hashes})`);
 }
 
-// A child's CPU time (user + system, all its threads) from GNU time, where there is one.
-const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+// The child's CPU time (user + system, all its threads, from its rusage) to the millisecond: bash's
+// `time` keyword (GNU time rounds to 10 ms, a tenth of a native process here).
+const TIMED = ["bash", "-c", 'TIMEFORMAT="cuzk-bench-cpu %3U %3S"; time "$@"', "timed"];
 
-/** Wall and CPU ms of one run of `command` (CPU NaN without GNU time). */
+/** Wall and CPU ms of one run of `command`. */
 function timeProcess(command: string[]): { wallMs: number; cpuMs: number } {
-  const timed = GNU_TIME ? [GNU_TIME, "-f", "cuzk-bench-cpu %U %S", ...command] : command;
   const started = performance.now();
-  const r = spawnSync(timed[0], timed.slice(1), { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(TIMED[0], [...TIMED.slice(1), ...command], { cwd: ROOT, encoding: "utf8" });
   const wallMs = performance.now() - started;
   if (r.status !== 0) throw new Error(`${command.join(" ")} failed: ${r.stdout}${r.stderr}`);
   const cpu = /cuzk-bench-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr);
@@ -182,11 +176,19 @@ for (const log of logs) {
     const nativeMs = median(nativeTimes);
     const wasmCpuMs = median(wasmCpu);
     const nativeCpuMs = median(nativeCpu);
-    const script = fileURLToPath(import.meta.url);
+    // The .wasm alone, in a folder without a library beside it or above it: the CLI runs the WASM.
+    const wasmOnly = join(dir, "wasm-only/chain_js/chain.wasm");
+    mkdirSync(join(dir, "wasm-only/chain_js"), { recursive: true });
+    copyFileSync(wasmPath, wasmOnly);
+    for (const [path, engine] of [[wasmPath, "native"], [wasmOnly, "wasm"]] as const) {
+      const picked = (await WitnessCalculator.load(path)).engine;
+      if (picked !== engine) throw new Error(`the CLI would run ${picked} for ${path}, not ${engine}`);
+    }
+    const cli = selfCommand(join(ROOT, "cli.ts"));
     const out = join(dir, "out.wtns");
     const commands = {
-      wasm: [...selfCommand(script), "--single", "wasm", wasmPath, inputPath, out],
-      native: [...selfCommand(script), "--single", "native", compiled.library, inputPath, out],
+      wasm: [...cli, "wtns", "calculate", wasmOnly, inputPath, out],
+      native: [...cli, "wtns", "calculate", wasmPath, inputPath, out],
       snarkjs: ["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out],
     };
     const processTimes = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
@@ -197,6 +199,7 @@ for (const log of logs) {
         processTimes[engine].push(wallMs);
         processCpu[engine].push(cpuMs);
         if (!readFileSync(out).equals(Buffer.from(reference))) throw new Error(`the whole-process ${engine} witness differs`);
+        rmSync(out);
       }
     }
     const row = {
@@ -211,14 +214,15 @@ for (const log of logs) {
 
 const runtimeName = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" ? "deno" : (process.versions as Record<string, string>).bun ? "bun" : "node";
 console.log(`\nWitness generation, Poseidon chains (--O2), ${runtimeName}, ${cpus().length} cores (${cpus()[0]?.model}), load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end; medians of ${samples} (in-process) and ${processSamples} (whole process)\n`);
-console.log("| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | WASM process: wall / CPU | native process: wall / CPU | snarkjs wtns calculate: wall / CPU | speed-up (process): wall / CPU | native compile |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log(`| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | cuzk wtns calculate (${runtimeName}), WASM: wall / CPU | cuzk wtns calculate (${runtimeName}), native: wall / CPU | snarkjs wtns calculate (node): wall / CPU | speed-up (process, same CLI): wall / CPU | speed-up (process, vs snarkjs): wall / CPU | native compile |`);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 const pair = (wall: number, cpu: number, digits: number) => `${wall.toFixed(digits)} / ${cpu.toFixed(digits)} ms`;
 for (const r of rows) {
   console.log(`| ${r.curve} | 2^${r.log} | ${r.nVars} | ${pair(r.wasmMs, r.wasmCpuMs, 1)} | ${pair(r.nativeMs, r.nativeCpuMs, 1)} | ` +
     `${(r.wasmMs / r.nativeMs).toFixed(1)}x / ${(r.wasmCpuMs / r.nativeCpuMs).toFixed(1)}x | ` +
     `${pair(r.wasmProcessMs, r.wasmProcessCpuMs, 0)} | ${pair(r.nativeProcessMs, r.nativeProcessCpuMs, 0)} | ${pair(r.snarkjsProcessMs, r.snarkjsProcessCpuMs, 0)} | ` +
-    `${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.wasmProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
+    `${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.wasmProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ` +
+    `${(r.snarkjsProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.snarkjsProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
 }
 const json = opt("--json", "");
 if (json) writeFileSync(json, JSON.stringify({ date: new Date().toISOString(), runtime: runtimeName, cores: cpus().length, rows }, null, 2));

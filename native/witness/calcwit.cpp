@@ -3,10 +3,16 @@
 #include "circom/calcwit.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <new>
 #include <stdexcept>
+#include <system_error>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older C headers lack the name
+#endif
 
 namespace {
 
@@ -45,6 +51,31 @@ CalcWitMemory::~CalcWitMemory() {
   for (size_t i = 0; i < n_components_; i++) components_[i].~Circom_Component();
   munmap(components_, component_bytes_);
   munmap(signals_, signal_bytes_);
+}
+
+Prefault::Prefault(std::vector<std::pair<void*, size_t>> ranges) {
+  constexpr size_t kWorthAThread = size_t(4) << 20;
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  std::vector<std::pair<void*, size_t>> pages;  // whole pages inside each range (madvise's unit)
+  size_t total = 0;
+  for (const auto& [start, bytes] : ranges) {
+    const uintptr_t first = ((uintptr_t)start + page - 1) / page * page, end = ((uintptr_t)start + bytes) / page * page;
+    if (start == nullptr || end <= first) continue;
+    pages.emplace_back((void*)first, end - first);
+    total += end - first;
+  }
+  if (total < kWorthAThread) return;
+  try {
+    thread_ = std::thread([pages = std::move(pages)] {
+      for (const auto& [start, bytes] : pages) madvise(start, bytes, MADV_POPULATE_WRITE);  // a refusal only costs the faults
+    });
+  } catch (const std::system_error&) {
+    // No thread to spare: the computation faults its pages itself.
+  }
+}
+
+Prefault::~Prefault() {
+  if (thread_.joinable()) thread_.join();
 }
 
 Circom_CalcWit::Circom_CalcWit(const Circom_Circuit& circuit, CalcWitMemory& memory, int max_threads)

@@ -10,6 +10,7 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -227,6 +228,9 @@ void compute(const uint64_t* hashes, size_t n_names, const uint8_t* values, size
   if (out_cap / 32 < n_vars) fail(CUZK_ERR_SHORT_BUFFER, "the witness needs %zu bytes; out holds %zu", n_vars * 32, out_cap);
   const unsigned threads = std::thread::hardware_concurrency();
   MemoryLease memory;
+  // Signals never used before (a fresh process's first witness), then the output, faulted in
+  // beside the computation; joined before the lease returns the memory.
+  Prefault prefault({memory.memory->untouched_signals(), {out, n_vars * 32}});
   Circom_CalcWit ctx(c.tables, *memory.memory, threads == 0 ? 1 : (int)threads);
   std::vector<bool> assigned(c.inputs.size(), false);
   size_t used = 0;
@@ -261,11 +265,26 @@ void compute(const uint64_t* hashes, size_t n_names, const uint8_t* values, size
   if (!printed.empty()) std::fwrite(printed.data(), 1, printed.size(), stderr);
 
   // The witness's signals lie scattered over all of them (tens of MB): ask for each a few ahead.
-  constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < n_vars; i++) {
-    if (i + kAhead < n_vars) __builtin_prefetch(&ctx.signalValues[c.witness_signals[i + kAhead]]);
-    store_standard(&ctx.signalValues[c.witness_signals[i]], out + 32 * i);
+  // A large witness is converted in two halves at once (each value on its own: nothing shared).
+  const auto store = [&](size_t begin, size_t end) {
+    constexpr size_t kAhead = 16;
+    for (size_t i = begin; i < end; i++) {
+      if (i + kAhead < end) __builtin_prefetch(&ctx.signalValues[c.witness_signals[i + kAhead]]);
+      store_standard(&ctx.signalValues[c.witness_signals[i]], out + 32 * i);
+    }
+  };
+  constexpr size_t kWorthAThread = size_t(1) << 16;  // values (~1 ms of conversion)
+  const size_t half = threads >= 2 && n_vars >= kWorthAThread ? n_vars / 2 : n_vars;
+  std::thread second;
+  if (half < n_vars) {
+    try {
+      second = std::thread(store, half, n_vars);
+    } catch (const std::system_error&) {
+      store(half, n_vars);  // no thread to spare
+    }
   }
+  store(0, half);
+  if (second.joinable()) second.join();
 }
 
 void write_message(char* err, size_t err_cap, const std::string& message) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "circom.hpp"
@@ -50,12 +52,36 @@ class CalcWitMemory {
   CalcWitMemory& operator=(const CalcWitMemory&) = delete;
   FrElement* signals() const { return signals_; }
   Circom_Component* components() const { return components_; }
+  // The signal array's bytes the first time it is asked (never touched yet), nothing afterwards.
+  std::pair<void*, size_t> untouched_signals() {
+    if (!untouched_) return {nullptr, 0};
+    untouched_ = false;
+    return {signals_, signal_bytes_};
+  }
 
  private:
   FrElement* signals_ = nullptr;
   Circom_Component* components_ = nullptr;
   size_t n_components_ = 0;
   size_t signal_bytes_ = 0, component_bytes_ = 0;
+  bool untouched_ = true;
+};
+
+// Has the kernel fault in byte ranges (writable, their contents left as they are:
+// MADV_POPULATE_WRITE), one after the other, on a thread of its own while the computation runs on
+// the caller's: a fresh process's first witness otherwise takes each page fault (a 2 MiB page
+// zeroed, often a fault of the VM's host under it) in the middle of its arithmetic. Pages the
+// computation reaches first it faults itself, as before. Joined on destruction; ranges below a few
+// MB are not worth a thread, and without the kernel's support (Linux < 5.14) nothing is done.
+class Prefault {
+ public:
+  explicit Prefault(std::vector<std::pair<void*, size_t>> ranges);
+  ~Prefault();
+  Prefault(const Prefault&) = delete;
+  Prefault& operator=(const Prefault&) = delete;
+
+ private:
+  std::thread thread_;
 };
 
 class Circom_CalcWit {
