@@ -47,7 +47,7 @@ export interface KeyOpenOptions {
   skipPointChecks?: boolean;
   /**
    * Leave the point sections (most of a key) in the file: provers read them from it when made, and
-   * per proof for sections they stream (`Prover.memoryPlan()`). The file must not change while the
+   * per proof or group of a batch's proofs for sections they stream (`Prover.memoryPlan()`). The file must not change while the
    * key is open (IO error at the next read). A file path only.
    */
   pointsOnDemand?: boolean;

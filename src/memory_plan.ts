@@ -1,9 +1,10 @@
 /**
  * @module
  * A prover's key memory plan (`cuzk_prover_memory_plan`): where its engine keeps each point
- * section of the key (A, B1, B2, C, H): resident in the engine's memory, streamed in for every
- * proof, or read in place from the key (the CPU engine with a key in memory); how many points are
- * at infinity and not stored; and the bytes against the budget (`ProverOptions.memoryBudget`).
+ * section of the key (A, B1, B2, C, H): resident in the engine's memory, streamed in (read once
+ * per group of a batch's proofs whose scalars the budget's room keeps, else once per proof), or
+ * read in place from the key (the CPU engine with a key in memory); how many points are at
+ * infinity and not stored; and the bytes against the budget (`ProverOptions.memoryBudget`).
  */
 import { integerIn } from "./bounds.ts";
 import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT } from "./ffi/structs.ts";
@@ -30,6 +31,7 @@ export interface MemoryPlan {
   fixedBytes: bigint;
   residentBytes: bigint;
   streamBufferBytes: bigint;
+  /** Bytes of the streamed sections, read once per proof alone or once per group of a batch's proofs. */
   streamedBytesPerProof: bigint;
   /** Host memory the key itself holds (its file, less the point sections a key opened on demand leaves there). */
   keyHostBytes: bigint;

@@ -67,8 +67,9 @@ export interface ProverOptions extends Omit<ContextOptions, "library">, LongCall
   /**
    * Bytes of the engine's memory (CUDA: device, CPU: host) the prover may take for the key's rows,
    * points and proving workspace; default automatic (free device memory / physical memory). Each
-   * point section then stays resident or is streamed in per proof (`memoryPlan()`); a key that does
-   * not fit even streamed is OUT_OF_MEMORY before anything is allocated.
+   * point section then stays resident or is streamed in (`memoryPlan()`: in a batch, read once per
+   * group of proofs whose kept scalars fit the room the plan leaves, else once per proof); a key
+   * that does not fit even streamed is OUT_OF_MEMORY before anything is allocated.
    */
   memoryBudget?: number | bigint;
   /** When `zkey` is a path: open it with `pointsOnDemand` (see KeyOpenOptions). */

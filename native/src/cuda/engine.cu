@@ -157,6 +157,11 @@ class GpuEngine final : public engine::Engine<C> {
         engine::ProofInputs in;
         CUZK_TRY(batch.inputs(p, &in, err));
         cuzk_status st = prove_one(in, p, k, batch, times, sums[p], err);
+        // A span's events must be complete to be read: alone, the proof's last MSM waited for
+        // them; in a group, its last step may still be queued.
+        if (st == CUZK_OK && group_ > 1) {
+          if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess) st = fail(e, "cudaStreamSynchronize", err);
+        }
         dev_->timeline.flush(times);
         if (st != CUZK_OK) {
           if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);  // nothing in flight reads the caller's memory
