@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
@@ -99,20 +100,29 @@ CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint
             " values of 32 bytes), values_cap is " + std::to_string(values_cap);
       return CUZK_ERR_SHORT_BUFFER;
     }
-    // One witness per task; a failure (memory) is reported after the others finish.
+    // One witness per task; the first failure is reported after the others finish: out of memory
+    // as such, anything else (a broken invariant of the generator) as INTERNAL.
     std::mutex failure_mutex;
     std::string failure;
+    cuzk_status failed = CUZK_OK;
+    auto record = [&](size_t i, cuzk_status st, const char* what) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (failed != CUZK_OK) return;
+      failed = st;
+      failure = "witness " + std::to_string(i) + ": " + what;
+    };
     cuzk::default_thread_pool().parallel_for(n_witnesses, [&](size_t i) {
       try {
         setup::MemorySink sink(values[i], (size_t)need);
         setup::synth_generate(params, nullptr, sink, setup::SynthWitness{witness_seeds[i], true});
+      } catch (const std::bad_alloc&) {
+        record(i, CUZK_ERR_OUT_OF_MEMORY, "out of host memory");
       } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        if (failure.empty()) failure = "witness " + std::to_string(i) + ": " + e.what();
+        record(i, CUZK_ERR_INTERNAL, e.what());
       }
     });
-    if (!failure.empty()) { msg = failure; return CUZK_ERR_OUT_OF_MEMORY; }
-    return CUZK_OK;
+    if (failed != CUZK_OK) msg = failure;
+    return failed;
   });
 }
 

@@ -342,6 +342,8 @@ class GpuEngine final : public engine::Engine<C> {
       const int u0 = tl.mark(err);
       cuzk_status st = upload_section(sec, stream_points_.as<uint8_t>(), nullptr, err);
       tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, first);
+      if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess && st == CUZK_OK)
+        st = fail(e, "cudaStreamSynchronize", err);  // the end mark must be complete to be read
       tl.flush(times);
       CUZK_TRY(st);
       for (size_t k = 0; k < count; k++) {
