@@ -131,6 +131,8 @@ try {
   }
   if (single) log(`single proofs: ${singles.map((x) => x.toFixed(1)).join(", ")} ms`);
 
+  // The pinned pool across the timed batches: no pinning, no staging allocation after the warm-up.
+  const before = { host: library.hostStats(), staging: library.stagingStats() };
   const batches: Array<{ wall: number; results: ProofResult[] }> = [];
   for (let r = 0; r < runsDone; r++) {
     t = performance.now();
@@ -140,6 +142,9 @@ try {
     batches.push({ wall, results });
     log(`batch ${r + 1} of ${runsDone}: ${wall.toFixed(1)} ms = ${(wall / n).toFixed(1)} ms per circuit, ${results.length} proofs self-checked`);
   }
+  const after = { host: library.hostStats(), staging: library.stagingStats() };
+  const pinned = `staging allocations ${after.staging.allocations - before.staging.allocations}, pinning ${(after.host.totalPinMs - before.host.totalPinMs).toFixed(1)} ms, live host buffers ${before.host.liveBuffers} -> ${after.host.liveBuffers}`;
+  log(`timed batches: ${pinned}`);
   clearInterval(sampleRss);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const walls = batches.map((b) => b.wall);
@@ -193,6 +198,7 @@ try {
   if (single && singles.length) console.log(`| one proof alone (median of ${runs}); batch / single per proof | ${median(singles).toFixed(1)} ms; ${(median(walls) / n / median(singles)).toFixed(3)} |`);
   console.log(`| peak device memory in use (cuzk_device_info, sampled) | ${gib(peakDevice)} GiB |`);
   console.log(`| peak host RSS (sampled) | ${gib(peakRss)} GiB |`);
+  console.log(`| pinned pool in the timed batches | ${pinned} |`);
   console.log(`| key: resident / fixed / streamed per read | ${gib(plan.residentBytes)} / ${gib(plan.fixedBytes)} / ${gib(plan.streamedBytesPerProof)} GiB${streamed ? (perProofStreaming ? ", read per proof" : ", read once per group") : ""} |`);
 } finally {
   clearInterval(sampleRss);
