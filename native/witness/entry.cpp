@@ -228,9 +228,12 @@ void compute(const uint64_t* hashes, size_t n_names, const uint8_t* values, size
   if (out_cap / 32 < n_vars) fail(CUZK_ERR_SHORT_BUFFER, "the witness needs %zu bytes; out holds %zu", n_vars * 32, out_cap);
   const unsigned threads = std::thread::hardware_concurrency();
   MemoryLease memory;
-  // Signals never used before (a fresh process's first witness), then the output, faulted in
-  // beside the computation; joined before the lease returns the memory.
-  Prefault prefault({memory.memory->untouched_signals(), {out, n_vars * 32}});
+  // Memory never used before (a fresh process's first witness): its signals, then the output,
+  // faulted in beside the computation; joined before the lease returns the memory. Later
+  // computations find their signals mapped, and a fresh output costs them less than the thread.
+  using Ranges = std::vector<std::pair<void*, size_t>>;
+  const std::pair<void*, size_t> untouched = memory.memory->untouched_signals();
+  Prefault prefault(untouched.first ? Ranges{untouched, {out, n_vars * 32}} : Ranges{});
   Circom_CalcWit ctx(c.tables, *memory.memory, threads == 0 ? 1 : (int)threads);
   std::vector<bool> assigned(c.inputs.size(), false);
   size_t used = 0;
