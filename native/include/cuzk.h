@@ -621,7 +621,7 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
  * signal and 32 per domain point); its point sections are never stored on the host: a prover made
  * from it makes the points it reads (k * G1 or G2; on GPU 0 as the file setup does, else CPU
  * tables), so making a prover costs the key's scalar multiplications, and a section the prover
- * streams costs them again per proof. The key works as any other (cuzk_key_info, cuzk_key_export_vk,
+ * streams costs them again per read (per proof, or per group of a batch's proofs). The key works as any other (cuzk_key_info, cuzk_key_export_vk,
  * provers on either backend); info->zkey_bytes is the host memory it holds (as key_host_bytes).
  *  progress: NULL or a cuzk_progress (stage CUZK_STAGE_SETUP, units the header and IC points);
  *    cancel as for cuzk_setup_insecure_dev (then *out stays NULL).
@@ -647,12 +647,15 @@ CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint
 
 /* ---------------------------------------------------------------------------------------------
  * Key memory plan (issue 13): points at infinity are not stored, each point section is resident in
- * the engine's memory or streamed in per proof as a budget allows, and a key may leave its point
- * sections in its file.
+ * the engine's memory or streamed in as a budget allows, and a key may leave its point sections in
+ * its file. A batch reads each streamed section once per group of proofs (all the group's MSMs of
+ * that section from one read): as many proofs as the room the budget leaves after the plan keeps
+ * their scalars for (CPU: domain_size x 32 bytes a proof when H streams; CUDA: that on the device,
+ * and n_vars x 32 more when A, B1, B2 or C streams); with room for fewer than two, once per proof.
  * ------------------------------------------------------------------------------------------- */
 /* cuzk_key_open flag: keep the headers, IC and coefficients in memory and leave the point sections
  * (A, B1, B2, C, H: most of a key) in the file, read from it when a prover is made (and for every
- * proof, for sections the prover streams). The file stays open and must stay as it was: a change of
+ * read of a section the prover streams). The file stays open and must stay as it was: a change of
  * its size or modification time since open is CUZK_ERR_IO at the next read (never a fault: the key
  * is read, not mapped). The point checks at open read the points in chunks. cuzk_key_open_memory
  * refuses this flag (CUZK_ERR_INVALID_ARGUMENT). */
@@ -676,7 +679,7 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
 #define CUZK_POINT_SECTIONS 5 /* A, B1, B2, C, H: the index of the arrays below */
 #define CUZK_PLACEMENT_IN_KEY 1   /* read in place from the key's memory (CPU engine, key in memory) */
 #define CUZK_PLACEMENT_RESIDENT 2 /* stored once in the engine's memory */
-#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer for every proof */
+#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer per proof or group of proofs */
 
 typedef struct cuzk_memory_plan {
   uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 248 */
@@ -685,7 +688,7 @@ typedef struct cuzk_memory_plan {
   uint64_t fixed_bytes;              /* rows and proving workspace */
   uint64_t resident_bytes;           /* points stored in the engine's memory */
   uint64_t stream_buffer_bytes;      /* one buffer that streamed sections are read into in turn */
-  uint64_t streamed_bytes_per_proof; /* points read into it for every proof */
+  uint64_t streamed_bytes_per_proof; /* points read into it per proof (or per group of a batch's proofs) */
   uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
   uint64_t points_dropped;           /* points at infinity not stored, all sections together */
   uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
