@@ -90,7 +90,9 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // CUZK_STREAM_PER_PROOF=1, and with the plan the chooser makes of a larger budget. Each batch's
 // proofs must equal the reference's, and the order of the phases must show the grouping: a
 // group's streamed MSMs start after its last proof's NTT; alone, a proof's streamed MSMs end
-// before the next proof starts. Prints a line per case; returns the number of failed cases.
+// before the next proof starts. A bad witness inside a group fails the batch naming it, with no
+// proof returned, and the prover proves the next batch. Prints a line per case; returns the
+// number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
                                  uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
                                  const char* force_env, bool gpu_keeps_witness) {
@@ -194,6 +196,35 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     std::printf("%s, %s: plan streams %d sections (%.1f KiB a read), groups of %zu: %s\n", label.c_str(), c.name,
                 count_placement(plan, CUZK_PLACEMENT_STREAMED), plan.streamed_bytes_per_proof / 1024.0, group,
                 ok ? "proofs identical, phases in group order" : proofs == ref ? "WRONG ORDER" : "WRONG PROOFS");
+  }
+  // A bad witness inside a group (proof 3 of 5, every section streamed, room for all): the batch
+  // fails naming it, returns no proof, and the same prover then proves the good batch.
+  {
+    setenv(force_env, "1", 1);
+    cuzk_prover_options opt{};
+    opt.struct_size = sizeof opt;
+    opt.memory_budget = base + kBatch * per_proof;
+    cuzk_prover* prover = nullptr;
+    cuzk_status made = cuzk_prover_create_with(ctx, lazy, &opt, &prover, nullptr, err, sizeof err);
+    unsetenv(force_env);
+    std::vector<uint8_t> bad = witnesses, proofs(kBatch * info.proof_bytes, 0xAA);
+    std::memset(bad.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
+    cuzk_status refused = made == CUZK_OK ? cuzk_prove(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
+                                                       proofs.data(), proofs.size(), nullptr, nullptr, err, sizeof err)
+                                          : made;
+    const bool named = refused == CUZK_ERR_INVALID_ARGUMENT && std::strstr(err, "proof 3") != nullptr;
+    bool zeroed = true;
+    for (uint8_t b : proofs) zeroed &= b == 0;
+    std::vector<uint8_t> again(kBatch * info.proof_bytes, 0);
+    const cuzk_status after = made == CUZK_OK ? cuzk_prove(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch,
+                                                           r, s, 0, again.data(), again.size(), nullptr, nullptr,
+                                                           nullptr, 0)
+                                              : made;
+    if (prover) cuzk_prover_destroy(prover, nullptr, 0);
+    const bool ok = named && zeroed && after == CUZK_OK && again == ref;
+    failures += !ok;
+    std::printf("%s, a bad witness inside a group: %s (%s)\n", label.c_str(),
+                ok ? "refused naming it, no proof returned, the prover proves the next batch" : "WRONG", err);
   }
   cuzk_key_close(whole, nullptr, 0);
   cuzk_key_close(lazy, nullptr, 0);
