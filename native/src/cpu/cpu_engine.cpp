@@ -79,9 +79,8 @@ class CpuEngine final : public engine::Engine<C> {
     // A batch reads each streamed section once per group of proofs (engine::stream_group_size):
     // when H streams, the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the
     // budget leaves); the witnesses are the caller's, valid for the whole call.
-    const uint64_t room = plan_.budget > plan_.total() ? plan_.budget - plan_.total() : 0;
     const bool keep_h = engine::streamed(plan_, formats::kSecH);
-    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, room);
+    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, plan_.room());
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
     Fr* a = a_.reserve(n);
     Fr* b = b_.reserve(n);
@@ -160,13 +159,8 @@ class CpuEngine final : public engine::Engine<C> {
   // Section s's sum into its place in `sums`, over its group's scalars (the witness, or h for H).
   cuzk_status section_msm(PointSection s, const uint8_t* scalars, engine::ProofSums<C>& sums, bool read_streamed,
                           std::string& err) {
-    switch (s) {
-      case formats::kSecA: return section_msm(s, scalars, &sums.a, read_streamed, err);
-      case formats::kSecB1: return section_msm(s, scalars, &sums.b1, read_streamed, err);
-      case formats::kSecB2: return section_msm(s, scalars, &sums.b2, read_streamed, err);
-      case formats::kSecC: return section_msm(s, scalars, &sums.c, read_streamed, err);
-      default: return section_msm(s, scalars, &sums.h, read_streamed, err);
-    }
+    return s == formats::kSecB2 ? section_msm(s, scalars, &sums.b2, read_streamed, err)
+                                : section_msm(s, scalars, &sums.g1(s), read_streamed, err);
   }
 
   // sum over section s's points with its group's scalars. A streamed section is read into stream_

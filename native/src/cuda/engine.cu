@@ -314,8 +314,7 @@ class GpuEngine final : public engine::Engine<C> {
     // witness buffer when it is still to come and a margin for the runtime.
     const uint64_t held = w_store_.bytes() + h_store_.bytes(), margin = (256ull << 20) + (w_bufs_[1].bytes() ? 0 : nv * 32);
     const uint64_t device_room = free_b + held > margin ? free_b + held - margin : 0;
-    const uint64_t budget_room = plan_.budget > plan_.total() ? plan_.budget - plan_.total() : 0;
-    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, budget_room));
+    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, plan_.room()));
     keep_w_ = false;
     if (group < 2) return 1;
     std::string e;
@@ -352,10 +351,9 @@ class GpuEngine final : public engine::Engine<C> {
         const uint8_t* scalars = g == engine::kGroupH ? h_store_.as<uint8_t>() + k * nd * 32 : w_store_.as<uint8_t>() + k * nv * 32;
         st = plan_group(g, reinterpret_cast<const uint32_t*>(scalars), err);
         engine::ProofSums<C>& out = sums[first + k];
-        typename C::G1x* g1 = sec == formats::kSecA ? &out.a : sec == formats::kSecC ? &out.c : sec == formats::kSecB1 ? &out.b1 : &out.h;
         if (st == CUZK_OK)
           st = sec == formats::kSecB2 ? msm_over<2>(stream_points_.as(), CUZK_PHASE_MSM_B2, first + k, &out.b2, from, err)
-                                      : msm_over<1>(stream_points_.as(), engine::msm_phase(sec), first + k, g1, from, err);
+                                      : msm_over<1>(stream_points_.as(), engine::msm_phase(sec), first + k, &out.g1(sec), from, err);
         tl.flush(times);
         CUZK_TRY(st);
       }

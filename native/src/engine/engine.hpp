@@ -62,6 +62,11 @@ template <class C>
 struct ProofSums {
   typename C::G1x a, b1, c, h;
   typename C::G2x b2;
+
+  // The G1 sum of section s (A, B1, C or H; B2's is the G2 sum b2).
+  typename C::G1x& g1(formats::PointSection s) {
+    return s == formats::kSecA ? a : s == formats::kSecB1 ? b1 : s == formats::kSecC ? c : h;
+  }
 };
 
 template <class C>

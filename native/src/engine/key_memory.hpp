@@ -79,6 +79,8 @@ struct MemoryPlan {
   uint64_t stream_buffer_bytes() const { return bytes_where(kStreamed, true); }
   uint64_t streamed_per_proof() const { return bytes_where(kStreamed, false); }
   uint64_t total() const { return fixed + resident_bytes() + stream_buffer_bytes(); }
+  // What the budget leaves after the plan (a batch's kept scalars go there: stream_group_size).
+  uint64_t room() const { return budget > total() ? budget - total() : 0; }
 
  private:
   uint64_t bytes_where(Placement where, bool largest) const;  // the sum (or largest) of those sections' bytes
