@@ -7,11 +7,13 @@
  *   in-process: median wall time of `wtns(input)` on one loaded calculator (after a warm-up;
  *               native and WASM calls interleaved, as are the processes below),
  *   whole process: median wall and CPU time (the child's rusage: user + system, all threads) of
- *                  the command a user runs, `cuzk wtns calculate chain_js/chain.wasm input.json
- *                  out.wtns` (cli.ts, under this runtime): with the native library beside the
+ *                  the commands a user runs: `cuzk wtns calculate chain_js/chain.wasm input.json
+ *                  out.wtns` (cli.ts, under this runtime) with the native library beside the
  *                  .wasm (as `cuzk witness compile` leaves it: the CLI picks it) and with the
- *                  .wasm alone (a copy in a folder without one: circom_runtime's WASM), beside
- *                  snarkjs's own `wtns calculate` (Node) on the same .wasm; the three interleaved;
+ *                  .wasm alone (a copy in a folder without one: circom_runtime's WASM); the
+ *                  circuit's native executable (`chain.witness input.json out.wtns`, which
+ *                  `cuzk witness compile` links beside the library: no JavaScript runtime); and
+ *                  snarkjs's own `wtns calculate` (Node) on the same .wasm; the four interleaved;
  * every native witness is checked equal to the WASM's. Prints a table (markdown).
  *
  *   deno run -A bench/witness.ts [--logs 14,16,18] [--curves bn254,bls12_381] [--samples 9]
@@ -122,9 +124,11 @@ interface Row {
   nativeCpuMs: number;
   wasmProcessMs: number;
   nativeProcessMs: number;
+  executableProcessMs: number;
   snarkjsProcessMs: number;
   wasmProcessCpuMs: number;
   nativeProcessCpuMs: number;
+  executableProcessCpuMs: number;
   snarkjsProcessCpuMs: number;
 }
 
@@ -189,12 +193,14 @@ for (const log of logs) {
     const commands = {
       wasm: [...cli, "wtns", "calculate", wasmOnly, inputPath, out],
       native: [...cli, "wtns", "calculate", wasmPath, inputPath, out],
+      executable: [compiled.executable, inputPath, out],
       snarkjs: ["node", join(ROOT, "node_modules/snarkjs/cli.js"), "wtns", "calculate", wasmPath, inputPath, out],
     };
-    const processTimes = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
-    const processCpu = { wasm: [] as number[], native: [] as number[], snarkjs: [] as number[] };
+    const engines = ["wasm", "native", "executable", "snarkjs"] as const;
+    const processTimes = Object.fromEntries(engines.map((e) => [e, [] as number[]])) as Record<typeof engines[number], number[]>;
+    const processCpu = Object.fromEntries(engines.map((e) => [e, [] as number[]])) as Record<typeof engines[number], number[]>;
     for (let i = 0; i < processSamples; i++) {
-      for (const engine of ["wasm", "native", "snarkjs"] as const) {
+      for (const engine of engines) {
         const { wallMs, cpuMs } = timeProcess(commands[engine]);
         processTimes[engine].push(wallMs);
         processCpu[engine].push(cpuMs);
@@ -204,8 +210,9 @@ for (const log of logs) {
     }
     const row = {
       curve, log, nVars: native.nVars, circomS, compileS: compiled.compileMs / 1000, wasmMs, nativeMs, wasmCpuMs, nativeCpuMs,
-      wasmProcessMs: median(processTimes.wasm), nativeProcessMs: median(processTimes.native), snarkjsProcessMs: median(processTimes.snarkjs),
-      wasmProcessCpuMs: median(processCpu.wasm), nativeProcessCpuMs: median(processCpu.native), snarkjsProcessCpuMs: median(processCpu.snarkjs),
+      wasmProcessMs: median(processTimes.wasm), nativeProcessMs: median(processTimes.native), executableProcessMs: median(processTimes.executable),
+      snarkjsProcessMs: median(processTimes.snarkjs), wasmProcessCpuMs: median(processCpu.wasm), nativeProcessCpuMs: median(processCpu.native),
+      executableProcessCpuMs: median(processCpu.executable), snarkjsProcessCpuMs: median(processCpu.snarkjs),
     };
     rows.push(row);
     console.error(JSON.stringify(row));
@@ -214,15 +221,19 @@ for (const log of logs) {
 
 const runtimeName = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" ? "deno" : (process.versions as Record<string, string>).bun ? "bun" : "node";
 console.log(`\nWitness generation, Poseidon chains (--O2), ${runtimeName}, ${cpus().length} cores (${cpus()[0]?.model}), load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end; medians of ${samples} (in-process) and ${processSamples} (whole process)\n`);
-console.log(`| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | cuzk wtns calculate (${runtimeName}), WASM: wall / CPU | cuzk wtns calculate (${runtimeName}), native: wall / CPU | snarkjs wtns calculate (node): wall / CPU | speed-up (process, same CLI): wall / CPU | speed-up (process, vs snarkjs): wall / CPU | native compile |`);
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+const cliName = `cuzk wtns calculate (${runtimeName})`;
+console.log(`| curve | constraints | n_vars | WASM in-process: wall / CPU | native in-process: wall / CPU | speed-up: wall / CPU | ${cliName}, WASM: wall / CPU | ${cliName}, native: wall / CPU | native executable: wall / CPU | snarkjs wtns calculate (node): wall / CPU | executable vs ${cliName} WASM: wall / CPU | executable vs snarkjs: wall / CPU | same CLI, native vs WASM: wall / CPU | native compile |`);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 const pair = (wall: number, cpu: number, digits: number) => `${wall.toFixed(digits)} / ${cpu.toFixed(digits)} ms`;
+const ratio = (wallA: number, cpuA: number, wallB: number, cpuB: number) => `${(wallA / wallB).toFixed(1)}x / ${(cpuA / cpuB).toFixed(1)}x`;
 for (const r of rows) {
   console.log(`| ${r.curve} | 2^${r.log} | ${r.nVars} | ${pair(r.wasmMs, r.wasmCpuMs, 1)} | ${pair(r.nativeMs, r.nativeCpuMs, 1)} | ` +
-    `${(r.wasmMs / r.nativeMs).toFixed(1)}x / ${(r.wasmCpuMs / r.nativeCpuMs).toFixed(1)}x | ` +
-    `${pair(r.wasmProcessMs, r.wasmProcessCpuMs, 0)} | ${pair(r.nativeProcessMs, r.nativeProcessCpuMs, 0)} | ${pair(r.snarkjsProcessMs, r.snarkjsProcessCpuMs, 0)} | ` +
-    `${(r.wasmProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.wasmProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ` +
-    `${(r.snarkjsProcessMs / r.nativeProcessMs).toFixed(1)}x / ${(r.snarkjsProcessCpuMs / r.nativeProcessCpuMs).toFixed(1)}x | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
+    `${ratio(r.wasmMs, r.wasmCpuMs, r.nativeMs, r.nativeCpuMs)} | ` +
+    `${pair(r.wasmProcessMs, r.wasmProcessCpuMs, 0)} | ${pair(r.nativeProcessMs, r.nativeProcessCpuMs, 0)} | ` +
+    `${pair(r.executableProcessMs, r.executableProcessCpuMs, 0)} | ${pair(r.snarkjsProcessMs, r.snarkjsProcessCpuMs, 0)} | ` +
+    `${ratio(r.wasmProcessMs, r.wasmProcessCpuMs, r.executableProcessMs, r.executableProcessCpuMs)} | ` +
+    `${ratio(r.snarkjsProcessMs, r.snarkjsProcessCpuMs, r.executableProcessMs, r.executableProcessCpuMs)} | ` +
+    `${ratio(r.wasmProcessMs, r.wasmProcessCpuMs, r.nativeProcessMs, r.nativeProcessCpuMs)} | ${argv.includes("--reuse") ? "(reused)" : `${r.compileS.toFixed(1)} s`} |`);
 }
 const json = opt("--json", "");
 if (json) writeFileSync(json, JSON.stringify({ date: new Date().toISOString(), runtime: runtimeName, cores: cpus().length, rows }, null, 2));

@@ -6,91 +6,20 @@
  * comparisons) on random and edge operands; locals filled from constant tables (the compile
  * step's rewrites of circom's code), also after a failed assert; a failed assert is an UNSATISFIED CuzkError naming
  * the template and line, bad inputs are INVALID_ARGUMENT naming the signal, and the process lives
- * on. Libraries are compiled into a content-addressed cache shared by the runtimes of one
- * `npm test` ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first
- * runtime compiles.
+ * on. The fixtures' libraries come from tests/support/witness_fixtures.ts (compiled once per
+ * `npm test`).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
-import { after, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { test } from "node:test";
 import { compileWitnessLibrary, CuzkError, fullProveMany, groth16, NativeWitnessCalculator, Prover, WitnessCalculator } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
 import { rewriteCircuitCpp } from "../src/witness/rewrite.ts";
 import { library, needs } from "./support/native.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
-import { circuitByName } from "../tools/fixtures/circuits.mjs";
-
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const NODE_MODULES = join(ROOT, "node_modules");
-const CACHE = process.env.CUZK_WITNESS_TEST_CACHE ?? join(tmpdir(), "cuzk-witness-test-cache");
-const WORK = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
-const cleanUp = () => rmSync(WORK, { recursive: true, force: true });
-after(cleanUp);
-process.on("exit", cleanUp); // Deno's node:test does not always run `after` at the top level
-
-const PRIME_OF: Record<string, "bn128" | "bls12381"> = { bn254: "bn128", bls12_381: "bls12381" };
-
-interface ManifestEntry {
-  name: string;
-  curve: string;
-  committed: boolean;
-  dir: string;
-  optimize: "--O1" | "--O2";
-}
-const committed: ManifestEntry[] = (JSON.parse(readFileSync(join(ROOT, "tests/fixtures/manifest.json"), "utf8")).fixtures as ManifestEntry[])
-  .filter((f) => f.committed);
-
-const libraries = new Map<string, Promise<string>>();
-/** The native library of a committed fixture, compiled from its circom source (memoized). */
-function libraryOf(f: ManifestEntry): Promise<string> {
-  const key = `${f.curve}/${f.name}`;
-  let made = libraries.get(key);
-  if (!made) {
-    const dir = join(WORK, f.curve);
-    mkdirSync(dir, { recursive: true });
-    const source = join(dir, `${f.name}.circom`);
-    writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
-    made = compileWitnessLibrary(source, { prime: PRIME_OF[f.curve], optimize: f.optimize, include: [NODE_MODULES], cacheDir: CACHE, outDir: dir })
-      .then((r) => r.library);
-    libraries.set(key, made);
-  }
-  return made;
-}
-
-/** Compiles every committed fixture's library, two at a time (the compiler is the slow part). */
-async function allLibraries(): Promise<void> {
-  const queue = [...committed];
-  await Promise.all([0, 1].map(async () => {
-    for (let f = queue.shift(); f; f = queue.shift()) await libraryOf(f);
-  }));
-}
-
-const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
-
-function randomBelow(bound: bigint): bigint {
-  const bits = bound.toString(2).length;
-  for (;;) {
-    const v = BigInt("0x" + randomBytes(Math.ceil(bits / 8)).toString("hex")) >> BigInt(Math.ceil(bits / 8) * 8 - bits);
-    if (v < bound) return v;
-  }
-}
-
-/** `input`'s shape with random values: below 2^64 for the bit-decomposition circuits, else any field element, some as negative numbers. */
-function randomInput(input: CircuitInput, prime: bigint, name: string): CircuitInput {
-  const leaf = (): string => {
-    if (name.startsWith("bits")) return randomBelow(1n << 64n).toString();
-    const v = randomBelow(prime);
-    return randomBelow(4n) === 0n ? (v - prime).toString() : v.toString();
-  };
-  const walk = (value: unknown): unknown => Array.isArray(value) ? value.map(walk) : leaf();
-  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, walk(v)]));
-}
+import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, PRIME_OF, randomBelow, randomInput, ROOT, same, WORK } from "./support/witness_fixtures.ts";
 
 test("every committed fixture: the native witness equals the WASM's and the committed witness.wtns, byte for byte", async () => {
   assert.ok(committed.length >= 22, `the manifest lists the committed fixtures (${committed.length})`);

@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -21,8 +21,11 @@ import { rewriteCircuitCpp } from "./rewrite.ts";
 /** Where native/ lies (the package root). */
 const NATIVE = fileURLToPath(new URL("../../native/", import.meta.url));
 const WITNESS_SOURCES = ["fr.cpp", "calcwit.cpp", "entry.cpp"];
+/** The executable's own part (its main and the JSON inputs), linked with the library's objects. */
+const COMMAND_SOURCES = ["command.cpp", "input_json.cpp"];
 const HASHED_FILES = [
   "witness/fr.cpp", "witness/calcwit.cpp", "witness/entry.cpp", "witness/circuit_data.S", "witness/cuzk_witness.h",
+  "witness/command.cpp", "witness/input_json.cpp", "witness/input_json.hpp",
   "witness/circom/fr.hpp", "witness/circom/circom.hpp", "witness/circom/calcwit.hpp",
   "src/field/fp.hpp", "src/field/params.hpp", "src/field/mont_asm.hpp", "include/cuzk.h",
 ];
@@ -64,6 +67,11 @@ export interface WitnessCompileOptions {
 export interface WitnessCompileResult {
   /** The library: pass it wherever a circuit.wasm is taken, or put it beside the .wasm. */
   library: string;
+  /**
+   * The same circuit as an executable, `<name>.witness <input.json | -> <output.wtns>` (circom's
+   * C++ flow, no JavaScript runtime): the library's witness, written as a .wtns file.
+   */
+  executable: string;
   curve: "bn254" | "bls12_381";
   /** True when an identical build was in the cache (no compiler ran). */
   cached: boolean;
@@ -153,16 +161,20 @@ function compilerVersion(cxx: string): string {
   return r.stdout;
 }
 
-/** The runtime objects for one prime, compiled once per cache (they do not depend on the circuit). */
+/**
+ * The runtime objects for one prime, compiled once per cache (they do not depend on the circuit):
+ * the library's (WITNESS_SOURCES), then the executable's own (COMMAND_SOURCES).
+ */
 async function runtimeObjects(cache: string, prime: CircomPrime, cxx: string, sourcesHash: string): Promise<string[]> {
   const dir = join(cache, `runtime-${prime}-${sourcesHash}`);
-  const objects = WITNESS_SOURCES.map((f) => join(dir, f.replace(/\.cpp$/, ".o")));
+  const sources = [...WITNESS_SOURCES, ...COMMAND_SOURCES];
+  const objects = sources.map((f) => join(dir, f.replace(/\.cpp$/, ".o")));
   if (objects.every((o) => existsSync(o))) return objects;
   mkdirSync(cache, { recursive: true });
   const work = mkdtempSync(join(cache, "runtime-tmp-"));
   try {
     const flags = [...COMMON_FLAGS, "-O3", `-D${PRIMES[prime].define}`, `-I${NATIVE}witness`, `-I${NATIVE}src`, `-I${NATIVE}include`];
-    await parallel(WITNESS_SOURCES.map((f) => () => run([cxx, ...flags, "-c", `${NATIVE}witness/${f}`, "-o", join(work, f.replace(/\.cpp$/, ".o"))], work, `compiling ${f}`)), availableParallelism());
+    await parallel(sources.map((f) => () => run([cxx, ...flags, "-c", `${NATIVE}witness/${f}`, "-o", join(work, f.replace(/\.cpp$/, ".o"))], work, `compiling ${f}`)), availableParallelism());
     try {
       renameSync(work, dir);
     } catch {
@@ -250,13 +262,20 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     const key = sha256([sourcesHash, LINK_FLAGS.join(" "), prime, optimization, circuitCpp, dat]);
     const outDir = resolve(options.outDir ?? dirname(sourcePath));
     const library = join(outDir, `${name}.witness.so`);
+    const executable = join(outDir, `${name}.witness`);
     const cachedLibrary = join(cache, `${key}.so`);
+    const cachedExecutable = join(cache, `${key}.witness`);
     const curve = PRIMES[prime].curve;
     mkdirSync(outDir, { recursive: true });
-    if (existsSync(cachedLibrary)) {
+    const place = () => {
       copyFileSync(cachedLibrary, library);
+      copyFileSync(cachedExecutable, executable);
+      chmodSync(executable, 0o755);
+    };
+    if (existsSync(cachedLibrary) && existsSync(cachedExecutable)) {
+      place();
       step(`cached: ${cachedLibrary}`);
-      return { library, curve, cached: true, circomMs, compileMs: 0 };
+      return { library, executable, curve, cached: true, circomMs, compileMs: 0 };
     }
     const started = performance.now();
     const runtime = runtimeObjects(cache, prime, cxx, sourcesHash);
@@ -268,13 +287,19 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
         run([cxx, "-c", `${NATIVE}witness/circuit_data.S`, "-o", "data.o"], work, "embedding the .dat tables"),
       ]);
       const objects = await runtime;
-      await run([cxx, "-shared", "-o", "witness.so", circuitObject, "data.o", ...objects, ...LINK_FLAGS], work, "linking the witness library");
+      const libraryObjects = objects.slice(0, WITNESS_SOURCES.length);
+      await Promise.all([
+        run([cxx, "-shared", "-o", "witness.so", circuitObject, "data.o", ...libraryObjects, ...LINK_FLAGS], work, "linking the witness library"),
+        run([cxx, "-o", "witness", circuitObject, "data.o", ...objects, ...LINK_FLAGS], work, "linking the witness executable"),
+      ]);
+      // The executable first: a library in the cache means both are there.
+      renameSync(join(work, "witness"), cachedExecutable);
       renameSync(join(work, "witness.so"), cachedLibrary);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
-    copyFileSync(cachedLibrary, library);
-    return { library, curve, cached: false, circomMs, compileMs: performance.now() - started };
+    place();
+    return { library, executable, curve, cached: false, circomMs, compileMs: performance.now() - started };
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }

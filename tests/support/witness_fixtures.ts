@@ -1,0 +1,85 @@
+/**
+ * @module
+ * The committed fixtures' native witness libraries and random inputs, shared by the witness tests
+ * (witness_native_test.ts: the library; witness_command_test.ts: the executable beside it).
+ * Libraries are compiled into a content-addressed cache shared by the runtimes of one `npm test`
+ * ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first runtime
+ * compiles; each test process works in its own temporary folder (WORK), removed at exit.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after } from "node:test";
+import { fileURLToPath } from "node:url";
+import { compileWitnessLibrary } from "../../mod.ts";
+import type { CircuitInput } from "../../mod.ts";
+import { circuitByName } from "../../tools/fixtures/circuits.mjs";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const NODE_MODULES = join(ROOT, "node_modules");
+export const CACHE = process.env.CUZK_WITNESS_TEST_CACHE ?? join(tmpdir(), "cuzk-witness-test-cache");
+export const WORK = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
+const cleanUp = () => rmSync(WORK, { recursive: true, force: true });
+after(cleanUp);
+process.on("exit", cleanUp); // Deno's node:test does not always run `after` at the top level
+
+export const PRIME_OF: Record<string, "bn128" | "bls12381"> = { bn254: "bn128", bls12_381: "bls12381" };
+
+export interface ManifestEntry {
+  name: string;
+  curve: string;
+  committed: boolean;
+  dir: string;
+  optimize: "--O1" | "--O2";
+}
+export const committed: ManifestEntry[] = (JSON.parse(readFileSync(join(ROOT, "tests/fixtures/manifest.json"), "utf8")).fixtures as ManifestEntry[])
+  .filter((f) => f.committed);
+
+const libraries = new Map<string, Promise<string>>();
+/** The native library of a committed fixture, compiled from its circom source (memoized). */
+export function libraryOf(f: ManifestEntry): Promise<string> {
+  const key = `${f.curve}/${f.name}`;
+  let made = libraries.get(key);
+  if (!made) {
+    const dir = join(WORK, f.curve);
+    mkdirSync(dir, { recursive: true });
+    const source = join(dir, `${f.name}.circom`);
+    writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
+    made = compileWitnessLibrary(source, { prime: PRIME_OF[f.curve], optimize: f.optimize, include: [NODE_MODULES], cacheDir: CACHE, outDir: dir })
+      .then((r) => r.library);
+    libraries.set(key, made);
+  }
+  return made;
+}
+
+/** Compiles every committed fixture's library, two at a time (the compiler is the slow part). */
+export async function allLibraries(): Promise<void> {
+  const queue = [...committed];
+  await Promise.all([0, 1].map(async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) await libraryOf(f);
+  }));
+}
+
+export const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+export function randomBelow(bound: bigint): bigint {
+  const bits = bound.toString(2).length;
+  for (;;) {
+    const v = BigInt("0x" + randomBytes(Math.ceil(bits / 8)).toString("hex")) >> BigInt(Math.ceil(bits / 8) * 8 - bits);
+    if (v < bound) return v;
+  }
+}
+
+/** `input`'s shape with random values: below 2^64 for the bit-decomposition circuits, else any field element, some as negative numbers. */
+export function randomInput(input: CircuitInput, prime: bigint, name: string): CircuitInput {
+  const leaf = (): string => {
+    if (name.startsWith("bits")) return randomBelow(1n << 64n).toString();
+    const v = randomBelow(prime);
+    return randomBelow(4n) === 0n ? (v - prime).toString() : v.toString();
+  };
+  const walk = (value: unknown): unknown => Array.isArray(value) ? value.map(walk) : leaf();
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, walk(v)]));
+}
+
