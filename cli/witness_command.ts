@@ -15,7 +15,8 @@ import type { CircomPrime } from "../mod.ts";
 import { EXIT, UsageError } from "./io.ts";
 
 export const WITNESS_USAGE = `  cuzk witness compile <circuit.circom | circuit_cpp/> [-l include_dir]... [-o outdir] [--prime bn128|bls12381]
-             [--O0|--O1|--O2] [--cache dir]   (writes <outdir>/<name>.witness.so; circom's --prime and --O flag
+             [--O0|--O1|--O2] [--cache dir]   (writes <outdir>/<name>.witness.so and the executable <outdir>/<name>.witness
+             <input.json> <out.wtns>; circom's --prime and --O flag
              must be those the .r1cs/.zkey were made with; default bn128, --O1)`;
 
 interface CompileArgs {
@@ -67,6 +68,6 @@ export async function witnessCommand(argv: string[]): Promise<number> {
   });
   const how = result.cached ? "from the cache" : `compiled in ${(result.compileMs / 1000).toFixed(1)} s`;
   process.stderr.write(`cuzk: ${result.curve} witness library ${how} (circom ${(result.circomMs / 1000).toFixed(1)} s)\n`);
-  process.stdout.write(result.library + "\n");
+  process.stdout.write(result.library + "\n" + result.executable + "\n");
   return EXIT.ok;
 }

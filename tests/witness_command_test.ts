@@ -14,10 +14,12 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { test } from "node:test";
 import { WitnessCalculator } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
-import { allLibraries, committed, libraryOf, randomBelow, ROOT, same, WORK } from "./support/witness_fixtures.ts";
+import { circuitByName } from "../tools/fixtures/circuits.mjs";
+import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, randomBelow, ROOT, same, WORK } from "./support/witness_fixtures.ts";
 import type { ManifestEntry } from "./support/witness_fixtures.ts";
 
 /** The executable `cuzk witness compile` left beside the fixture's library. */
@@ -232,4 +234,19 @@ test("files, bounds and the command line: stdin, a missing or oversized input, n
   const help = runExecutable(executable, ["--help"]);
   assert.equal(help.status, 0);
   assert.match(help.stdout, /usage: /);
+});
+
+test("cuzk witness compile prints the library and the executable; the executable proves the fixture's witness", async () => {
+  const f = committed.find((c) => c.name === "poseidon_10" && c.curve === "bls12_381")!;
+  const dir = join(WORK, "cli");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "poseidon_10.circom"), (circuitByName(f.name) as { source(): string }).source());
+  const runtime = "Deno" in globalThis ? ["run", "-A", join(ROOT, "cli.ts")] : [join(ROOT, "cli.ts")];
+  const r = spawnSync(process.execPath, [...runtime, "witness", "compile", join(dir, "poseidon_10.circom"), "-l", NODE_MODULES, "--prime", "bls12381",
+    "--O2", "-o", join(dir, "out"), "--cache", CACHE], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split("\n"), [join(dir, "out", "poseidon_10.witness.so"), join(dir, "out", "poseidon_10.witness")]);
+  const run = runExecutable(join(dir, "out", "poseidon_10.witness"), [join(ROOT, f.dir, "input.json"), join(dir, "w.wtns")]);
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(same(new Uint8Array(readFileSync(join(dir, "w.wtns"))), new Uint8Array(readFileSync(join(ROOT, f.dir, "witness.wtns")))));
 });

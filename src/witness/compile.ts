@@ -6,7 +6,9 @@
  * native/witness/ (the field code is cuzk's native/src/field). circuit.cpp is compiled after the
  * mechanical rewrites of ./rewrite.ts (a failed assert is an error status with circom's message;
  * constant tables copied from an image). Built with the system's C++ compiler
- * ($CXX, else c++); the result is cached by the hash of everything that went in.
+ * ($CXX, else c++); the result is cached by the hash of everything that went in. The same
+ * objects are also linked with native/witness/command.cpp into `<name>.witness`, the circuit's
+ * witness as an executable (input.json -> .wtns, no JavaScript runtime).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -53,7 +55,7 @@ export interface WitnessCompileOptions {
   prime?: CircomPrime;
   /** circom's simplification for a .circom source: must match the .r1cs/.zkey's (default --O1, circom's). */
   optimize?: "--O0" | "--O1" | "--O2";
-  /** Folder of the library (default: the source's folder); the file is <name>.witness.so. */
+  /** Folder of the library (default: the source's folder); the files are <name>.witness.so and the executable <name>.witness. */
   outDir?: string;
   /** Folder of compiled libraries and runtime objects (default $CUZK_WITNESS_CACHE, else ~/.cache/cuzk/witness). */
   cacheDir?: string;
