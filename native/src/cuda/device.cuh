@@ -16,7 +16,7 @@ using BlsFr = DeviceCurve<curve::Bls12381>::Fr;
 // The kernels are compiled once per curve (msm_<curve>.cu, ntt.cu); other files only call them.
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
-                                                        std::string&);                                             \
+                                                        std::string&, int);                                        \
   extern template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,         \
                                                   cudaStream_t, Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*); \
   extern template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,         \

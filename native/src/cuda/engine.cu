@@ -7,12 +7,18 @@
 // the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan); a batch reads
 // a streamed section once per group of proofs whose kept scalars fit (choose_group), else once
 // per proof.
+// A resident H section is held as precomputed copies of its points (msm_bases.cuh: t copies,
+// each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead of W),
+// made once when the engine is made: t as large as the budget's room after the plan and the
+// device's free memory allow (CUZK_GPU_PRECOMPUTE=<t> forces a count, 0 turns them off; auto,
+// the default, only from 2^16 points).
 // CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
 // CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements). In a batch, proof p+1's
 // witness (pinned) is uploaded on a second stream into a second buffer while proof p computes,
 // when the device has room for that buffer (it is outside the memory plan: without room, each
 // proof uploads its own witness first, as proof 0 does).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -23,6 +29,7 @@
 #include "cuda/abc.cuh"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device.cuh"
+#include "cuda/msm_bases.cuh"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -134,7 +141,7 @@ class GpuEngine final : public engine::Engine<C> {
     }
     if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
-    return CUZK_OK;
+    return make_h_copies(err);
   }
 
   cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
@@ -183,6 +190,63 @@ class GpuEngine final : public engine::Engine<C> {
 
  private:
   static constexpr size_t kPackChunk = Staging::kChunk;
+  static constexpr uint64_t kAutoCopiesFrom = 1u << 16;  // below, an MSM is launch-bound: copies gain nothing
+  static constexpr int kMaxAutoCopies = 16;
+
+  // The H section's copies (see the top of this file), when it is resident: they replace its
+  // points (copy 0 is those points).
+  cuzk_status make_h_copies(std::string& err) {
+    const PointSection h = formats::kSecH;
+    const uint64_t n = plan_.stored[h];
+    if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
+    int forced = -1;  // auto
+    if (const char* v = std::getenv("CUZK_GPU_PRECOMPUTE"); v && *v && std::strcmp(v, "auto") != 0) {
+      char* end = nullptr;
+      const long t = std::strtol(v, &end, 10);
+      if (*end || t < 0 || t > 64) {
+        err = std::string("CUZK_GPU_PRECOMPUTE='") + v + "': a copy count (0..64), 0 for none, or auto";
+        return CUZK_ERR_INVALID_ARGUMENT;
+      }
+      forced = (int)t;
+    }
+    if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
+    constexpr int bits = C::Fr::Params::BITS;
+    const uint64_t pb = sizeof(A1);
+    int t = forced, c = 0;
+    if (forced < 0) {
+      // Room: what the budget leaves after the plan and what the device has free, less the
+      // proof's workspace not yet allocated (in plan_.fixed: counted once more here, a margin).
+      // While they are made, the copies, the points and 1 GiB of scratch are held at once.
+      size_t free_b = 0, total_b = 0;
+      CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
+      const uint64_t reserve = plan_.fixed + (1ull << 30);
+      const uint64_t device_room = free_b > reserve ? free_b - reserve : 0;
+      const uint64_t room = std::min(device_room, plan_.room());
+      t = 0;
+      for (int k = kMaxAutoCopies; k >= 2 && t == 0; k--) {
+        const int ck = msm_window_bits(n, bits, k);
+        if ((uint64_t)(msm_copies_used(bits, ck, k) + 1) * n * pb + (1ull << 30) <= room) {
+          t = k;
+          c = ck;
+        }
+      }
+      if (t == 0) return CUZK_OK;
+    } else {
+      c = msm_window_bits(n, bits, t);
+    }
+    const uint64_t t0 = now_ns();
+    CUZK_TRY((msm_bases_build<C, 1>(h_copies_, points_[h].as<A1>(), (uint32_t)n, t, c, dev_->stream, err)));
+    if (h_copies_.copies < 2) {  // no window gives two copies: the plain points
+      h_copies_.points.release();
+      h_copies_.copies = 0;
+      return CUZK_OK;
+    }
+    points_[h].release();
+    if (g_kernel_trace)
+      std::fprintf(stderr, "TRACE msm_h copies: %d of 2^%.1f points, window %d, %.2f GiB, made in %.1f ms\n",
+                   h_copies_.copies, std::log2((double)n), c, h_copies_.bytes() / 1073741824.0, (now_ns() - t0) / 1e6);
+    return CUZK_OK;
+  }
 
   static uint64_t rows_bytes(const engine::SparseRows<typename C::Fr>& m) {
     return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
@@ -404,6 +468,9 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_LAUNCHED("gather_scalars");
       scalars = gathered_.as<uint32_t>();
     }
+    if (g == engine::kGroupH && h_copies_.copies > 1)
+      return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, h_copies_.c, dev_->stream, err,
+                                              h_copies_.copies);
     return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, 0, dev_->stream, err);
   }
 
@@ -413,7 +480,12 @@ class GpuEngine final : public engine::Engine<C> {
   cuzk_status run(PointSection s, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
     GpuTimeline& tl = dev_->timeline;
     if (from < 0) from = tl.mark(err);
-    const void* points = points_[s].as();
+    const bool copies = s == formats::kSecH && h_copies_.copies > 1;
+    if (copies && !h_copies_.serves(dev_->plan)) {
+      err = "msm_h: the plan's windows are not those of the H copies";
+      return CUZK_ERR_INTERNAL;
+    }
+    const void* points = copies ? h_copies_.points.as() : points_[s].as();
     if (engine::streamed(plan_, s)) {
       int u0 = tl.mark(err);
       CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
@@ -501,6 +573,7 @@ class GpuEngine final : public engine::Engine<C> {
   DeviceRows<F> rows_a_{}, rows_b_{};
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
   DeviceBuffer points_[kPointSections], stream_points_;
+  MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
   DeviceBuffer w_bufs_[2], va_, vb_, vc_;
   // A group's kept scalars for its streamed sections (choose_group): witnesses, H scalars.
   size_t group_ = 1;

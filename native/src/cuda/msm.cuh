@@ -6,6 +6,10 @@
 //     digits    each remaining scalar cut into signed c-bit digits (|d| <= 2^(c-1)), one
 //               (bucket key, point index | sign) pair per window and nonzero digit;
 //     sort      one radix sort of all pairs by key = window * 2^(c-1) + |d| - 1.
+//   With t precomputed copies of the points (msm_bases.cuh: copy j = 2^(j*c*V) P, V = the
+//   windows per copy, ceil(W/t) of the scalar's W windows), window w's digit goes to copy w / V's
+//   point in window w % V: the execute step sees an MSM of t*n points and V windows (the same
+//   additions into buckets, V windows to reduce instead of W).
 //   execute (per point set):
 //     accumulate  the sorted list cut into equal chunks, one thread each: every thread does the
 //                 same number of mixed additions whatever the digit distribution (skewed real
@@ -66,9 +70,12 @@ struct ScalarIs {
   __device__ __forceinline__ bool operator()(uint32_t i) const { return scalar_class<P>(scalars, i) == Class; }
 };
 
+// nwin: the scalar's windows; per_copy: the windows of one copy of the points (nwin without
+// copies), whose points lie `stride` indices after the previous copy's.
 template <class P>
 __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t m, int c,
-                           int nwin, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+                           int nwin, int per_copy, uint32_t stride, uint32_t* __restrict__ keys,
+                           uint32_t* __restrict__ vals) {
   uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
   uint32_t i = idx ? idx[j] : j;
@@ -81,17 +88,21 @@ __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t*
     s[8] = 0;
   }
   const uint32_t half = 1u << (c - 1), full = 1u << c, mask = full - 1;
-  const uint32_t sentinel = (uint32_t)nwin << (c - 1);
-  uint32_t carry = 0;
-  for (int w = 0; w < nwin; w++) {
+  const uint32_t sentinel = (uint32_t)per_copy << (c - 1);
+  uint32_t carry = 0, point = i;
+  for (int w = 0, local = 0; w < nwin; w++, local++) {
+    if (local == per_copy) {  // the next copy: its points, its windows from 0
+      local = 0;
+      point += stride;
+    }
     int bit = w * c, limb = bit >> 5;
     uint32_t d = (__funnelshift_r(s[limb], s[limb + 1], bit & 31) & mask) + carry;
     uint32_t neg = 0;
     // Signed digit in (-2^(c-1), 2^(c-1)]: a digit above half borrows from the next window.
     if (d > half) { d = full - d; neg = 1; carry = 1; } else { carry = 0; }
     size_t o = (size_t)w * m + j;
-    keys[o] = d == 0 ? sentinel : ((uint32_t)w << (c - 1)) + d - 1;
-    vals[o] = i | (neg << 31);
+    keys[o] = d == 0 ? sentinel : ((uint32_t)local << (c - 1)) + d - 1;
+    vals[o] = point | (neg << 31);
   }
 }
 
@@ -278,18 +289,36 @@ __global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __re
 // Host side
 // ---------------------------------------------------------------------------------------------
 
+// Signed c-bit windows of a scalar of `bits` bits (one more bit: the top digit's carry).
+inline int msm_windows(int bits, int c) { return (bits + 1 + c - 1) / c; }
+// With `copies` precomputed copies of the points: the windows each copy takes (those the execute
+// step reduces), and the copies that takes (at most `copies`; more would repeat a window count).
+inline int msm_windows_per_copy(int bits, int c, int copies) {
+  const int w = msm_windows(bits, c);
+  return (w + copies - 1) / copies;
+}
+inline int msm_copies_used(int bits, int c, int copies) {
+  const int v = msm_windows_per_copy(bits, c, copies);
+  return (msm_windows(bits, c) + v - 1) / v;
+}
+// Largest window for which copies help: beyond it, 2^(c-1) buckets per window cost more to clear
+// and reduce than the digits saved (and the buckets' memory grows with it).
+constexpr int kMsmMaxWindowWithCopies = 24;
+
 // Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
-// window) plus the bucket reduction (~3 additions per bucket per window).
-inline int msm_window_bits(size_t m, int bits) {
+// window of the scalar) plus the bucket reduction (~3 additions per bucket per reduced window:
+// with copies, per window of one copy).
+inline int msm_window_bits(size_t m, int bits, int copies = 1) {
   int best = 2;
   double best_cost = 1e300;
-  for (int c = 2; c <= 22; c++) {
-    int nwin = (bits + 1 + c - 1) / c;
+  for (int c = 2; c <= (copies > 1 ? kMsmMaxWindowWithCopies : 22); c++) {
+    int nwin = msm_windows(bits, c);
     // A top window of a few bits has a few huge buckets (measured on the H200: windows 15, 17
     // and 21 ran 2-5x slower than 16, 19 and 20 at 2^22-2^24 on BLS12-381): skip such sizes.
     int top_bits = bits + 1 - (nwin - 1) * c;
     if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
-    double cost = (double)m * nwin + 3.0 * nwin * (double)(1u << (c - 1));
+    const int reduced = msm_windows_per_copy(bits, c, copies);
+    double cost = (double)m * nwin + 3.0 * reduced * (double)(1u << (c - 1));
     if (cost < best_cost) { best_cost = cost; best = c; }
   }
   return best;
@@ -298,9 +327,11 @@ inline int msm_window_bits(size_t m, int bits) {
 // The scalar side of an MSM (see the top of this file).
 struct MsmPlan {
   uint32_t n = 0, n_ones = 0, n_rest = 0;
-  int c = 0, nwin = 0;
+  // nwin: the windows the execute step reduces (the scalar's windows, or one copy's: copies > 1
+  // means the points are `copies` arrays of n points, msm_bases.cuh's layout)
+  int c = 0, nwin = 0, copies = 1, scalar_windows = 0;
   uint32_t sentinel = 0;
-  uint32_t total = 0;  // n_rest * nwin sorted pairs (zero digits sorted last, as sentinel)
+  uint32_t total = 0;  // n_rest * scalar_windows sorted pairs (zero digits sorted last, as sentinel)
   const uint32_t* keys = nullptr;
   const uint32_t* vals = nullptr;
   const uint32_t* ones = nullptr;
@@ -312,10 +343,19 @@ struct MsmPlan {
 };
 
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
-// window: 0 = chosen from the count, else forced (benchmarks).
+// window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
+// made for: required with copies > 1). copies: of the points (msm_bases.cuh), 1 for none.
 template <class P>
 cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool split, int window, cudaStream_t s,
-                     std::string& err) {
+                     std::string& err, int copies = 1) {
+  if (copies < 1 || (copies > 1 && (window < 2 || window > kMsmMaxWindowWithCopies))) {
+    err = "MSM plan: copies need the window they were made for (2.." + std::to_string(kMsmMaxWindowWithCopies) + ")";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  if (copies > 1 && (uint64_t)msm_copies_used(P::BITS, window, copies) * n >= (1ull << 31)) {
+    err = "MSM plan: copies * points exceeds 2^31 point indices";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
   KernelTrace trace("msm_plan", s);
   plan.n = n;
   plan.n_ones = 0;
@@ -349,18 +389,20 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
   }
   const uint32_t m = plan.n_rest;
   plan.c = window > 0 ? window : msm_window_bits(m, P::BITS);
-  plan.nwin = (P::BITS + 1 + plan.c - 1) / plan.c;
+  plan.scalar_windows = msm_windows(P::BITS, plan.c);
+  plan.copies = msm_copies_used(P::BITS, plan.c, copies);
+  plan.nwin = msm_windows_per_copy(P::BITS, plan.c, copies);
   plan.sentinel = (uint32_t)plan.nwin << (plan.c - 1);
-  plan.total = m * (uint32_t)plan.nwin;
-  if ((uint64_t)m * plan.nwin >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
+  if ((uint64_t)m * plan.scalar_windows >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
+  plan.total = m * (uint32_t)plan.scalar_windows;
   if (m == 0) return CUZK_OK;
   const size_t pair_bytes = (size_t)plan.total * 4;
   CUZK_TRY(plan.keys0.ensure(pair_bytes, err));
   CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
-  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.nwin, plan.keys0.as<uint32_t>(),
-                                                 plan.vals0.as<uint32_t>());
+  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.scalar_windows, plan.nwin, n,
+                                                 plan.keys0.as<uint32_t>(), plan.vals0.as<uint32_t>());
   CUZK_LAUNCHED("msm_digits");
   trace.mark("digits");
   int key_bits = 1;
