@@ -5,13 +5,13 @@
 # non-zero if a target crashed, leaked, timed out on an input or ran out of memory. Each finding is
 # copied to native/tests/regressions/<target>/ (commit it: the fuzz_<target>_replay ctest replays it
 # in every build once the bug is fixed) and reproduced with `BUILD_DIR/native/fuzz/fuzz_<target> <file>`.
-# Env: CUZK_FUZZ_TARGETS="key_open wtns r1cs verify", CLANGXX/CLANG (default clang++-19/clang-19),
+# Env: CUZK_FUZZ_TARGETS="key_open wtns r1cs verify input_json", CLANGXX/CLANG (default clang++-19/clang-19),
 # CUZK_FUZZ_JOBS (build parallelism, default nproc), CUZK_FUZZ_NO_BUILD=1 (run the targets as built).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 seconds=${1:-30}
 build=${2:-build-fuzz}
-targets=${CUZK_FUZZ_TARGETS:-key_open wtns r1cs verify}
+targets=${CUZK_FUZZ_TARGETS:-key_open wtns r1cs verify input_json}
 cxx=${CLANGXX:-clang++-19}
 cc=${CLANG:-clang-19}
 jobs=${CUZK_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}

@@ -1,6 +1,6 @@
 // Seed corpora for the fuzz targets, from the committed fixtures (nothing generated is committed):
 //   node native/fuzz/seeds.mjs <out-dir>
-// writes <out-dir>/<target>/<name> for the targets key_open, wtns, r1cs and verify. Keys and
+// writes <out-dir>/<target>/<name> for the targets key_open, wtns, r1cs, verify and input_json. Keys and
 // constraint systems above 64 KB are left out (larger inputs only slow every execution down);
 // verify's seeds are the fixtures' snarkjs proofs in fuzz_verify.cpp's layout.
 import { mkdirSync, readFileSync, writeFileSync, statSync, existsSync } from "node:fs";
@@ -57,6 +57,7 @@ for (const f of fixtures) {
   copySmall("key_open", `${f.name}-contributed.zkey`, join(f.dir, "contributed.zkey"));
   copySmall("wtns", `${f.name}.wtns`, join(f.dir, "witness.wtns"));
   copySmall("r1cs", `${f.name}.r1cs`, join(f.dir, "circuit.r1cs"));
+  copySmall("input_json", `${f.name}.json`, join(f.dir, "input.json"));
   const vkPath = join(f.dir, "verification_key.json");
   if (!existsSync(vkPath)) continue;
   const { id, n8q } = CURVES[f.curve];
