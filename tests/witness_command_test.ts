@@ -19,8 +19,10 @@ import { test } from "node:test";
 import { WitnessCalculator } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
 import { circuitByName } from "../tools/fixtures/circuits.mjs";
-import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, randomBelow, ROOT, same, WORK } from "./support/witness_fixtures.ts";
+import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, randomBelow, ROOT, same, scratchDir } from "./support/witness_fixtures.ts";
 import type { ManifestEntry } from "./support/witness_fixtures.ts";
+
+const WORK = scratchDir();
 
 /** The executable `cuzk witness compile` left beside the fixture's library. */
 async function executableOf(f: ManifestEntry): Promise<string> {

@@ -19,7 +19,9 @@ import type { CircuitInput } from "../mod.ts";
 import { rewriteCircuitCpp } from "../src/witness/rewrite.ts";
 import { library, needs } from "./support/native.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
-import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, PRIME_OF, randomBelow, randomInput, ROOT, same, WORK } from "./support/witness_fixtures.ts";
+import { allLibraries, CACHE, committed, libraryOf, NODE_MODULES, PRIME_OF, randomBelow, randomInput, ROOT, same, scratchDir } from "./support/witness_fixtures.ts";
+
+const WORK = scratchDir();
 
 test("every committed fixture: the native witness equals the WASM's and the committed witness.wtns, byte for byte", async () => {
   assert.ok(committed.length >= 22, `the manifest lists the committed fixtures (${committed.length})`);

@@ -4,7 +4,7 @@
  * (witness_native_test.ts: the library; witness_command_test.ts: the executable beside it).
  * Libraries are compiled into a content-addressed cache shared by the runtimes of one `npm test`
  * ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first runtime
- * compiles; each test process works in its own temporary folder (WORK), removed at exit.
+ * compiles; each test file works in its own scratch folder (scratchDir), removed after its tests.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,10 +20,21 @@ import { circuitByName } from "../../tools/fixtures/circuits.mjs";
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const NODE_MODULES = join(ROOT, "node_modules");
 export const CACHE = process.env.CUZK_WITNESS_TEST_CACHE ?? join(tmpdir(), "cuzk-witness-test-cache");
-export const WORK = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
-const cleanUp = () => rmSync(WORK, { recursive: true, force: true });
-after(cleanUp);
-process.on("exit", cleanUp); // Deno's node:test does not always run `after` at the top level
+/** The fixtures' libraries and executables: in the cache folder too (kept between runs, like the cache). */
+const LIBRARIES = join(CACHE, "fixtures");
+
+/**
+ * A scratch folder for the calling test file, removed after its tests: call it at the file's top
+ * level (Bun runs several files in one process, sharing this module; Deno's test workers may end
+ * without an exit event, so the hook is the file's own `after`).
+ */
+export function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cuzk-witness-test-"));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  after(remove);
+  process.on("exit", remove);
+  return dir;
+}
 
 export const PRIME_OF: Record<string, "bn128" | "bls12381"> = { bn254: "bn128", bls12_381: "bls12381" };
 
@@ -43,7 +54,7 @@ export function libraryOf(f: ManifestEntry): Promise<string> {
   const key = `${f.curve}/${f.name}`;
   let made = libraries.get(key);
   if (!made) {
-    const dir = join(WORK, f.curve);
+    const dir = join(LIBRARIES, f.curve);
     mkdirSync(dir, { recursive: true });
     const source = join(dir, `${f.name}.circom`);
     writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
