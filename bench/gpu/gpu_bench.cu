@@ -9,8 +9,14 @@
 //   gpu_bench ntt-bench [reps]  BLS12-381 NTT benchmarks only (A/B runs); ntt-one [L]: one of each
 //                          transform, for a profiler
 //   gpu_bench engine [max_log]  the GPU engine on synthetic keys of 2^20..2^max_log constraints,
-//                          with its phase breakdown, B2 on the GPU and on the CPU
+//                          with its phase breakdown: by default, without H copies
+//                          (CUZK_GPU_PRECOMPUTE=0), and with B2 on the CPU
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
+//   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
+//                          (cuda/msm_bases.cuh), BLS12-381 and BN254 at 2^22, 2^24 (2^26
+//                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
+//                          the copies' build time and memory; t = 1 (the chooser) as the baseline;
+//                          every result checked like section msm's; a table at the end
 // Every section prints "RESULT <name> <value> <unit>" lines; run.sh gathers them into a table.
 #include "gpu_check.cuh"
 
@@ -192,9 +198,12 @@ template <class HC>
 void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
   for (uint32_t lg : logs) {
     SyntheticKey<HC> key(lg);
-    for (bool b2_cpu : {false, true}) {
+    // the default (H copies chosen automatically), without copies, and B2 on the CPU
+    for (int variant : {0, 1, 2}) {
+      const bool b2_cpu = variant == 2, no_copies = variant == 1;
       if (b2_cpu && lg > 20) continue;  // the CPU G2 MSM takes seconds beyond this
       setenv("CUZK_GPU_B2", b2_cpu ? "cpu" : "gpu", 1);
+      setenv("CUZK_GPU_PRECOMPUTE", no_copies ? "0" : "auto", 1);
       std::unique_ptr<engine::Engine<HC>> gpu;
       double t0 = now_ms();
       CHECK_OK(make_engine<HC>(g_dev, key.view, cuzk::Progress(), &gpu, err));
@@ -212,7 +221,8 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
         EXPECT(gpu->compute(batch, t, &out, err) == CUZK_OK, "engine: %s", err.c_str());
         if (r) ms.push_back(now_ms() - a);
       }
-      std::string label = std::string("engine ") + name + " 2^" + std::to_string(lg) + (b2_cpu ? " B2 on CPU" : "");
+      std::string label = std::string("engine ") + name + " 2^" + std::to_string(lg) + (b2_cpu ? " B2 on CPU" : "") +
+                          (no_copies ? " no H copies" : "");
       std::printf("%s: %.2f ms/proof (engine setup %.0f ms); phases ms:", label.c_str(), median(ms), setup);
       static const char* names[] = {"parse", "wcheck", "abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c",
                                     "msm_h", "batch_add", "upload", "download"};
@@ -225,6 +235,7 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
     }
   }
   unsetenv("CUZK_GPU_B2");
+  unsetenv("CUZK_GPU_PRECOMPUTE");
 }
 
 void section_engine(int max_log) {
@@ -264,15 +275,150 @@ void section_fixed_base() {
   fixed_base_bench<curve::Bls12381, 2>("bls12_381 g2");
 }
 
+// ---------------------------------------------------------------------------------------------
+// msm-precompute: the key-point copies of cuda/msm_bases.cuh
+// ---------------------------------------------------------------------------------------------
+struct PrecomputeRow {
+  std::string group;
+  int lg, copies, c;
+  double ms, build_ms, gib;
+};
+
+// Per copy count of one group and size, the best window: "TABLE" lines.
+void print_precompute_table(const std::vector<PrecomputeRow>& rows, const std::string& group, int lg) {
+  std::printf("TABLE %-14s %5s %6s %4s %10s %8s %10s %8s\n", "group", "size", "copies", "c", "median ms", "vs t=1",
+              "build ms", "GiB");
+  double base = 0;
+  for (const PrecomputeRow& r : rows)
+    if (r.group == group && r.lg == lg && r.copies == 1) base = r.ms;
+  for (const PrecomputeRow& r : rows) {
+    if (r.group != group || r.lg != lg) continue;
+    bool best = true;
+    for (const PrecomputeRow& o : rows)
+      if (o.group == group && o.lg == lg && o.copies == r.copies && o.ms < r.ms) best = false;
+    if (best)
+      std::printf("TABLE %-14s %5s %6d %4d %10.2f %8.3f %10.0f %8.2f\n", group.c_str(), ("2^" + std::to_string(lg)).c_str(),
+                  r.copies, r.c, r.ms, r.ms / base, r.build_ms, r.gib);
+  }
+  std::fflush(stdout);
+}
+
+template <class HC>
+void precompute_bench(const char* name, const std::vector<int>& logs, std::vector<PrecomputeRow>& rows) {
+  using A = typename Group<HC, 1>::Affine;
+  using X = typename Group<HC, 1>::Xyzz;
+  using Fr = typename HC::Fr;
+  constexpr int bits = Fr::Params::BITS;
+  const int max_log = *std::max_element(logs.begin(), logs.end());
+  const size_t nmax = (size_t)1 << max_log;
+  const uint64_t k0 = 0x123456789ull;
+  DevArray<A> pts(nmax);
+  {
+    A g;
+    std::memcpy(&g, &Gen<HC, 1>::g(), sizeof g);
+    gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+  auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
+  DevArray<uint8_t> ds(nmax * 32);
+  ds.upload(sc.data());
+  const uint32_t* scalars = reinterpret_cast<const uint32_t*>(ds.p);
+  MsmBases bases;
+  for (int lg : logs) {
+    const size_t n = (size_t)1 << lg;
+    const auto expect = dlog_reference<HC, 1>(sc, n, k0);
+    const int reps = lg >= 24 ? 5 : 7;
+    // medians of reps timed runs after a warm-up, each result checked
+    auto time = [&](auto&& msm, const char* what) {
+      std::vector<double> ms;
+      bool ok = true;
+      for (int r = 0; r <= reps; r++) {
+        CHECK_CUDA(cudaDeviceSynchronize());
+        double a = now_ms();
+        auto got = msm();
+        double b = now_ms();
+        if (r > 0) ms.push_back(b - a);
+        ok &= got.equals(expect);
+      }
+      EXPECT(ok, "msm-precompute %s 2^%d %s: wrong sum", name, lg, what);
+      return median(ms);
+    };
+    const double base = time([&] { return gpu_msm<HC, 1>(pts.p, scalars, n, true, 0); }, "t=1");
+    const int base_c = g_dev->plan.c;
+    std::printf("msm-pre %s 2^%d t=1 c=%d (chooser): %.2f ms\n", name, lg, base_c, base);
+    result(std::string("msm-pre ") + name + " 2^" + std::to_string(lg) + " t=1 c=" + std::to_string(base_c), base, "ms");
+    rows.push_back({name, lg, 1, base_c, base, 0, 0});
+    if (lg == 24) {  // where the time goes
+      g_kernel_trace = true;
+      gpu_msm<HC, 1>(pts.p, scalars, n, true, 0);
+      g_kernel_trace = false;
+    }
+    std::vector<std::pair<int, int>> seen;
+    for (int t : {2, 3, 4, 6, 0}) {  // 0: one window per copy
+      if (lg >= 26 && (t == 3 || t == 6)) continue;  // each build takes seconds there
+      const int chosen = msm_window_bits(n, bits, t ? t : 64);
+      std::vector<int> windows = {chosen};
+      if (lg < 26) windows = {chosen - 1, chosen, chosen + 1, chosen + 2};
+      for (int c : windows) {
+        if (c < 12 || c > kMsmMaxWindowWithCopies) continue;
+        const int copies = msm_copies_used(bits, c, t ? t : msm_windows(bits, c));
+        if (std::find(seen.begin(), seen.end(), std::make_pair(copies, c)) != seen.end()) continue;
+        seen.push_back({copies, c});
+        const double gib = (double)copies * n * sizeof(A) / 1073741824.0;
+        bases.points.release();
+        size_t free_b = 0, total_b = 0;
+        CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        // the copies, the build's scratch, the plan's pairs (16 bytes each) and a margin
+        const double need = gib + (double)(n * 16ull * msm_windows(bits, c) + (1ull << 31) + (4ull << 30)) / 1073741824.0;
+        if (need > free_b / 1073741824.0) {
+          std::printf("msm-pre %s 2^%d t=%d c=%d: skipped, needs ~%.1f GiB, %.1f free\n", name, lg, copies, c, need,
+                      free_b / 1073741824.0);
+          continue;
+        }
+        double a = now_ms();
+        CHECK_OK((msm_bases_build<HC, 1>(bases, pts.p, (uint32_t)n, copies, c, g_dev->stream, err)));
+        const double build = now_ms() - a;
+        std::string what = "t=" + std::to_string(copies) + " c=" + std::to_string(c);
+        const double ms = time([&] { return gpu_msm_copies<HC, 1>(bases, scalars, n, true); }, what.c_str());
+        std::printf("msm-pre %s 2^%d %s: %.2f ms (%.3f of t=1), copies %.2f GiB built in %.0f ms\n", name, lg,
+                    what.c_str(), ms, ms / base, gib, build);
+        const std::string label = std::string(" ") + name + " 2^" + std::to_string(lg) + " " + what;
+        result("msm-pre" + label, ms, "ms");
+        result("msm-pre-build" + label, build, "ms");
+        result("msm-pre-mem" + label, gib, "GiB");
+        rows.push_back({name, lg, copies, c, ms, build, gib});
+        if (lg == 24 && t == 0 && c == chosen) {
+          g_kernel_trace = true;
+          gpu_msm_copies<HC, 1>(bases, scalars, n, true);
+          g_kernel_trace = false;
+        }
+      }
+    }
+    bases.points.release();
+    print_precompute_table(rows, name, lg);
+  }
+}
+
+void section_msm_precompute(int max_log) {
+  std::vector<PrecomputeRow> rows;
+  std::vector<int> logs;
+  for (int l : {22, 24})
+    if (l <= max_log) logs.push_back(l);
+  if (msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", logs, rows);
+  if (msm_selected("bn254 G1")) precompute_bench<curve::Bn254>("bn254 G1", logs, rows);
+  if (max_log >= 26 && msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", {26}, rows);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
-  const char* sections[] = {"msm", "ntt", "ntt-bench", "ntt-one", "engine", "fixed-base"};
+  const char* sections[] = {"msm", "ntt", "ntt-bench", "ntt-one", "engine", "fixed-base", "msm-precompute"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
-    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|fixed-base [arg]; the GPU "
+    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|fixed-base|msm-precompute [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -282,6 +428,7 @@ int main(int argc, char** argv) {
     else if (section == "ntt-bench") section_ntt_bench(arg >= 0 ? arg : 11);
     else if (section == "ntt-one") section_ntt_one(arg >= 0 ? (uint32_t)arg : 27);
     else if (section == "engine") section_engine(arg >= 0 ? arg : 22);
+    else if (section == "msm-precompute") section_msm_precompute(arg >= 0 ? arg : 24);
     else section_fixed_base();
   });
 }

@@ -301,8 +301,8 @@ inline int msm_copies_used(int bits, int c, int copies) {
   const int v = msm_windows_per_copy(bits, c, copies);
   return (msm_windows(bits, c) + v - 1) / v;
 }
-// Largest window for which copies help: beyond it, 2^(c-1) buckets per window cost more to clear
-// and reduce than the digits saved (and the buckets' memory grows with it).
+// The largest window with copies (their buckets, 2^(c-1) per reduced window, take 1.6 GiB at
+// 24 bits on BLS12-381 G1; without copies the chooser stops at 22, as measured in #4).
 constexpr int kMsmMaxWindowWithCopies = 24;
 
 // Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per

@@ -18,6 +18,7 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device.cuh"
+#include "cuda/msm_bases.cuh"
 #include "cuzk.h"
 #include "curve/ops.hpp"
 #include "engine/engine.hpp"
@@ -319,6 +320,70 @@ typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_
                                      g_dev->msm, g_dev->stream, &out, err)));
   return out;
 }
+
+// One MSM on g_dev over precomputed copies of the points (the window and copy count theirs).
+template <class HC, int G>
+typename Group<HC, G>::HostXyzz gpu_msm_copies(const cuda::MsmBases& bases, const uint32_t* d_scalars, size_t n,
+                                               bool split) {
+  typename Group<HC, G>::HostXyzz out;
+  CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, d_scalars, (uint32_t)n, split, bases.c, g_dev->stream,
+                                                    err, bases.copies)));
+  EXPECT(bases.serves(g_dev->plan), "copies made for window %d x %d, plan window %d x %d", bases.c, bases.copies,
+         g_dev->plan.c, g_dev->plan.copies);
+  CHECK_OK((cuda::msm_execute<HC, G>(g_dev->plan, bases.as<typename Group<HC, G>::Affine>(), g_dev->msm, g_dev->stream,
+                                     &out, err)));
+  return out;
+}
+
+// 64 base points with known discrete logs, and point sets over them: the i-th point one of the 64
+// (many repeats), at infinity where i % 37 == 5 (n > 3), point 2 equal to point 0.
+template <class HC, int G>
+struct KnownPoints {
+  using Fr = typename HC::Fr;
+  using HA = typename Group<HC, G>::HostAffine;
+  static constexpr size_t K = 64;
+  std::vector<Fr> klog = std::vector<Fr>(K);
+  std::vector<HA> base = std::vector<HA>(K);
+  KnownPoints() {
+    par_for(K, [&](size_t j) {
+      std::mt19937_64 r2(1000 + j);
+      uint64_t w[4];
+      for (auto& x : w) x = r2();
+      w[3] >>= 3;
+      klog[j] = Fr::from_raw(w).to_mont();
+      uint64_t lim[4];
+      klog[j].to_std_limbs(lim);
+      base[j] = curve::scalar_mul(Gen<HC, G>::g(), lim, 4).to_affine();
+    });
+  }
+  // n points and their discrete logs (0 at infinity).
+  void fill(size_t n, std::vector<HA>& pts, std::vector<Fr>& ks) const {
+    pts.resize(n);
+    ks.resize(n);
+    par_for(n, [&](size_t i) {
+      size_t j = (size_t)((i * 0x9E3779B97F4A7C15ull + (uint64_t)n) >> 58) % K;  // any base, many repeats
+      bool inf = n > 3 && i % 37 == 5;
+      pts[i] = inf ? HA::infinity() : base[j];
+      ks[i] = inf ? Fr::zero() : klog[j];
+    });
+    if (n >= 3) { pts[2] = pts[0]; ks[2] = ks[0]; }  // a repeated point
+  }
+  // On 2 points: P and -P with equal scalars (they cancel); on 3: scalars r-1 and 1 first.
+  static void edge_cases(std::vector<HA>& pts, std::vector<Fr>& ks, std::vector<uint8_t>& sc) {
+    if (pts.size() == 2) {
+      pts[1] = -pts[0];
+      ks[1] = -ks[0];
+      std::memcpy(&sc[32], &sc[0], 32);
+    }
+    if (pts.size() == 3) {
+      uint64_t* w = reinterpret_cast<uint64_t*>(&sc[0]);
+      for (int k = 0; k < 4; k++) w[k] = Fr::Params::MODULUS[k];
+      w[0] -= 1;
+      std::memset(&sc[32], 0, 32);
+      sc[32] = 1;
+    }
+  }
+};
 
 // A synthetic key of 2^log_n constraints for the engines: points (77+i)*G1 and (99+i)*G2 made on
 // the GPU, 2 A terms and 1 B term per row, 90 % of the witness 0 or 1.

@@ -16,21 +16,10 @@ void msm_check(const char* name) {
   using Fr = typename HC::Fr;
   using HA = typename Group<HC, G>::HostAffine;
   using HF = typename Gen<HC, G>::HostField;
-  std::mt19937_64 rng(7 + G);
-  // 64 base points with known discrete logs
-  const size_t K = 64;
-  std::vector<Fr> klog(K);
-  std::vector<HA> base(K);
-  par_for(K, [&](size_t j) {
-    std::mt19937_64 r2(1000 + j);
-    uint64_t w[4];
-    for (auto& x : w) x = r2();
-    w[3] >>= 3;
-    klog[j] = Fr::from_raw(w).to_mont();
-    uint64_t lim[4];
-    klog[j].to_std_limbs(lim);
-    base[j] = curve::scalar_mul(Gen<HC, G>::g(), lim, 4).to_affine();
-  });
+  const KnownPoints<HC, G> known;
+  const size_t K = known.K;
+  const std::vector<Fr>& klog = known.klog;
+  const std::vector<HA>& base = known.base;
   // sizes the issue names; MSM_CHECK_MAX_LOG (default 24) bounds them for quick runs
   const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
   const int max_log = max_env ? std::atoi(max_env) : 24;
@@ -38,28 +27,11 @@ void msm_check(const char* name) {
   for (int lg : {20, 24})
     if (lg <= max_log) sizes.push_back((size_t)1 << lg);
   for (size_t n : sizes) {
-    std::vector<HA> pts(n);
-    std::vector<Fr> ks(n);
-    par_for(n, [&](size_t i) {
-      size_t j = (size_t)((i * 0x9E3779B97F4A7C15ull + (uint64_t)n) >> 58) % K;  // any base, many repeats
-      bool inf = n > 3 && i % 37 == 5;
-      pts[i] = inf ? HA::infinity() : base[j];
-      ks[i] = inf ? Fr::zero() : klog[j];
-    });
-    if (n >= 3) { pts[2] = pts[0]; ks[2] = ks[0]; }  // a repeated point
+    std::vector<HA> pts;
+    std::vector<Fr> ks;
+    known.fill(n, pts, ks);
     auto sc = random_scalars<Fr>(n, 99 + n, n >= 1000 ? 0.3 : 0.0);
-    if (n == 2) {  // P and -P with equal scalars: cancel
-      pts[1] = -pts[0];
-      ks[1] = -ks[0];
-      std::memcpy(&sc[32], &sc[0], 32);
-    }
-    if (n == 3) {  // scalar r-1 and 1
-      uint64_t* w = reinterpret_cast<uint64_t*>(&sc[0]);
-      for (int k = 0; k < 4; k++) w[k] = Fr::Params::MODULUS[k];
-      w[0] -= 1;
-      std::memset(&sc[32], 0, 32);
-      sc[32] = 1;
-    }
+    known.edge_cases(pts, ks, sc);
     auto expect = dlog_reference<HC, G>(sc, n, 0, &ks);
     DevArray<HA> dp(n);
     DevArray<uint8_t> ds(n * 32);

@@ -1,0 +1,104 @@
+// MSMs over precomputed copies of the points (cuda/msm_bases.cuh) against the discrete-log
+// reference, in all four groups: copy counts 2, 3, 4 and the most the window can use (one window
+// per copy), windows 3, 8, 13, 20 and the chooser's; n in {1, 2, 3, 1000, 2^16+1, 2^20 (G1)} with
+// points at infinity, repeated points, P and -P, scalars 0, 1 and r-1; scalar sets random (30 %
+// 0/1 from n = 1000), all equal, and 99 % 0/1; with and without the 0/1 split. Also: a copies
+// plan without its window, and copies for a window out of range, are refused.
+// MSM_CHECK_MAX_LOG (default 24) below 20 drops 2^20; MSM_ONLY picks groups by name.
+#include "gpu_check.cuh"
+
+using namespace cuzk;
+using namespace cuzk::gpu_check;
+
+namespace {
+
+template <class HC, int G>
+void copies_check(const char* name) {
+  using Fr = typename HC::Fr;
+  using HA = typename Group<HC, G>::HostAffine;
+  constexpr int bits = Fr::Params::BITS;
+  const KnownPoints<HC, G> known;
+  const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
+  const int max_log = max_env ? std::atoi(max_env) : 24;
+  std::vector<size_t> sizes = {1, 2, 3, 1000, (size_t)(1 << 16) + 1};
+  if (G == 1 && max_log >= 20) sizes.push_back((size_t)1 << 20);
+  cuzk::cuda::MsmBases bases;
+  for (size_t n : sizes) {
+    std::vector<HA> pts;
+    std::vector<Fr> ks;
+    known.fill(n, pts, ks);
+    // the scalar sets: each with its expected sum and its device copy
+    struct Set {
+      const char* what;
+      std::vector<uint8_t> sc;
+    };
+    std::vector<Set> sets;
+    sets.push_back({"random", random_scalars<Fr>(n, 99 + n, n >= 1000 ? 0.3 : 0.0)});
+    known.edge_cases(pts, ks, sets[0].sc);
+    if (n >= 1000) {
+      Set equal{"all equal", std::vector<uint8_t>(n * 32)};
+      const uint64_t value[4] = {0x0123456789abcdefull, 0xfedcba9876543210ull, 0x0f1e2d3c4b5a6978ull, 0x0badc0ffeeull};
+      for (size_t i = 0; i < n; i++) std::memcpy(&equal.sc[i * 32], value, 32);
+      sets.push_back(std::move(equal));
+      sets.push_back({"99% 0/1", random_scalars<Fr>(n, 7 + n, 0.99)});
+    }
+    DevArray<HA> dp(n);
+    dp.upload(pts.data());
+    std::vector<typename Group<HC, G>::HostXyzz> expect;
+    std::vector<std::unique_ptr<DevArray<uint8_t>>> ds;
+    for (const Set& set : sets) {
+      expect.push_back(dlog_reference<HC, G>(set.sc, n, 0, &ks));
+      ds.push_back(std::make_unique<DevArray<uint8_t>>(n * 32));
+      ds.back()->upload(set.sc.data());
+    }
+    const bool big = n >= (1u << 20);
+    int bad = 0, runs = 0;
+    for (int window : {0, 3, 8, 13, 20}) {
+      if (big && window != 0 && window != 20) continue;
+      for (int t : {2, 3, 4, 0}) {  // 0: one window per copy
+        const int c = window ? window : cuzk::cuda::msm_window_bits(n, bits, t ? t : 64);
+        const int copies = t ? t : cuzk::cuda::msm_windows(bits, c);
+        CHECK_OK((cuzk::cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p),
+                                               (uint32_t)n, copies, c, g_dev->stream, err)));
+        for (size_t k = 0; k < sets.size(); k++)
+          for (bool split : {true, false}) {
+            if (big && !split) continue;
+            auto got = gpu_msm_copies<HC, G>(bases, reinterpret_cast<const uint32_t*>(ds[k]->p), n, split);
+            runs++;
+            if (!got.equals(expect[k])) {
+              bad++;
+              std::printf("  %s n=%zu %s window=%d copies=%d split=%d: wrong\n", name, n, sets[k].what, c,
+                          bases.copies, split);
+            }
+          }
+      }
+    }
+    EXPECT(bad == 0, "%s n=%zu: %d of %d MSMs over copies wrong", name, n, bad, runs);
+    std::printf("msm-copies %s n=%zu: %d/%d MSMs over copies right\n", name, n, runs - bad, runs);
+  }
+  // refused: copies without their window; a window the copies do not take
+  {
+    DevArray<uint8_t> ds(32 * 4);
+    CHECK_CUDA(cudaMemset(ds.p, 0, 32 * 4));
+    std::string err;
+    EXPECT(cuzk::cuda::msm_plan<typename Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p), 4, true, 0,
+                                               g_dev->stream, err, 3) == CUZK_ERR_INVALID_ARGUMENT,
+           "%s: a copies plan without its window was accepted", name);
+    DevArray<HA> dp(4);
+    EXPECT((cuzk::cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p), 4, 2,
+                                         cuzk::cuda::kMsmMaxWindowWithCopies + 1, g_dev->stream, err)) ==
+               CUZK_ERR_INVALID_ARGUMENT,
+           "%s: copies for window %d were made", name, cuzk::cuda::kMsmMaxWindowWithCopies + 1);
+  }
+}
+
+}  // namespace
+
+GPU_TEST(msm_copies) {
+  return run_on_gpu0("msm-copies", [] {
+    if (msm_selected("bn254 G1")) copies_check<curve::Bn254, 1>("bn254 G1");
+    if (msm_selected("bls12-381 G1")) copies_check<curve::Bls12381, 1>("bls12-381 G1");
+    if (msm_selected("bn254 G2")) copies_check<curve::Bn254, 2>("bn254 G2");
+    if (msm_selected("bls12-381 G2")) copies_check<curve::Bls12381, 2>("bls12-381 G2");
+  });
+}
