@@ -335,6 +335,17 @@ typename Group<HC, G>::HostXyzz gpu_msm_copies(const cuda::MsmBases& bases, cons
   return out;
 }
 
+// The MSM checks' sizes: 1, 2, 3, 1000, 2^16+1 and 2^lg for the large logs up to
+// MSM_CHECK_MAX_LOG (default 24; lower for quick runs).
+inline std::vector<size_t> msm_check_sizes(const std::vector<int>& large_logs) {
+  const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
+  const int max_log = max_env ? std::atoi(max_env) : 24;
+  std::vector<size_t> sizes = {1, 2, 3, 1000, (size_t)(1 << 16) + 1};
+  for (int lg : large_logs)
+    if (lg <= max_log) sizes.push_back((size_t)1 << lg);
+  return sizes;
+}
+
 // 64 base points with known discrete logs, and point sets over them: the i-th point one of the 64
 // (many repeats), at infinity where i % 37 == 5 (n > 3), point 2 equal to point 0.
 template <class HC, int G>

@@ -18,12 +18,8 @@ void copies_check(const char* name) {
   using HA = typename Group<HC, G>::HostAffine;
   constexpr int bits = Fr::Params::BITS;
   const KnownPoints<HC, G> known;
-  const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
-  const int max_log = max_env ? std::atoi(max_env) : 24;
-  std::vector<size_t> sizes = {1, 2, 3, 1000, (size_t)(1 << 16) + 1};
-  if (G == 1 && max_log >= 20) sizes.push_back((size_t)1 << 20);
   cuzk::cuda::MsmBases bases;
-  for (size_t n : sizes) {
+  for (size_t n : msm_check_sizes(G == 1 ? std::vector<int>{20} : std::vector<int>{})) {
     std::vector<HA> pts;
     std::vector<Fr> ks;
     known.fill(n, pts, ks);

@@ -20,13 +20,7 @@ void msm_check(const char* name) {
   const size_t K = known.K;
   const std::vector<Fr>& klog = known.klog;
   const std::vector<HA>& base = known.base;
-  // sizes the issue names; MSM_CHECK_MAX_LOG (default 24) bounds them for quick runs
-  const char* max_env = std::getenv("MSM_CHECK_MAX_LOG");
-  const int max_log = max_env ? std::atoi(max_env) : 24;
-  std::vector<size_t> sizes = {1, 2, 3, 1000, (size_t)(1 << 16) + 1};
-  for (int lg : {20, 24})
-    if (lg <= max_log) sizes.push_back((size_t)1 << lg);
-  for (size_t n : sizes) {
+  for (size_t n : msm_check_sizes({20, 24})) {  // the sizes the issue names
     std::vector<HA> pts;
     std::vector<Fr> ks;
     known.fill(n, pts, ks);
