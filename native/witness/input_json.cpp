@@ -262,50 +262,42 @@ class Parser {
     if (depth >= kMaxInputDepth) fail("values nested too deep");
   }
 
+  // A bracketed, comma-separated list, at its opening bracket: item() parses each element.
+  template <class Item>
+  void list(char close, const char* what, Item item) {
+    at_++;
+    space();
+    if (peek() == close) {
+      at_++;
+      return;
+    }
+    for (;;) {
+      item();
+      space();
+      if (peek() != ',') break;
+      at_++;
+      space();
+    }
+    expect(close, what);
+  }
+
+  // An object, at its `{`: value(key) parses each member's value after its key and colon.
+  template <class Value>
+  void object(Value value) {
+    list('}', "expected , or } in an object", [&] {
+      const Leaf key = string_token();
+      space();
+      expect(':', "expected : after a key");
+      value(key);
+    });
+  }
+
   // Any value, checked and dropped.
   void skip_value(size_t depth) {
     deeper(depth);
     space();
-    if (peek() == '[') {
-      at_++;
-      space();
-      if (peek() == ']') {
-        at_++;
-        return;
-      }
-      for (;;) {
-        skip_value(depth + 1);
-        space();
-        if (peek() == ',') {
-          at_++;
-          continue;
-        }
-        expect(']', "expected , or ] in an array");
-        return;
-      }
-    }
-    if (peek() == '{') {
-      at_++;
-      space();
-      if (peek() == '}') {
-        at_++;
-        return;
-      }
-      for (;;) {
-        space();
-        string_token();
-        space();
-        expect(':', "expected : after a key");
-        skip_value(depth + 1);
-        space();
-        if (peek() == ',') {
-          at_++;
-          continue;
-        }
-        expect('}', "expected , or } in an object");
-        return;
-      }
-    }
+    if (peek() == '[') return list(']', "expected , or ] in an array", [&] { skip_value(depth + 1); });
+    if (peek() == '{') return object([&](const Leaf&) { skip_value(depth + 1); });
     scalar(depth);
   }
 
@@ -313,44 +305,16 @@ class Parser {
   void flatten(Member& m, size_t depth) {
     deeper(depth);
     space();
-    if (peek() != '[') {
-      const Leaf leaf = scalar(depth);
-      if (m.count++ < m.cap) m.leaves.push_back(leaf);
-      return;
-    }
-    at_++;
-    space();
-    if (peek() == ']') {
-      at_++;
-      return;
-    }
-    for (;;) {
-      flatten(m, depth + 1);
-      space();
-      if (peek() == ',') {
-        at_++;
-        continue;
-      }
-      expect(']', "expected , or ] in an array");
-      return;
-    }
+    if (peek() == '[') return list(']', "expected , or ] in an array", [&] { flatten(m, depth + 1); });
+    const Leaf leaf = scalar(depth);
+    if (m.count++ < m.cap) m.leaves.push_back(leaf);
   }
 
   template <class CapOf>
   void top_object(std::vector<Member>& members, CapOf cap_of) {
-    expect('{', "expected {");
     std::unordered_map<std::u16string, size_t> index;
-    space();
-    if (peek() == '}') {
-      at_++;
-      return;
-    }
-    for (;;) {
-      space();
-      const Leaf key = string_token();
+    object([&](const Leaf& key) {
       std::u16string name = decode(key.at, key.length);
-      space();
-      expect(':', "expected : after a key");
       auto [found, fresh] = index.emplace(name, members.size());
       if (fresh) members.push_back(Member{std::move(name), {}, 0, 0});
       Member& m = members[found->second];
@@ -358,14 +322,7 @@ class Parser {
       m.count = 0;
       m.cap = cap_of(m.name);
       flatten(m, 1);
-      space();
-      if (peek() == ',') {
-        at_++;
-        continue;
-      }
-      expect('}', "expected , or } in an object");
-      return;
-    }
+    });
   }
 
   const char* begin_;
