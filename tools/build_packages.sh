@@ -122,6 +122,10 @@ main_package() {
   # needs neither a lib setting nor Node's types.
   grep -rl --include='*.d.ts' 'Symbol\.dispose' "$dir" | xargs -r sed -i '1i /// <reference lib="esnext.disposable" />'
   cp README.md LICENSE "$dir/"
+  # The native sources `cuzk witness compile` builds a circuit's witness from (its list).
+  node_modules/.bin/deno eval 'import { WITNESS_BUILD_FILES } from "./src/witness/compile.ts"; console.log(WITNESS_BUILD_FILES.join("\n"))' |
+    while read -r f; do mkdir -p "$dir/native/$(dirname "$f")" && cp "native/$f" "$dir/native/$f"; done
+  [[ -f "$dir/native/witness/entry.cpp" ]] || { echo "build_packages: the witness sources were not copied" >&2; exit 1; }
   # The published manifest: the repository's, less what only a checkout uses (scripts, the
   # service's typebox, dev tools), pointing at the compiled files, the platform packages optional.
   "$node" --input-type=commonjs - "$root/package.json" "$dir/package.json" <<'EOF'
@@ -145,7 +149,7 @@ const manifest = {
   },
   types: "./mod.d.ts",
   bin: { cuzk: "./bin/cuzk.js" },
-  files: ["mod.js", "mod.d.ts", "cli.js", "cli.d.ts", "cli/", "src/", "bin/", "README.md", "LICENSE"],
+  files: ["mod.js", "mod.d.ts", "cli.js", "cli.d.ts", "cli/", "src/", "bin/", "native/", "README.md", "LICENSE"],
   dependencies: Object.fromEntries(runtimeDependencies.map((name) => [name, repo.dependencies[name]])),
   optionalDependencies: { "cuzk-linux-x64": repo.version, "cuzk-linux-x64-cuda": repo.version },
 };

