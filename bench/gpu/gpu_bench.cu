@@ -8,12 +8,13 @@
 //   gpu_bench ntt          NTT benchmarks, both curves (2^24, 2^27)
 //   gpu_bench ntt-bench [reps]  BLS12-381 NTT benchmarks only (A/B runs); ntt-one [L]: one of each
 //                          transform, for a profiler
-//   gpu_bench engine [max_log]  the GPU engine on synthetic keys of 2^20..2^max_log constraints,
+//   gpu_bench engine [max_log]  the GPU engine on synthetic keys of 2^20, 2^22, 2^24, 2^25 constraints
+//                          up to 2^max_log,
 //                          with its phase breakdown: by default, without H copies
 //                          (CUZK_GPU_PRECOMPUTE=0), and with B2 on the CPU
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
-//                          (cuda/msm_bases.cuh), BLS12-381 and BN254 at 2^22, 2^24 (2^26
+//                          (cuda/msm_bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
 //                          the copies' build time and memory; t = 1 (the chooser) as the baseline;
 //                          every result checked like section msm's; a table at the end
@@ -240,7 +241,7 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
 
 void section_engine(int max_log) {
   std::vector<uint32_t> logs;
-  for (uint32_t l : {20u, 22u, 24u})
+  for (uint32_t l : {20u, 22u, 24u, 25u})
     if ((int)l <= max_log) logs.push_back(l);
   engine_bench<curve::Bls12381>("bls12-381", logs);
   engine_bench<curve::Bn254>("bn254", logs);
@@ -403,7 +404,7 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
 void section_msm_precompute(int max_log) {
   std::vector<PrecomputeRow> rows;
   std::vector<int> logs;
-  for (int l : {22, 24})
+  for (int l : {20, 22, 24})
     if (l <= max_log) logs.push_back(l);
   if (msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", logs, rows);
   if (msm_selected("bn254 G1")) precompute_bench<curve::Bn254>("bn254 G1", logs, rows);

@@ -9,7 +9,7 @@
 #              (GPU sums = CPU sums at 2^16: H copies auto, and forced to 3); e2e with copies forced
 #              (CUZK_GPU_PRECOMPUTE=4) and by default (every fixture byte-identical to the CPU)
 #     bench    gpu_bench msm-precompute ${PRE_MAX_LOG:-26}: the table last
-#     engine   gpu_bench engine ${ENGINE_MAX_LOG:-24}: proofs with and without the H copies
+#     engine   gpu_bench engine ${ENGINE_MAX_LOG:-25}: proofs with and without the H copies
 #     digests  the fixtures' CUDA proof digests with copies forced, against .gpu/baseline-digests.txt
 # Logs under $OUT.
 set -u
@@ -43,7 +43,7 @@ bench)
   grep "^TABLE" "$OUT/bench-precompute.txt" ;;
 engine)
   start=$(date +%s)
-  CUZK_KERNEL_TRACE=0 timeout ${ENGINE_TIMEOUT:-400} build-h17/gpu_bench engine ${ENGINE_MAX_LOG:-24} > "$OUT/bench-engine.txt" 2>&1
+  env -u CUZK_KERNEL_TRACE timeout ${ENGINE_TIMEOUT:-400} build-h17/gpu_bench engine ${ENGINE_MAX_LOG:-25} > "$OUT/bench-engine.txt" 2>&1
   echo "gpu_bench engine exit $? in $(( $(date +%s) - start )) s"
   grep -E "^FAIL|ms/proof" "$OUT/bench-engine.txt" ;;
 digests)

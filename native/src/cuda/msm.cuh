@@ -23,6 +23,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "cuda/curves.cuh"
@@ -305,6 +306,11 @@ inline int msm_copies_used(int bits, int c, int copies) {
 // 24 bits on BLS12-381 G1; without copies the chooser stops at 22, as measured in #4).
 constexpr int kMsmMaxWindowWithCopies = 24;
 
+// Below this many buckets in all, the reduction kernels run too few threads to fill the GPU and
+// their time stops falling with the count (H200, one window per copy at 2^22: c = 22 27.8 ms,
+// c = 20 29.0): with copies the chooser prices at least this many.
+constexpr double kMsmReductionFloorBuckets = double(1u << 20);
+
 // Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
 // window of the scalar) plus the bucket reduction (~3 additions per bucket per reduced window:
 // with copies, per window of one copy).
@@ -317,8 +323,9 @@ inline int msm_window_bits(size_t m, int bits, int copies = 1) {
     // and 21 ran 2-5x slower than 16, 19 and 20 at 2^22-2^24 on BLS12-381): skip such sizes.
     int top_bits = bits + 1 - (nwin - 1) * c;
     if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
-    const int reduced = msm_windows_per_copy(bits, c, copies);
-    double cost = (double)m * nwin + 3.0 * reduced * (double)(1u << (c - 1));
+    double buckets = (double)msm_windows_per_copy(bits, c, copies) * (double)(1u << (c - 1));
+    if (copies > 1) buckets = std::max(buckets, kMsmReductionFloorBuckets);
+    double cost = (double)m * nwin + 3.0 * buckets;
     if (cost < best_cost) { best_cost = cost; best = c; }
   }
   return best;
