@@ -15,8 +15,9 @@
 set -u
 OUT=${OUT:-/tmp/precompute-out}
 mkdir -p build-h17 "$OUT"
+# unpacked every time: a warm GPU host keeps build-h17/ from an earlier run's binaries
 for b in gpu_tests gpu_bench; do
-  [ -x build-h17/$b ] || { xz -dc .gpu/h17-$b.xz > build-h17/$b && chmod +x build-h17/$b; } || exit 2
+  [ ! -f .gpu/h17-$b.xz ] || { xz -dc .gpu/h17-$b.xz > build-h17/$b && chmod +x build-h17/$b; } || exit 2
 done
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 gpu_test() {  # gpu_test <log name> <test> [VAR=value ...]
@@ -48,7 +49,7 @@ engine)
   grep -E "^FAIL|ms/proof" "$OUT/bench-engine.txt" ;;
 digests)
   mkdir -p build-h17/lib
-  [ -f build-h17/lib/libcuzk.so ] || xz -dc .gpu/h17-libcuzk.so.xz > build-h17/lib/libcuzk.so
+  xz -dc .gpu/h17-libcuzk.so.xz > build-h17/lib/libcuzk.so || exit 2
   cc -O2 -o /tmp/pd tools/proof_digest/proof_digest.c -ldl
   dirs=$(ls -d tests/fixtures/*/*/ | sed 's:/$::')
   CUZK_GPU_PRECOMPUTE=4 /tmp/pd $PWD/build-h17/lib/libcuzk.so cuda $dirs > "$OUT/digests-cuda-copies4.txt"
