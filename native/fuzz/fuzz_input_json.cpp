@@ -20,15 +20,12 @@ std::ostream& cuzk::witness::log() { return std::cerr; }
 
 namespace {
 
-uint64_t fnv1a64(const char* name) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (; *name; name++) hash = (hash ^ (unsigned char)*name) * 0x100000001b3ULL;
-  return hash;
-}
+// The hash input_json gives an ASCII name.
+uint64_t hash_of(const char* name) { return cuzk::witness::fnv1a64(std::u16string(name, name + std::strlen(name))); }
 
 const std::unordered_map<uint64_t, uint64_t>& sizes() {
   static const std::unordered_map<uint64_t, uint64_t> table = {
-      {fnv1a64("x"), 1}, {fnv1a64("w"), 1}, {fnv1a64("a"), 1}, {fnv1a64("b"), 1}, {fnv1a64("v"), 15}, {fnv1a64("y"), 1},
+      {hash_of("x"), 1}, {hash_of("w"), 1}, {hash_of("a"), 1}, {hash_of("b"), 1}, {hash_of("v"), 15}, {hash_of("y"), 1},
   };
   return table;
 }
@@ -71,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The same values again, written as hex strings under names with the same hashes (the table's).
   static const char* names[] = {"x", "w", "a", "b", "v", "y"};
   std::unordered_map<uint64_t, const char*> name_of;
-  for (const char* n : names) name_of[fnv1a64(n)] = n;
+  for (const char* n : names) name_of[hash_of(n)] = n;
   std::string text = "{";
   size_t at = 0;
   for (size_t m = 0; m < got.hashes.size(); m++) {

@@ -24,19 +24,11 @@ struct Leaf {
 
 struct Member {
   std::u16string name;
+  uint64_t hash = 0;         // fnv1a64(name)
   std::vector<Leaf> leaves;  // at most the signal's size + 1: enough to tell a wrong count
   size_t count = 0;          // the leaves the value has
   size_t cap = 0;
 };
-
-uint64_t fnv1a64(const std::u16string& name) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (char16_t unit : name) {
-    hash ^= unit;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
 
 // The name as UTF-8, for messages (lone surrogates as U+FFFD).
 std::string utf8(const std::u16string& s) {
@@ -316,11 +308,14 @@ class Parser {
     object([&](const Leaf& key) {
       std::u16string name = decode(key.at, key.length);
       auto [found, fresh] = index.emplace(name, members.size());
-      if (fresh) members.push_back(Member{std::move(name), {}, 0, 0});
+      if (fresh) {
+        const uint64_t hash = fnv1a64(name);
+        members.push_back(Member{std::move(name), hash, {}, 0, 0});
+      }
       Member& m = members[found->second];
       m.leaves.clear();  // a repeated key: its last value counts, in its first place
       m.count = 0;
-      m.cap = cap_of(m.name);
+      m.cap = cap_of(m.hash);
       flatten(m, 1);
     });
   }
@@ -451,27 +446,35 @@ void leaf_value(const std::u16string& name, const Leaf& leaf, uint8_t* out) {
 
 }  // namespace
 
+uint64_t fnv1a64(const std::u16string& name) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char16_t unit : name) {
+    hash ^= unit;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
 EncodedInputs parse_input_json(const char* text, size_t length, const std::unordered_map<uint64_t, uint64_t>& sizes, uint64_t total) {
   std::vector<Member> members;
   bool not_object = false;
   Parser(text, length).document(
       members,
-      [&](const std::u16string& name) -> size_t {
-        const auto found = sizes.find(fnv1a64(name));
+      [&](uint64_t hash) -> size_t {
+        const auto found = sizes.find(hash);
         return found == sizes.end() ? 0 : (size_t)found->second + 1;
       },
       &not_object);
   if (not_object) throw InputError{"circuit inputs must be an object of signal name -> value(s)"};
   EncodedInputs encoded;
   for (const Member& m : members) {
-    const uint64_t hash = fnv1a64(m.name);
-    const auto found = sizes.find(hash);
+    const auto found = sizes.find(m.hash);
     if (found == sizes.end()) throw InputError{"input signal " + utf8(m.name) + " is not an input of the circuit"};
     if (m.count != found->second) {
       throw InputError{"input signal " + utf8(m.name) + " takes " + std::to_string(found->second) + " value(s); " + std::to_string(m.count) +
                        " given"};
     }
-    encoded.hashes.push_back(hash);
+    encoded.hashes.push_back(m.hash);
     const size_t at = encoded.values.size();
     encoded.values.resize(at + 32 * m.leaves.size());
     for (size_t i = 0; i < m.leaves.size(); i++) leaf_value(m.name, m.leaves[i], encoded.values.data() + at + 32 * i);

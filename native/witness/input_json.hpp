@@ -28,6 +28,9 @@ struct InputError {
   std::string message;
 };
 
+// circom's hash of a signal name: fnv1a-64 over its UTF-16 code units (as circom_runtime hashes).
+uint64_t fnv1a64(const std::u16string& name);
+
 // Nesting deeper than this is an error (circuit inputs nest as deep as a signal has dimensions).
 constexpr size_t kMaxInputDepth = 1024;
 
