@@ -27,3 +27,13 @@ inline int finish(const char* suite) {
 }  // namespace cuzk_test
 
 #define CHECK(expr) ::cuzk_test::record(static_cast<bool>(expr), #expr, __FILE__, __LINE__)
+// CHECK with a printf-style account of what was wrong.
+#define CHECK_MSG(expr, ...)                                          \
+  do {                                                                \
+    const bool check_ok_ = static_cast<bool>(expr);                   \
+    if (!check_ok_) {                                                 \
+      std::fprintf(stderr, __VA_ARGS__);                              \
+      std::fputc('\n', stderr);                                       \
+    }                                                                 \
+    ::cuzk_test::record(check_ok_, #expr, __FILE__, __LINE__);        \
+  } while (0)
