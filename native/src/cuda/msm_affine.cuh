@@ -177,8 +177,9 @@ cuzk_status msm_affine_levels(const uint32_t* keys, const uint32_t* vals, uint32
   const uint32_t slots_ub = affine_slots(slab);
   // The remainder: a run of r points leaves at most r/2^L + 3 after L levels; the estimate
   // counts one point per bucket beyond r/2^L (runs of random digits), an overflow falls back.
+  // (CUZK_GPU_MSM_AFFINE_REST caps it lower: the test of that fallback).
   const uint64_t cap64 = std::min<uint64_t>(live, ((uint64_t)live >> levels) + buckets + 4ull * slabs);
-  const uint32_t cap = (uint32_t)cap64;
+  const uint32_t cap = (uint32_t)std::min<long>((long)cap64, msm_affine_knob("CUZK_GPU_MSM_AFFINE_REST", (long)cap64));
   size_t scan_bytes = 0;
   CUZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr, slots_ub, s));
   const size_t need = 2 * (size_t)slab * (4 + sizeof(A)) + (size_t)slots_ub * (8 + sizeof(F)) +
