@@ -16,19 +16,9 @@
 # Logs under $OUT.
 set -u
 OUT=${OUT:-/tmp/affine-out}
-mkdir -p build-affine "$OUT"
-# unpacked every time: a warm GPU host keeps build-affine/ from an earlier run's binaries
-for b in gpu_tests gpu_bench; do
-  [ ! -f .gpu/affine-$b.xz ] || { xz -dc .gpu/affine-$b.xz > build-affine/$b && chmod +x build-affine/$b; } || exit 2
-done
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-gpu_test() {  # gpu_test <log name> <test> [VAR=value ...]
-  local log=$1 t=$2
-  shift 2
-  (cd build-affine && env "$@" CUZK_GPU_REQUIRED=1 timeout 200 ./gpu_tests $t > "$OUT/gpu-$log.txt" 2>&1)
-  echo "gpu_tests $log exit $? $(tail -1 "$OUT/gpu-$log.txt")"
-  grep -E "^FAIL|wrong|WRONG" "$OUT/gpu-$log.txt" | head -10
-}
+GPU_TEST_TIMEOUT=${GPU_TEST_TIMEOUT:-200}
+. "$(dirname "$0")/carried.sh"
+carried_setup affine
 for part in ${*:-tests bench}; do case $part in
 tests)
   gpu_test msm_affine msm_affine

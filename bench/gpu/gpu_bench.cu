@@ -40,23 +40,28 @@ void result(const std::string& name, double v, const char* unit) {
 // ---------------------------------------------------------------------------------------------
 // msm benchmarks
 // ---------------------------------------------------------------------------------------------
+// The MSM sections' points: (k0 + i) * G for i < nmax, made on the GPU.
+template <class HC, int G>
+void make_bench_points(DevArray<typename Group<HC, G>::Affine>& pts, size_t nmax, uint64_t k0) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  A g;
+  std::memcpy(&g, &Gen<HC, G>::g(), sizeof g);
+  gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+}
+
 template <class HC, int G>
 void msm_bench(const char* name, const std::vector<int>& logs, int reps_big, bool sweep = false) {
   using A = typename Group<HC, G>::Affine;
-  using X = typename Group<HC, G>::Xyzz;
   using Fr = typename HC::Fr;
   const int max_log = *std::max_element(logs.begin(), logs.end());
   const size_t nmax = (size_t)1 << max_log;
   const uint64_t k0 = 0x123456789ull;
   double t0 = now_ms();
   DevArray<A> pts(nmax);
-  {
-    A g;
-    std::memcpy(&g, &Gen<HC, G>::g(), sizeof g);
-    gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaDeviceSynchronize());
-  }
+  make_bench_points<HC, G>(pts, nmax, k0);
   std::printf("%s: %zu points generated in %.0f ms\n", name, nmax, now_ms() - t0);
   for (double zo : {0.0, 0.99}) {
     auto sc = random_scalars<Fr>(nmax, 17 + (zo > 0), zo);
@@ -312,20 +317,13 @@ void print_precompute_table(const std::vector<PrecomputeRow>& rows, const std::s
 template <class HC>
 void precompute_bench(const char* name, const std::vector<int>& logs, std::vector<PrecomputeRow>& rows) {
   using A = typename Group<HC, 1>::Affine;
-  using X = typename Group<HC, 1>::Xyzz;
   using Fr = typename HC::Fr;
   constexpr int bits = Fr::Params::BITS;
   const int max_log = *std::max_element(logs.begin(), logs.end());
   const size_t nmax = (size_t)1 << max_log;
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(nmax);
-  {
-    A g;
-    std::memcpy(&g, &Gen<HC, 1>::g(), sizeof g);
-    gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaDeviceSynchronize());
-  }
+  make_bench_points<HC, 1>(pts, nmax, k0);
   auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
   DevArray<uint8_t> ds(nmax * 32);
   ds.upload(sc.data());
@@ -431,19 +429,12 @@ struct AffineRow {
 template <class HC, int G>
 void affine_bench(const char* name, const std::vector<int>& logs, bool with_copies, std::vector<AffineRow>& rows) {
   using A = typename Group<HC, G>::Affine;
-  using X = typename Group<HC, G>::Xyzz;
   using Fr = typename HC::Fr;
   constexpr int bits = Fr::Params::BITS;
   const size_t nmax = (size_t)1 << *std::max_element(logs.begin(), logs.end());
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(nmax);
-  {
-    A g;
-    std::memcpy(&g, &Gen<HC, G>::g(), sizeof g);
-    gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaDeviceSynchronize());
-  }
+  make_bench_points<HC, G>(pts, nmax, k0);
   auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
   DevArray<uint8_t> ds(nmax * 32);
   ds.upload(sc.data());

@@ -14,19 +14,9 @@
 # Logs under $OUT.
 set -u
 OUT=${OUT:-/tmp/precompute-out}
-mkdir -p build-h17 "$OUT"
-# unpacked every time: a warm GPU host keeps build-h17/ from an earlier run's binaries
-for b in gpu_tests gpu_bench; do
-  [ ! -f .gpu/h17-$b.xz ] || { xz -dc .gpu/h17-$b.xz > build-h17/$b && chmod +x build-h17/$b; } || exit 2
-done
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-gpu_test() {  # gpu_test <log name> <test> [VAR=value ...]
-  local log=$1 t=$2
-  shift 2
-  (cd build-h17 && env "$@" CUZK_GPU_REQUIRED=1 timeout 150 ./gpu_tests $t > "$OUT/gpu-$log.txt" 2>&1)
-  echo "gpu_tests $log exit $? $(tail -1 "$OUT/gpu-$log.txt")"
-  grep -E "^FAIL|wrong|WRONG" "$OUT/gpu-$log.txt" | head -10
-}
+GPU_TEST_TIMEOUT=${GPU_TEST_TIMEOUT:-150}
+. "$(dirname "$0")/carried.sh"
+carried_setup h17
 for part in ${*:-tests bench}; do case $part in
 tests)
   gpu_test msm_copies msm_copies

@@ -2,6 +2,7 @@
 // prints the closing line CI reads ("N passed, N failed") and the exit status.
 #pragma once
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -23,6 +24,14 @@ inline int threads_now() {
 inline int finish(const char* suite) {
   std::printf("%s: %d passed, %d failed\n", suite, g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
+}
+// A value of one type read as another of the same size (host and device twins share bytes).
+template <class To, class From>
+To same_bytes(const From& f) {
+  static_assert(sizeof(To) == sizeof(From), "layouts must match");
+  To t;
+  std::memcpy(&t, &f, sizeof t);
+  return t;
 }
 }  // namespace cuzk_test
 

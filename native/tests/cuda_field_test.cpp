@@ -21,13 +21,7 @@ H random_element() {
   r[H::N - 1] >>= 3;
   return H::from_raw(r).to_mont();
 }
-template <class To, class From>
-To same_bytes(const From& f) {
-  static_assert(sizeof(To) == sizeof(From), "layouts must match");
-  To t;
-  std::memcpy(&t, &f, sizeof t);
-  return t;
-}
+using cuzk_test::same_bytes;
 
 template <class H, class D>
 void check_field() {

@@ -23,13 +23,7 @@ namespace {
 
 std::mt19937_64 rng(17);
 
-template <class To, class From>
-To same_bytes(const From& f) {
-  static_assert(sizeof(To) == sizeof(From), "layouts must match");
-  To t;
-  std::memcpy(&t, &f, sizeof t);
-  return t;
-}
+using cuzk_test::same_bytes;
 
 // One level as msm_affine.cuh runs it; returns the output length.
 template <class DA, class Src>

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -392,6 +393,39 @@ struct KnownPoints {
       w[0] -= 1;
       std::memset(&sc[32], 0, 32);
       sc[32] = 1;
+    }
+  }
+};
+
+// The scalar sets of the MSM checks over n points from KnownPoints::fill: random (30 % 0/1 from
+// n = 1000, KnownPoints::edge_cases applied to it and to the points), and from n = 1000 all equal
+// and 99 % 0/1; each with its expected sum (the discrete-log reference) and its device copy.
+template <class HC, int G>
+struct MsmScalarSets {
+  using Fr = typename HC::Fr;
+  struct Set {
+    const char* what;
+    std::vector<uint8_t> sc;
+    typename Group<HC, G>::HostXyzz expect;
+    std::unique_ptr<DevArray<uint8_t>> dev;
+    const uint32_t* scalars() const { return reinterpret_cast<const uint32_t*>(dev->p); }
+  };
+  std::vector<Set> sets;
+  MsmScalarSets(size_t n, uint64_t random_seed, uint64_t zero_one_seed, std::vector<typename Group<HC, G>::HostAffine>& pts,
+                std::vector<Fr>& ks) {
+    sets.push_back({"random", random_scalars<Fr>(n, random_seed, n >= 1000 ? 0.3 : 0.0), {}, nullptr});
+    KnownPoints<HC, G>::edge_cases(pts, ks, sets[0].sc);
+    if (n >= 1000) {
+      std::vector<uint8_t> equal(n * 32);
+      const uint64_t value[4] = {0x0123456789abcdefull, 0xfedcba9876543210ull, 0x0f1e2d3c4b5a6978ull, 0x0badc0ffeeull};
+      for (size_t i = 0; i < n; i++) std::memcpy(&equal[i * 32], value, 32);
+      sets.push_back({"all equal", std::move(equal), {}, nullptr});
+      sets.push_back({"99% 0/1", random_scalars<Fr>(n, zero_one_seed, 0.99), {}, nullptr});
+    }
+    for (Set& set : sets) {
+      set.expect = dlog_reference<HC, G>(set.sc, n, 0, &ks);
+      set.dev = std::make_unique<DevArray<uint8_t>>(n * 32);
+      set.dev->upload(set.sc.data());
     }
   }
 };

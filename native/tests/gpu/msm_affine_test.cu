@@ -46,27 +46,9 @@ void affine_check(const char* name) {
     std::vector<HA> pts;
     std::vector<Fr> ks;
     known.fill(n, pts, ks);
-    struct Set {
-      const char* what;
-      std::vector<uint8_t> sc;
-    };
-    std::vector<Set> sets;
-    sets.push_back({"random", random_scalars<Fr>(n, 41 + n, 0.3)});
-    known.edge_cases(pts, ks, sets[0].sc);
-    Set equal{"all equal", std::vector<uint8_t>(n * 32)};
-    const uint64_t value[4] = {0x0fedcba987654321ull, 0x1122334455667788ull, 0x0123456789abcdefull, 0x0badf00dull};
-    for (size_t i = 0; i < n; i++) std::memcpy(&equal.sc[i * 32], value, 32);
-    sets.push_back(std::move(equal));
-    sets.push_back({"99% 0/1", random_scalars<Fr>(n, 43 + n, 0.99)});
+    const MsmScalarSets<HC, G> sets(n, 41 + n, 43 + n, pts, ks);
     DevArray<HA> dp(n);
     dp.upload(pts.data());
-    std::vector<typename Group<HC, G>::HostXyzz> expect;
-    std::vector<std::unique_ptr<DevArray<uint8_t>>> ds;
-    for (const Set& set : sets) {
-      expect.push_back(dlog_reference<HC, G>(set.sc, n, 0, &ks));
-      ds.push_back(std::make_unique<DevArray<uint8_t>>(n * 32));
-      ds.back()->upload(set.sc.data());
-    }
     const bool big = n >= (1u << 20);
     int bad = 0, runs = 0, leveled = 0, fell_back = 0;
     const auto saved = g_dev->msm.accumulate;
@@ -81,18 +63,18 @@ void affine_check(const char* name) {
           if (copies)
             CHECK_OK((cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p),
                                                    (uint32_t)n, 4, c, g_dev->stream, err)));
-          for (size_t k = 0; k < sets.size(); k++) {
-            const uint32_t* sk = reinterpret_cast<const uint32_t*>(ds[k]->p);
+          for (const auto& set : sets.sets) {
+            const uint32_t* sk = set.scalars();
             auto got = copies ? gpu_msm_copies<HC, G>(bases, sk, n, true) : gpu_msm<HC, G>(dp.p, sk, n, true, window);
             runs++;
             const cuda::MsmAffineRest& r = g_dev->msm.last_affine;
             leveled += r.used;
             fell_back += knobs.rest && r.levels > 0 && !r.used;
-            if (!got.equals(expect[k])) {
+            if (!got.equals(set.expect)) {
               bad++;
               std::printf("  %s n=%zu %s window=%d copies=%d levels=%s per=%s slab=%s rest=%s: wrong (levels %d, "
                           "%u live, %u left)\n",
-                          name, n, sets[k].what, c, copies, knobs.levels ? knobs.levels : "auto",
+                          name, n, set.what, c, copies, knobs.levels ? knobs.levels : "auto",
                           knobs.per ? knobs.per : "auto", knobs.slab ? knobs.slab : "auto",
                           knobs.rest ? knobs.rest : "auto", r.levels, r.live, r.count);
             }

@@ -23,30 +23,9 @@ void copies_check(const char* name) {
     std::vector<HA> pts;
     std::vector<Fr> ks;
     known.fill(n, pts, ks);
-    // the scalar sets: each with its expected sum and its device copy
-    struct Set {
-      const char* what;
-      std::vector<uint8_t> sc;
-    };
-    std::vector<Set> sets;
-    sets.push_back({"random", random_scalars<Fr>(n, 99 + n, n >= 1000 ? 0.3 : 0.0)});
-    known.edge_cases(pts, ks, sets[0].sc);
-    if (n >= 1000) {
-      Set equal{"all equal", std::vector<uint8_t>(n * 32)};
-      const uint64_t value[4] = {0x0123456789abcdefull, 0xfedcba9876543210ull, 0x0f1e2d3c4b5a6978ull, 0x0badc0ffeeull};
-      for (size_t i = 0; i < n; i++) std::memcpy(&equal.sc[i * 32], value, 32);
-      sets.push_back(std::move(equal));
-      sets.push_back({"99% 0/1", random_scalars<Fr>(n, 7 + n, 0.99)});
-    }
+    const MsmScalarSets<HC, G> sets(n, 99 + n, 7 + n, pts, ks);
     DevArray<HA> dp(n);
     dp.upload(pts.data());
-    std::vector<typename Group<HC, G>::HostXyzz> expect;
-    std::vector<std::unique_ptr<DevArray<uint8_t>>> ds;
-    for (const Set& set : sets) {
-      expect.push_back(dlog_reference<HC, G>(set.sc, n, 0, &ks));
-      ds.push_back(std::make_unique<DevArray<uint8_t>>(n * 32));
-      ds.back()->upload(set.sc.data());
-    }
     const bool big = n >= (1u << 20);
     int bad = 0, runs = 0;
     for (int window : {0, 3, 8, 13, 20}) {
@@ -56,14 +35,14 @@ void copies_check(const char* name) {
         const int copies = t ? t : cuzk::cuda::msm_windows(bits, c);
         CHECK_OK((cuzk::cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p),
                                                (uint32_t)n, copies, c, g_dev->stream, err)));
-        for (size_t k = 0; k < sets.size(); k++)
+        for (const auto& set : sets.sets)
           for (bool split : {true, false}) {
             if (big && !split) continue;
-            auto got = gpu_msm_copies<HC, G>(bases, reinterpret_cast<const uint32_t*>(ds[k]->p), n, split);
+            auto got = gpu_msm_copies<HC, G>(bases, set.scalars(), n, split);
             runs++;
-            if (!got.equals(expect[k])) {
+            if (!got.equals(set.expect)) {
               bad++;
-              std::printf("  %s n=%zu %s window=%d copies=%d split=%d: wrong\n", name, n, sets[k].what, c,
+              std::printf("  %s n=%zu %s window=%d copies=%d split=%d: wrong\n", name, n, set.what, c,
                           bases.copies, split);
             }
           }
