@@ -36,7 +36,7 @@ void affine_check(const char* name) {
   using Fr = typename HC::Fr;
   using HA = typename Group<HC, G>::HostAffine;
   const KnownPoints<HC, G> known;
-  cuda::MsmBases bases;
+  cuzk::cuda::MsmBases bases;
   const Knobs variants[] = {
       {nullptr, nullptr, nullptr, nullptr}, {"1", nullptr, nullptr, nullptr}, {"2", "1", nullptr, nullptr},
       {"4", nullptr, "100003", nullptr},    {nullptr, "3", "100003", nullptr}, {"2", nullptr, nullptr, "1000"},
@@ -52,22 +52,22 @@ void affine_check(const char* name) {
     const bool big = n >= (1u << 20);
     int bad = 0, runs = 0, leveled = 0, fell_back = 0;
     const auto saved = g_dev->msm.accumulate;
-    g_dev->msm.accumulate = cuda::MsmAccumulate::kAffine;
+    g_dev->msm.accumulate = cuzk::cuda::MsmAccumulate::kAffine;
     for (const Knobs& knobs : variants) {
       set_knobs(knobs);
       for (int window : {0, 8}) {
         if (big && window != 0) continue;
         for (bool copies : {false, true}) {
           if (copies && (big || window != 0 || knobs.slab)) continue;
-          const int c = window ? window : cuda::msm_window_bits(n, Fr::Params::BITS, copies ? 4 : 1);
+          const int c = window ? window : cuzk::cuda::msm_window_bits(n, Fr::Params::BITS, copies ? 4 : 1);
           if (copies)
-            CHECK_OK((cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p),
+            CHECK_OK((cuzk::cuda::msm_bases_build<HC, G>(bases, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p),
                                                    (uint32_t)n, 4, c, g_dev->stream, err)));
           for (const auto& set : sets.sets) {
             const uint32_t* sk = set.scalars();
             auto got = copies ? gpu_msm_copies<HC, G>(bases, sk, n, true) : gpu_msm<HC, G>(dp.p, sk, n, true, window);
             runs++;
-            const cuda::MsmAffineRest& r = g_dev->msm.last_affine;
+            const cuzk::cuda::MsmAffineRest& r = g_dev->msm.last_affine;
             leveled += r.used;
             fell_back += knobs.rest && r.levels > 0 && !r.used;
             if (!got.equals(set.expect)) {
