@@ -485,7 +485,7 @@ void affine_bench(const char* name, const std::vector<int>& logs, bool with_copi
         }
         g_kernel_trace = false;
       }
-      g_dev->msm.accumulate = msm_accumulate_from_env();
+      g_dev->msm.accumulate = MsmAccumulate::kFromEnv;
     }
   }
 }

@@ -433,7 +433,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 struct MsmScratch {
   DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
   // how the buckets are filled (msm_affine.cuh), and what the affine levels did in the last call
-  MsmAccumulate accumulate = msm_accumulate_from_env();
+  MsmAccumulate accumulate = MsmAccumulate::kFromEnv;
   MsmAffineScratch affine;
   MsmAffineRest last_affine;
   void* host = nullptr;  // pinned download area
@@ -491,7 +491,9 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   const A* walk_points = d_points;
   uint32_t walked = plan.total;
   sc.last_affine = MsmAffineRest{};
-  if (plan.total && sc.accumulate == MsmAccumulate::kAffine) {
+  MsmAccumulate accumulate;
+  CUZK_TRY(msm_accumulate_resolve(sc.accumulate, accumulate, err));
+  if (plan.total && accumulate == MsmAccumulate::kAffine) {
     CUZK_TRY(msm_affine_levels<A>(plan.keys, plan.vals, plan.total, plan.sentinel,
                                   (size_t)plan.nwin << (plan.c - 1), d_points, sc.affine, s, sc.last_affine, err));
     if (sc.last_affine.used) {

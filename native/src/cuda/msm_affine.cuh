@@ -25,21 +25,19 @@
 
 namespace cuzk::cuda {
 
-enum class MsmAccumulate { kXyzz, kAffine };
+// kFromEnv: CUZK_GPU_MSM_ACCUMULATE=xyzz|affine, xyzz (the measured path) when unset.
+enum class MsmAccumulate { kFromEnv, kXyzz, kAffine };
 
-// CUZK_GPU_MSM_ACCUMULATE=affine|xyzz; xyzz (the measured path) unless set.
-inline MsmAccumulate msm_accumulate_from_env() {
+inline cuzk_status msm_accumulate_resolve(MsmAccumulate m, MsmAccumulate& out, std::string& err) {
+  out = m;
+  if (m != MsmAccumulate::kFromEnv) return CUZK_OK;
   const char* v = std::getenv("CUZK_GPU_MSM_ACCUMULATE");
-  return v && std::strcmp(v, "affine") == 0 ? MsmAccumulate::kAffine : MsmAccumulate::kXyzz;
-}
-
-// A positive integer from the environment (tuning knobs of the affine path), else `fallback`.
-inline long msm_affine_knob(const char* name, long fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  long x = std::strtol(v, &end, 10);
-  return end && *end == 0 && x > 0 ? x : fallback;
+  out = v && std::strcmp(v, "affine") == 0 ? MsmAccumulate::kAffine : MsmAccumulate::kXyzz;
+  if (v && *v && std::strcmp(v, "affine") != 0 && std::strcmp(v, "xyzz") != 0) {
+    err = std::string("CUZK_GPU_MSM_ACCUMULATE='") + v + "': xyzz or affine";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  return CUZK_OK;
 }
 
 constexpr int kAffineBlock = 128;         // threads per block: one inversion per block and level
@@ -47,8 +45,40 @@ constexpr int kAffineMaxLevels = 6;       // beyond, the XYZZ walk takes the res
 constexpr uint32_t kAffineSlab = 1u << 25;  // live pairs per slab (level buffers: 2 x slab points)
 constexpr uint32_t kAffineMinLive = 1u << 16;
 
-// Device words of the driver: the level lists' lengths, the remainder's, the overflow flag.
+// The affine path's tuning knobs, from the environment; 0 = chosen by the driver.
+//   CUZK_GPU_MSM_AFFINE_LEVELS (1..6), _PER slots per thread (1..4096), _SLAB live pairs per slab,
+//   _REST the remainder's capacity (a lower cap: the test of the overflow fallback).
+struct MsmAffineKnobs {
+  long levels = 0, per = 0, slab = 0, rest = 0;
+  cuzk_status read(std::string& err) {
+    struct Knob {
+      const char* name;
+      long* value;
+      long hi;
+    } knobs[] = {{"CUZK_GPU_MSM_AFFINE_LEVELS", &levels, kAffineMaxLevels},
+                 {"CUZK_GPU_MSM_AFFINE_PER", &per, 4096},
+                 {"CUZK_GPU_MSM_AFFINE_SLAB", &slab, 1l << 31},
+                 {"CUZK_GPU_MSM_AFFINE_REST", &rest, 1l << 31}};
+    for (const Knob& k : knobs) {
+      *k.value = 0;
+      const char* v = std::getenv(k.name);
+      if (!v || !*v) continue;
+      char* end = nullptr;
+      const long x = std::strtol(v, &end, 10);
+      if (*end || x < 1 || x > k.hi) {
+        err = std::string(k.name) + "='" + v + "': 1.." + std::to_string(k.hi) + ", or unset";
+        return CUZK_ERR_INVALID_ARGUMENT;
+      }
+      *k.value = x;
+    }
+    return CUZK_OK;
+  }
+};
+
+// Device words of the driver: the level lists' lengths (word b for level buffer b), the
+// remainder's, the overflow flag.
 enum AffineWord : int { kWordList0, kWordList1, kWordSlab, kWordRest, kWordOverflow, kWordLive, kAffineWords };
+static_assert(kWordList0 == 0 && kWordList1 == 1, "a level buffer's index is its length's word");
 
 struct MsmAffineScratch {
   DeviceBuffer keys[2], points[2], count, pos, prefix, scan_temp, words, rest_keys, rest_points;
@@ -131,20 +161,18 @@ static __global__ void level_end(const uint32_t* __restrict__ count, const uint3
 }  // namespace affine_kernels
 
 // The levels a list of `live` pairs over `buckets` buckets gets: log2 of the mean run length
-// (a level halves every run of two or more), at most kAffineMaxLevels or CUZK_GPU_MSM_AFFINE_LEVELS.
-inline int msm_affine_levels_for(uint32_t live, size_t buckets) {
+// (a level halves every run of two or more), at most kAffineMaxLevels; `forced` if nonzero.
+inline int msm_affine_levels_for(uint32_t live, size_t buckets, long forced) {
   if (live < kAffineMinLive || buckets == 0) return 0;
-  const long forced = msm_affine_knob("CUZK_GPU_MSM_AFFINE_LEVELS", 0);
-  if (forced) return (int)std::min<long>(forced, kAffineMaxLevels);
+  if (forced) return (int)forced;
   const double mean = (double)live / (double)buckets;
   return mean < 2 ? 0 : std::min(kAffineMaxLevels, (int)std::floor(std::log2(mean)));
 }
 
 // Slots per thread at a level of about `slots` slots: enough threads to fill the GPU (~32K), as
-// many slots as allow (the block's one inversion is shared by 128 x per slots).
-inline uint32_t msm_affine_per_thread(uint64_t slots) {
-  const long forced = msm_affine_knob("CUZK_GPU_MSM_AFFINE_PER", 0);
-  if (forced) return (uint32_t)std::min<long>(forced, 4096);
+// many slots as allow (the block's one inversion is shared by 128 x per slots); `forced` if nonzero.
+inline uint32_t msm_affine_per_thread(uint64_t slots, long forced) {
+  if (forced) return (uint32_t)forced;
   uint32_t per = 32;
   while (per < 256 && (uint64_t)per * 2 * 32768 <= slots) per *= 2;
   return per;
@@ -159,6 +187,8 @@ cuzk_status msm_affine_levels(const uint32_t* keys, const uint32_t* vals, uint32
   using F = typename A::Field;
   namespace k = affine_kernels;
   rest = MsmAffineRest{};
+  MsmAffineKnobs knobs;
+  CUZK_TRY(knobs.read(err));
   if (total == 0) return CUZK_OK;
   CUZK_TRY(sc.words.ensure(kAffineWords * sizeof(uint32_t), err));
   if (!sc.host_words) CUZK_CU(pinned_alloc(reinterpret_cast<void**>(&sc.host_words), 4 * sizeof(uint32_t)));
@@ -168,18 +198,18 @@ cuzk_status msm_affine_levels(const uint32_t* keys, const uint32_t* vals, uint32
   CUZK_CU(cudaMemcpyAsync(sc.host_words, words + kWordLive, sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
   CUZK_CU(cudaStreamSynchronize(s));
   const uint32_t live = sc.host_words[0];
-  const int levels = msm_affine_levels_for(live, buckets);
+  const int levels = msm_affine_levels_for(live, buckets, knobs.levels);
   rest.live = live;
   if (levels == 0) return CUZK_OK;
 
-  const uint32_t slab = (uint32_t)std::min<long>(msm_affine_knob("CUZK_GPU_MSM_AFFINE_SLAB", kAffineSlab), live);
+  const uint32_t slab = (uint32_t)std::min<long>(knobs.slab ? knobs.slab : kAffineSlab, live);
   const uint32_t slabs = ceil_div(live, slab);
   const uint32_t slots_ub = affine_slots(slab);
   // The remainder: a run of r points leaves at most r/2^L + 3 after L levels; the estimate
   // counts one point per bucket beyond r/2^L (runs of random digits), an overflow falls back.
-  // (CUZK_GPU_MSM_AFFINE_REST caps it lower: the test of that fallback).
-  const uint64_t cap64 = std::min<uint64_t>(live, ((uint64_t)live >> levels) + buckets + 4ull * slabs);
-  const uint32_t cap = (uint32_t)std::min<long>((long)cap64, msm_affine_knob("CUZK_GPU_MSM_AFFINE_REST", (long)cap64));
+  uint64_t cap64 = std::min<uint64_t>(live, ((uint64_t)live >> levels) + buckets + 4ull * slabs);
+  if (knobs.rest) cap64 = std::min<uint64_t>(cap64, (uint64_t)knobs.rest);
+  const uint32_t cap = (uint32_t)cap64;
   size_t scan_bytes = 0;
   CUZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr, slots_ub, s));
   const size_t need = 2 * (size_t)slab * (4 + sizeof(A)) + (size_t)slots_ub * (8 + sizeof(F)) +
@@ -218,8 +248,8 @@ cuzk_status msm_affine_levels(const uint32_t* keys, const uint32_t* vals, uint32
       const int nxt = cur == 0 ? 1 : 0;
       const PointList<A> out =
           last ? rest_list : PointList<A>{sc.keys[nxt].as<uint32_t>(), sc.points[nxt].as<A>(), slab};
-      const int n_word = cur < 0 ? kWordSlab : cur == 0 ? kWordList0 : kWordList1;
-      const uint32_t per = msm_affine_per_thread(((uint64_t)len >> (l + 1)) + 1);
+      const int n_word = cur < 0 ? kWordSlab : cur;  // buffer b's length is word b
+      const uint32_t per = msm_affine_per_thread(((uint64_t)len >> (l + 1)) + 1, knobs.per);
       const uint32_t blocks = ceil_div(ceil_div(ub, per), kAffineBlock);
       const int base_word = last ? kWordRest : -1;
       auto level = [&](auto src) -> cuzk_status {
@@ -229,8 +259,7 @@ cuzk_status msm_affine_levels(const uint32_t* keys, const uint32_t* vals, uint32
         CUZK_CU(cub::DeviceScan::ExclusiveSum(sc.scan_temp.as(), bytes, count, pos, ub, s));
         k::pairs<A><<<blocks, kAffineBlock, 0, s>>>(src, words, n_word, per, prefix, pos, out, base_word);
         CUZK_LAUNCHED("msm_affine_pairs");
-        k::level_end<<<1, 1, 0, s>>>(count, pos, ub, words, last ? kWordRest : (nxt == 0 ? kWordList0 : kWordList1),
-                                     cap);
+        k::level_end<<<1, 1, 0, s>>>(count, pos, ub, words, last ? kWordRest : nxt, cap);
         CUZK_LAUNCHED("msm_affine_level_end");
         return CUZK_OK;
       };

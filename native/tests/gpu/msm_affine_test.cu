@@ -4,8 +4,8 @@
 // every point per window) and 99 % 0/1; levels 1, 2, 4 and the chooser's; one slot per thread and
 // the automatic count; slabs of 100003 pairs (runs across slabs) and the default; windows 8 and
 // the chooser's; over 4 precomputed copies; and a remainder capacity forced too small (the
-// overflow falls back to the XYZZ walk). Every variant where the levels ran is counted, so the
-// test fails if they never do. MSM_CHECK_MAX_LOG below 20 drops 2^20; MSM_ONLY picks groups.
+// overflow falls back to the XYZZ walk); knobs out of range are refused by name. Every variant
+// where the levels ran is counted, so the test fails if they never do. MSM_CHECK_MAX_LOG below 20 drops 2^20; MSM_ONLY picks groups.
 #include "gpu_check.cuh"
 
 using namespace cuzk;
@@ -81,6 +81,22 @@ void affine_check(const char* name) {
           }
         }
       }
+    }
+    // a knob out of its range, or an unknown accumulation, is refused by name
+    for (const auto& [var, value] : {std::pair{"CUZK_GPU_MSM_AFFINE_LEVELS", "9"}, std::pair{"CUZK_GPU_MSM_AFFINE_PER", "x"},
+                                     std::pair{"CUZK_GPU_MSM_ACCUMULATE", "afine"}}) {
+      setenv(var, value, 1);
+      g_dev->msm.accumulate = std::strcmp(var, "CUZK_GPU_MSM_ACCUMULATE") == 0 ? cuzk::cuda::MsmAccumulate::kFromEnv
+                                                                               : cuzk::cuda::MsmAccumulate::kAffine;
+      std::string e;
+      typename Group<HC, G>::HostXyzz out;
+      CHECK_OK((cuzk::cuda::msm_plan<typename Fr::Params>(g_dev->plan, sets.sets[0].scalars(), (uint32_t)n, true, 0,
+                                                         g_dev->stream, err)));
+      const cuzk_status st = cuzk::cuda::msm_execute<HC, G>(
+          g_dev->plan, reinterpret_cast<const typename Group<HC, G>::Affine*>(dp.p), g_dev->msm, g_dev->stream, &out, e);
+      EXPECT(st == CUZK_ERR_INVALID_ARGUMENT && e.find(var) != std::string::npos, "%s=%s: status %d, '%s'", var, value,
+             (int)st, e.c_str());
+      unsetenv(var);
     }
     set_knobs({nullptr, nullptr, nullptr, nullptr});
     g_dev->msm.accumulate = saved;
