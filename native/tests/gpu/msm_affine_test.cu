@@ -5,7 +5,8 @@
 // the automatic count; slabs of 100003 pairs (runs across slabs) and the default; windows 8 and
 // the chooser's; over 4 precomputed copies; and a remainder capacity forced too small (the
 // overflow falls back to the XYZZ walk); knobs out of range are refused by name. Every variant
-// where the levels ran is counted, so the test fails if they never do. MSM_CHECK_MAX_LOG below 20 drops 2^20; MSM_ONLY picks groups.
+// where the levels ran is counted, so the test fails if they never do. MSM_CHECK_MAX_LOG below 20
+// drops 2^20; MSM_ONLY picks groups.
 #include "gpu_check.cuh"
 
 using namespace cuzk;
