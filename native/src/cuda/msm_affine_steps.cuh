@@ -102,7 +102,8 @@ CUZK_DHD int affine_pair_kind(const A& p, const A& q, typename A::Field& d) {
   return kAffineDouble;
 }
 
-// The slots of thread t: [t*per, t*per + per) within the level's slots.
+// A list of n points has ceil(n/2) slots: slot j holds points 2j and 2j + 1 (thread t of a level
+// takes slots [t*per, t*per + per)).
 CUZK_DHD uint32_t affine_slots(uint32_t n) { return (n + 1) / 2; }
 
 template <class Src>
