@@ -3,12 +3,13 @@
  * The cuzk forms of the CLI: prove, verify, info, synth, setup. `proveWith` and `verifyFiles` are
  * also what the snarkjs forms (snarkjs_commands.ts) run.
  */
+import { rmSync } from "node:fs";
 import process from "node:process";
 
 import { CuzkError, FR_BYTES, groth16, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
-import type { BackendName, CircuitInput, ProofResult, Timings } from "../mod.ts";
-import { EXIT, integerFlag, readJson, say, UsageError, writeFile, writeJson } from "./io.ts";
-import type { Parsed } from "./io.ts";
+import type { BackendName, CircuitInput, ProofResult } from "../mod.ts";
+import { checkOutputs, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
+import type { FileArg, Parsed } from "./io.ts";
 import { cancelled, longCall } from "./long_call.ts";
 
 /** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
@@ -40,6 +41,12 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
   const device = integerFlag(p, "--device", 0, 0, MAX_DEVICE, " (a GPU index)");
   const selfCheck = selfCheckFlag(p);
   const r1cs = p.flags.get("--r1cs");
+  const inputs: FileArg[] = [
+    { path: files.zkey, what: "key" },
+    ...("wtns" in source ? [{ path: source.wtns, what: "witness" }] : [{ path: source.input, what: "circuit inputs" }, { path: source.wasm, what: "witness generator" }]),
+    ...(typeof r1cs === "string" ? [{ path: r1cs, what: "circuit .r1cs" }] : []),
+  ];
+  checkOutputs(proofOutputs(files, p), inputs);
   // Files that are not regular are refused before the key is opened (Key.open checks the key and
   // the .r1cs itself); a witness's size is checked once the key says how many values it needs.
   const input = "input" in source ? readJson(source.input, "circuit inputs") as CircuitInput : undefined;
@@ -74,9 +81,15 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
       throw error;
     }
     call.done();
-    writeJson(files.proof, result.proof);
-    writeJson(files.public, result.publicSignals);
-    writeTimings(result.timings, p);
+    const data = new Map<string, string>([
+      [files.proof, snarkjsJson(result.proof)],
+      [files.public, snarkjsJson(result.publicSignals)],
+    ]);
+    const jsonTimings = p.flags.get("--json-timings"), timeline = p.flags.get("--timeline");
+    if (typeof jsonTimings === "string") data.set(jsonTimings, snarkjsJson(result.timings));
+    if (typeof timeline === "string") data.set(timeline, timelineSvg(result.timings));
+    writeOutputs(proofOutputs(files, p).map((out) => ({ ...out, data: data.get(out.path)! })));
+    if (p.flags.has("--timings") || p.flags.has("--verbose")) process.stderr.write(phaseTable(result.timings) + "\n");
   } catch (error) {
     if (!cancelled(error, call)) throw error;
     call.done();
@@ -89,13 +102,15 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
   return EXIT.ok;
 }
 
-/** The timing outputs a prove asked for: the phase table, a JSON file, an SVG waterfall. */
-function writeTimings(timings: Timings, p: Parsed): void {
-  if (p.flags.has("--timings") || p.flags.has("--verbose")) process.stderr.write(phaseTable(timings) + "\n");
-  const jsonTimings = p.flags.get("--json-timings");
-  if (typeof jsonTimings === "string") writeJson(jsonTimings, timings);
-  const timeline = p.flags.get("--timeline");
-  if (typeof timeline === "string") writeFile(timeline, timelineSvg(timings));
+/** The files a prove writes: proof, public signals, and the timing files it was asked for. */
+function proofOutputs(files: ProofFiles, p: Parsed): FileArg[] {
+  const jsonTimings = p.flags.get("--json-timings"), timeline = p.flags.get("--timeline");
+  return [
+    { path: files.proof, what: "proof" },
+    { path: files.public, what: "public signals" },
+    ...(typeof jsonTimings === "string" ? [{ path: jsonTimings, what: "timings (--json-timings)" }] : []),
+    ...(typeof timeline === "string" ? [{ path: timeline, what: "timeline (--timeline)" }] : []),
+  ];
 }
 
 /** Checks a proof from its three JSON files: "OK!" on stdout and exit 0, or "Invalid proof" on stderr and exit 1. */
@@ -167,6 +182,7 @@ async function synth(p: Parsed): Promise<number> {
     throw new UsageError(`--seed must be an integer, not ${seedText}`);
   }
   const constraints = countFlag(p, "--constraints");
+  checkOutputs([{ path: r1cs, what: "circuit .r1cs" }, { path: wtns, what: "witness" }]);
   const started = performance.now();
   await writeSynthCircuit(
     { curve: curve as "bn254", profile: profile as "porep", constraints, publicInputs: countFlag(p, "--public", 4), seed },
@@ -195,6 +211,8 @@ async function setup(p: Parsed): Promise<number> {
     throw new UsageError("setup needs <circuit.r1cs> <circuit.zkey> [verification_key.json]");
   }
   const [r1cs, zkey, vkPath] = p.positional;
+  const outputs = [{ path: zkey, what: "key" }, ...(vkPath !== undefined ? [{ path: vkPath, what: "verification key" }] : [])];
+  checkOutputs(outputs, [{ path: r1cs, what: "circuit .r1cs" }]);
   const cores = Library.default().info().cpuThreads;
   // Checked here too (setupInsecureDev refuses it as well) so that the refusal comes before the warning.
   const threads = integerFlag(p, "--threads", 0, 0, cores, ` (0 = all; the library reports ${cores} cores here)`);
@@ -211,7 +229,14 @@ async function setup(p: Parsed): Promise<number> {
   } finally {
     call.done();
   }
-  if (vkPath !== undefined) writeJson(vkPath, result.verificationKey);
+  if (vkPath !== undefined) {
+    try {
+      writeOutputs([{ path: vkPath, what: "verification key", data: snarkjsJson(result.verificationKey) }]);
+    } catch (error) {
+      rmSync(zkey, { force: true }); // both outputs or neither
+      throw error;
+    }
+  }
   const s = (ms: number) => (ms / 1000).toFixed(2);
   say(
     `INSECURE key for ${result.nConstraints} constraints (domain 2^${Math.log2(result.domainSize)}, ${result.nVars} signals, ` +

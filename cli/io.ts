@@ -3,7 +3,8 @@
  * What every command of the CLI shares: its exit statuses, the command-line error, the flags and
  * how they are read, and the files it reads and writes (JSON written exactly as snarkjs writes it).
  */
-import { writeFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
 
 import { CuzkError, readRegularFile } from "../mod.ts";
@@ -90,13 +91,107 @@ export function readJson(path: string, what: string): unknown {
   }
 }
 
-/** Writes `data` to `path` (IO when it cannot). */
-export function writeFile(path: string, data: string | Uint8Array): void {
+/** A file a command reads or writes, and what it is called in messages ("proof", "circuit .zkey"). */
+export interface FileArg {
+  path: string;
+  what: string;
+}
+
+/** Why `path` cannot be written, or undefined: it must not exist yet or be a regular file (not a link, device, FIFO, socket or folder). */
+function outputProblem(path: string, what: string): string | undefined {
+  let kind: string;
   try {
-    writeFileSync(path, data);
-  } catch (cause) {
-    throw new CuzkError("IO", `cannot write ${path}: ${(cause as Error).message}`, { cause });
+    const stats = lstatSync(path);
+    if (stats.isFile()) return undefined;
+    kind = stats.isSymbolicLink() ? "a symbolic link" : stats.isDirectory() ? "a directory" : stats.isFIFO() ? "a FIFO" : stats.isSocket() ? "a socket" : "a device";
+  } catch {
+    return undefined; // a new path: whether its folder takes it is seen when it is written
   }
+  return `refusing to write the ${what} to ${path}: it is ${kind}; give the path of a regular file or a new one`;
+}
+
+/** Whether two paths name one file: the same inode where both exist, else the same path once their folders are resolved. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [sa, sb] = [statSync(a), statSync(b)];
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    const resolved = (p: string) => {
+      try {
+        return join(realpathSync(dirname(resolve(p))), basename(p));
+      } catch {
+        return resolve(p);
+      }
+    };
+    return resolved(a) === resolved(b);
+  }
+}
+
+/**
+ * Refuses a command's outputs before it does any work: an existing path that is not a regular
+ * file, two outputs that are one file, an output that is one of its inputs (INVALID_ARGUMENT).
+ */
+export function checkOutputs(outputs: FileArg[], inputs: FileArg[] = []): void {
+  for (const [i, out] of outputs.entries()) {
+    const problem = outputProblem(out.path, out.what);
+    if (problem) throw new CuzkError("INVALID_ARGUMENT", problem);
+    for (const other of outputs.slice(0, i)) {
+      if (sameFile(out.path, other.path)) {
+        throw new CuzkError("INVALID_ARGUMENT", `the ${other.what} and the ${out.what} would both be written to ${out.path}; give two different paths`);
+      }
+    }
+    for (const input of inputs) {
+      if (sameFile(out.path, input.path)) {
+        throw new CuzkError("INVALID_ARGUMENT", `the ${out.what} would be written over the ${input.what} ${input.path}; give another path for it`);
+      }
+    }
+  }
+}
+
+/**
+ * Writes every file or none: each to a temporary beside it (created exclusively, never through a
+ * link), then each renamed onto its path; on a failure the temporaries and the files already
+ * renamed are removed (IO).
+ */
+export function writeOutputs(files: Array<FileArg & { data: string | Uint8Array }>): void {
+  checkOutputs(files);
+  const temporaries: string[] = [];
+  const renamed: string[] = [];
+  let current: FileArg = files[0];
+  try {
+    for (const file of files) {
+      current = file;
+      const temporary = `${file.path}.tmp.${process.pid}`;
+      const fd = openSync(temporary, "wx", 0o644);
+      temporaries.push(temporary);
+      try {
+        const bytes = typeof file.data === "string" ? new TextEncoder().encode(file.data) : file.data;
+        for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    for (const [i, file] of files.entries()) {
+      current = file;
+      const problem = outputProblem(file.path, file.what); // it may have changed while the others were written
+      if (problem) throw new CuzkError("INVALID_ARGUMENT", problem);
+      renameSync(temporaries[i], file.path);
+      renamed.push(file.path);
+    }
+  } catch (cause) {
+    for (const path of [...temporaries.slice(renamed.length), ...renamed]) {
+      try {
+        unlinkSync(path);
+      } catch { /* already gone */ }
+    }
+    if (cause instanceof CuzkError) throw cause;
+    throw new CuzkError("IO", `cannot write the ${current.what} to ${current.path}: ${(cause as Error).message}; nothing was written`, { cause });
+  }
+}
+
+/** Writes `data` to `path` as a whole file (see writeOutputs). */
+export function writeFile(path: string, data: string | Uint8Array, what = "output"): void {
+  writeOutputs([{ path, what, data }]);
 }
 
 /**
@@ -115,8 +210,8 @@ export function snarkjsJson(value: unknown, indent = ""): string {
 }
 
 /** Writes `value` to `path` as snarkjs writes JSON files. */
-export function writeJson(path: string, value: unknown): void {
-  writeFile(path, snarkjsJson(value));
+export function writeJson(path: string, value: unknown, what = "output"): void {
+  writeFile(path, snarkjsJson(value), what);
 }
 
 /** A message on one line (a load error lists what it tried on several). */

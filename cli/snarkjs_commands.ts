@@ -10,7 +10,7 @@ import process from "node:process";
 import { CuzkError, groth16, wtns, zKey } from "../mod.ts";
 import type { CircuitInput } from "../mod.ts";
 import { proveWith, verifyFiles } from "./cuzk_commands.ts";
-import { EXIT, readJson, UsageError, writeJson } from "./io.ts";
+import { checkOutputs, EXIT, readJson, UsageError, writeJson, writeOutputs } from "./io.ts";
 import type { Parsed } from "./io.ts";
 
 /** A snarkjs command as cuzk runs it. */
@@ -73,7 +73,9 @@ export const SNARKJS_COMMANDS: SnarkjsCommand[] = [
     files: ["circuit.wasm", "input.json", "witness.wtns"],
     description: "the witness of circuit inputs, as a .wtns file",
     async run([wasm, input, out]) {
-      await wtns.calculate(readJson(input, "circuit inputs") as CircuitInput, wasm, out);
+      checkOutputs([{ path: out, what: "witness" }], [{ path: wasm, what: "witness generator" }, { path: input, what: "circuit inputs" }]);
+      const bytes = await wtns.calculate(readJson(input, "circuit inputs") as CircuitInput, wasm, { type: "mem" });
+      writeOutputs([{ path: out, what: "witness", data: bytes }]);
       return EXIT.ok;
     },
   },
@@ -84,7 +86,8 @@ export const SNARKJS_COMMANDS: SnarkjsCommand[] = [
     files: ["circuit_final.zkey", "circuit_vk.json"],
     description: "the verification key of a .zkey, as verification_key.json",
     async run([zkey, out]) {
-      writeJson(out, await zKey.exportVerificationKey(zkey));
+      checkOutputs([{ path: out, what: "verification key" }], [{ path: zkey, what: "key" }]);
+      writeJson(out, await zKey.exportVerificationKey(zkey), "verification key");
       return EXIT.ok;
     },
   },

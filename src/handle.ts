@@ -1,9 +1,11 @@
 /**
  * @module
  * The life every native handle (Key, Context, Prover) shares: live from open until `close()`,
- * which is idempotent, the same as `[Symbol.dispose]` (for `using`), and refused with BUSY while
- * the handle has users (provers holding a key or context, calls queued or running on it). Users
- * register through the ADD_USER / REMOVE_USER symbols, which mod.ts does not export.
+ * which is idempotent and refused with BUSY while the handle has users (provers holding a key or
+ * context, calls queued or running on it). `[Symbol.dispose]` (the end of a `using` scope) cannot
+ * be refused: with users it closes the handle as soon as the last one leaves, and takes no new
+ * ones meanwhile. Users register through the ADD_USER / REMOVE_USER symbols, which mod.ts does
+ * not export.
  */
 import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
@@ -25,6 +27,8 @@ export abstract class NativeHandle {
   #handle: Pointer;
   readonly #destroy: Destructor;
   readonly #users = new Set<object>();
+  /** Disposed while in use: closes when the last user leaves. */
+  #closeWhenIdle = false;
 
   protected constructor(native: Native, handle: Pointer, destroy: Destructor) {
     this.native = native;
@@ -60,20 +64,23 @@ export abstract class NativeHandle {
     this.afterClose();
   }
 
-  /** Same as close(). */
+  /** close(), or with users (a proof still running when a `using` scope ends), close when the last one leaves. */
   [Symbol.dispose](): void {
-    this.close();
+    if (this.#users.size === 0) return this.close();
+    this.#closeWhenIdle = true;
   }
 
   /** @internal */
   [ADD_USER](user: object): void {
     this.live();
+    if (this.#closeWhenIdle) throw new CuzkError("CLOSED", `${this.describe()} was disposed and closes when its running calls end`);
     this.#users.add(user);
   }
 
   /** @internal */
   [REMOVE_USER](user: object): void {
     this.#users.delete(user);
+    if (this.#closeWhenIdle && this.#users.size === 0) this.close();
   }
 
   /** The handle; throws CLOSED after close(). */

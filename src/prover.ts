@@ -264,7 +264,8 @@ export class Prover extends NativeHandle {
     this.#queued++;
     const result = this.#queue.then(run, run).finally(() => {
       this.#queued--;
-      for (const release of releases) release();
+      // Last in, first out: the staging goes back before the hold ends, which may close a disposed prover.
+      for (const release of releases.reverse()) release();
     });
     this.#queue = result.catch(() => {});
     return result;

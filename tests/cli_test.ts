@@ -5,9 +5,9 @@
  * stderr and exit non-zero. Runs the CLI as a child process of whichever runtime runs the tests.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -183,4 +183,42 @@ test("cli info reports the library and a key summary", () => {
   assert.equal(info.abiVersion, ABI.ABI_VERSION);
   assert.equal(info.key.curve, "bls12_381");
   assert.equal(info.key.nConstraints, 1);
+});
+
+test("cli outputs: one file for two outputs, or over an input, is refused before proving; a failing output leaves none", () => {
+  const dir = fixture("bn254", "mulchain_8");
+  const zkey = join(dir, "circuit.zkey"), wtns = join(dir, "witness.wtns");
+  const same = join(work, "o-same.json");
+  writeFileSync(same, "untouched");
+  for (const [proof, pub] of [[same, same], [same, join(work, "..", basename(work), "o-same.json")]]) {
+    const r = cli("prove", zkey, wtns, proof, pub);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /the proof and the public signals would both be written to/);
+    assert.ok(oneLine(r.stderr), r.stderr);
+  }
+  assert.equal(readFileSync(same, "utf8"), "untouched");
+  const keyCopy = join(work, "o-key.zkey");
+  writeFileSync(keyCopy, readFileSync(zkey));
+  const overInput = cli("prove", keyCopy, wtns, keyCopy, join(work, "o-public.json"));
+  assert.equal(overInput.code, 1);
+  assert.match(overInput.stderr, /the proof would be written over the key/);
+  assert.deepEqual(readFileSync(keyCopy), readFileSync(zkey), "the key is untouched");
+  // The second output's folder does not exist: neither file is left.
+  const proof = join(work, "o-proof.json");
+  const failing = cli("prove", zkey, wtns, proof, join(work, "no-such-folder", "public.json"));
+  assert.equal(failing.code, 1);
+  assert.match(failing.stderr, /cannot write the public signals to .*no-such-folder.*nothing was written/);
+  assert.ok(!existsSync(proof), "no proof.json without its public.json");
+  assert.deepEqual(readdirSync(work).filter((name) => name.includes(".tmp.")), [], "no temporary file is left");
+  // A symlink as an output is refused, its target untouched; the snarkjs form the same.
+  const target = join(work, "o-target.json"), link = join(work, "o-link.json");
+  writeFileSync(target, "target");
+  symlinkSync(target, link);
+  const linked = cli("groth16", "prove", zkey, wtns, link, join(work, "o-public2.json"));
+  assert.equal(linked.code, 1);
+  assert.match(linked.stderr, /refusing to write the proof to .*symbolic link/);
+  assert.equal(readFileSync(target, "utf8"), "target");
+  const synthSame = cli("synth", join(work, "o-c.r1cs"), join(work, "o-c.r1cs"), "--constraints", "8");
+  assert.equal(synthSame.code, 1);
+  assert.match(synthSame.stderr, /would both be written to/);
 });

@@ -4,7 +4,8 @@
  * proofs the witness generator writes each witness into a buffer leased from a BufferPool and the
  * prover reads it in place; the library's count of live buffers never moves and the process's
  * resident memory stays within a small bound. A buffer (or a prover) that a queued or running
- * proof uses cannot be disposed: that is refused with BUSY, and works once the proof settles.
+ * proof uses cannot be freed or closed: that is refused with BUSY, and works once the proof
+ * settles. A `using` prover whose scope ends mid-proof closes itself when the proof settles.
  */
 import assert from "node:assert/strict";
 import process from "node:process";
@@ -148,4 +149,23 @@ test("disposing a buffer (or the prover) while a proof uses it is refused with B
   prover.close();
   assert.equal(library().hostStats().liveBuffers, liveBefore, "the pool freed its buffer, the prover its memory");
   assert.equal(buffer.freed, true);
+});
+
+test("a `using` prover whose scope ends while its proof runs is closed when the proof ends", needs(...loopApi), async () => {
+  const fixture = tinyFixture();
+  const liveBefore = library().hostStats().liveBuffers;
+  let escaped: Prover | undefined;
+  let running: Promise<ProofResult> | undefined;
+  {
+    using prover = await Prover.open({ zkey: fixture.file("circuit.zkey"), backend: "cpu" });
+    escaped = prover;
+    running = prover.prove(fixture.bytes("witness.wtns"));
+  } // the scope ends here, the proof still queued or running: disposing must not throw
+  assert.equal(escaped.closed, false, "still open while its proof runs");
+  await assert.rejects(escaped.prove(fixture.bytes("witness.wtns")), (error: unknown) => error instanceof CuzkError && error.code === "CLOSED", "no new calls once disposed");
+  const { proof, publicSignals } = await running!;
+  assert.deepEqual(publicSignals, fixture.json<string[]>("public.json"));
+  assert.equal(escaped.closed, true, "closed as soon as its last call settled");
+  assert.equal(library().hostStats().liveBuffers, liveBefore, "and its memory freed");
+  assert.equal(await verify(fixture.json<VerificationKeyJson>("verification_key.json"), publicSignals, proof), true, "the proof verifies");
 });

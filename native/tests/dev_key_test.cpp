@@ -258,7 +258,7 @@ void generator_reads(const std::string& dir, uint32_t curve) {
   const Prepared p = prepare(dir, curve, 900, 1);
   cuzk::formats::FileBytes file;
   std::string e;
-  CHECK(cuzk::formats::FileBytes::read(p.r1cs, file, e) == CUZK_OK);
+  CHECK(cuzk::formats::FileBytes::read(p.r1cs, cuzk::formats::kR1csContainer, file, e) == CUZK_OK);
   cuzk::formats::R1cs r1cs;
   CHECK(cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, e) == CUZK_OK);
   ::setenv("CUZK_DEV_KEY_WINDOW", "37", 1);  // many windows: 1000-odd points per section

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,6 +213,10 @@ std::string wtns_structure_problem(const Wtns& w, const uint8_t* base, size_t n)
 // ---- the mutation runner ------------------------------------------------------------------------
 enum class FileKind { Zkey, Wtns, R1cs };
 
+const ContainerKind& container_of(FileKind kind) {
+  return kind == FileKind::Zkey ? kZkeyContainer : kind == FileKind::Wtns ? kWtnsContainer : kR1csContainer;
+}
+
 struct MutationStats {
   uint64_t tried = 0;
   uint64_t rejected = 0;
@@ -234,8 +239,7 @@ void run_mutant(FileKind kind, const Bytes& mutant, const std::string& label, Mu
   try {
     BinFile bin;
     std::string bin_err;
-    parse_binfile(data, n, kind == FileKind::Zkey ? "zkey" : kind == FileKind::Wtns ? "wtns" : "r1cs", {1, 2}, bin,
-                  bin_err);
+    parse_binfile(data, n, container_of(kind), bin, bin_err);
     switch (kind) {
       case FileKind::Zkey: {
         ZkeyGroth16 z;
@@ -395,8 +399,7 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
   MutationStats stats;
   BinFile bin;
   std::string err;
-  const char* magic = kind == FileKind::Zkey ? "zkey" : kind == FileKind::Wtns ? "wtns" : "r1cs";
-  if (!expect(parse_binfile(original.data(), original.size(), magic, {1, 2}, bin, err) == CUZK_OK,
+  if (!expect(parse_binfile(original.data(), original.size(), container_of(kind), bin, err) == CUZK_OK,
               name + " parses as a binfile before mutation (" + err + ")")) {
     return stats;
   }
@@ -644,8 +647,8 @@ void expect_count(const Fixture& f, const std::string& key, uint64_t got, const 
 void test_fixture(const Fixture& f) {
   std::string err;
   FileBytes r1cs_file, wtns_file;
-  if (!expect(FileBytes::read((f.dir / "circuit.r1cs").string(), r1cs_file, err) == CUZK_OK, err)) return;
-  if (!expect(FileBytes::read((f.dir / "witness.wtns").string(), wtns_file, err) == CUZK_OK, err)) return;
+  if (!expect(FileBytes::read((f.dir / "circuit.r1cs").string(), kR1csContainer, r1cs_file, err) == CUZK_OK, err)) return;
+  if (!expect(FileBytes::read((f.dir / "witness.wtns").string(), kWtnsContainer, wtns_file, err) == CUZK_OK, err)) return;
 
   R1cs r1cs;
   Status s = parse_r1cs(r1cs_file.data(), r1cs_file.size(), r1cs, err);
@@ -685,7 +688,7 @@ void test_fixture(const Fixture& f) {
   for (const fs::path& zkey_path : f.zkeys) {
     const std::string zname = f.name + "/" + zkey_path.filename().string();
     FileBytes zkey_file;
-    if (!expect(FileBytes::read(zkey_path.string(), zkey_file, err) == CUZK_OK, err)) {
+    if (!expect(FileBytes::read(zkey_path.string(), kZkeyContainer, zkey_file, err) == CUZK_OK, err)) {
       continue;
     }
     ZkeyGroth16 z;
@@ -760,8 +763,8 @@ void test_section_orders(const Fixture& f) {
   const Bytes a = read_file(f.zkeys[0]), b = read_file(f.zkeys[1]);
   BinFile bin_a, bin_b;
   std::string err;
-  parse_binfile(a.data(), a.size(), "zkey", {1}, bin_a, err);
-  parse_binfile(b.data(), b.size(), "zkey", {1}, bin_b, err);
+  parse_binfile(a.data(), a.size(), kZkeyContainer, bin_a, err);
+  parse_binfile(b.data(), b.size(), kZkeyContainer, bin_b, err);
   auto ids = [](const BinFile& bin) {
     std::string s;
     for (const SectionEntry& e : bin.sections) s += std::to_string(e.id) + ",";
@@ -809,10 +812,10 @@ void expect_parse(FileKind kind, const Bytes& b, Status want, const std::string&
   }
 }
 
-uint64_t payload_of(const Bytes& file, const char* magic, uint32_t id) {
+uint64_t payload_of(const Bytes& file, const ContainerKind& kind, uint32_t id) {
   BinFile bin;
   std::string err;
-  parse_binfile(file.data(), file.size(), magic, {1, 2}, bin, err);
+  parse_binfile(file.data(), file.size(), kind, bin, err);
   for (const SectionEntry& s : bin.sections) {
     if (s.id == id) return s.payload_offset;
   }
@@ -824,7 +827,7 @@ void test_targeted(const Fixture& f) {
   const Bytes r1cs = read_file(f.dir / "circuit.r1cs");
   const Bytes wtns = read_file(f.dir / "witness.wtns");
   const std::string n = f.name + ": ";
-  const uint64_t z1 = payload_of(zkey, "zkey", 1), z2 = payload_of(zkey, "zkey", 2), z4 = payload_of(zkey, "zkey", 4);
+  const uint64_t z1 = payload_of(zkey, kZkeyContainer, 1), z2 = payload_of(zkey, kZkeyContainer, 2), z4 = payload_of(zkey, kZkeyContainer, 4);
   const uint32_t n8q = load_u32_le(zkey.data() + z2);
 
   expect_parse(FileKind::Zkey, Bytes(), CUZK_ERR_FORMAT, "empty", n + "empty zkey");
@@ -911,7 +914,7 @@ void test_targeted(const Fixture& f) {
     put_u32(d, z4, n_coefs - 1);
     BinFile bin;
     std::string err;
-    parse_binfile(zkey.data(), zkey.size(), "zkey", {1}, bin, err);
+    parse_binfile(zkey.data(), zkey.size(), kZkeyContainer, bin, err);
     for (const SectionEntry& s : bin.sections) {
       if (s.id == 4) put_u64(d, s.header_offset + 4, s.size - 44);
     }
@@ -929,7 +932,7 @@ void test_targeted(const Fixture& f) {
   {
     BinFile bin;
     std::string err;
-    parse_binfile(zkey.data(), zkey.size(), "zkey", {1}, bin, err);
+    parse_binfile(zkey.data(), zkey.size(), kZkeyContainer, bin, err);
     std::vector<size_t> order;
     for (size_t i = 0; i < bin.sections.size(); ++i) order.push_back(i);
     order.push_back(0);
@@ -952,7 +955,7 @@ void test_targeted(const Fixture& f) {
   }
 
   // wtns
-  const uint64_t w1 = payload_of(wtns, "wtns", 1), w2 = payload_of(wtns, "wtns", 2);
+  const uint64_t w1 = payload_of(wtns, kWtnsContainer, 1), w2 = payload_of(wtns, kWtnsContainer, 2);
   {
     Bytes m = wtns;
     put_u32(m, 4, 1);
@@ -978,11 +981,11 @@ void test_targeted(const Fixture& f) {
   }
 
   // r1cs
-  const uint64_t r1 = payload_of(r1cs, "r1cs", 1);
+  const uint64_t r1 = payload_of(r1cs, kR1csContainer, 1);
   {
     BinFile bin;
     std::string err;
-    parse_binfile(r1cs.data(), r1cs.size(), "r1cs", {1}, bin, err);
+    parse_binfile(r1cs.data(), r1cs.size(), kR1csContainer, bin, err);
     Bytes m = r1cs;  // an empty custom-gates section 4 appended
     put_u32(m, 8, load_u32_le(r1cs.data() + 8) + 1);
     const uint8_t empty_section[12] = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -1041,27 +1044,54 @@ void test_primes() {
 void test_file_bytes(const fs::path& root) {
   std::string err;
   FileBytes f;
-  expect_status(FileBytes::read("/nonexistent/cuzk.zkey", f, err), CUZK_ERR_IO, err, "read a missing file");
+  expect_status(FileBytes::read("/nonexistent/cuzk.zkey", kZkeyContainer, f, err), CUZK_ERR_IO, err, "read a missing file");
   expect(err.find("/nonexistent/cuzk.zkey") != std::string::npos && err.find("No such file") != std::string::npos,
          "the message names the path and errno: " + err);
-  expect_status(FileBytes::read(root.string(), f, err), CUZK_ERR_IO, err, "read a directory");
+  expect_status(FileBytes::read(root.string(), kZkeyContainer, f, err), CUZK_ERR_IO, err, "read a directory");
   // Devices and FIFOs have no size to check first: refused at once, never read without end or waited on.
-  expect_status(FileBytes::read("/dev/zero", f, err), CUZK_ERR_IO, err, "read /dev/zero");
+  expect_status(FileBytes::read("/dev/zero", kZkeyContainer, f, err), CUZK_ERR_IO, err, "read /dev/zero");
   expect(err.find("not a regular file") != std::string::npos, "/dev/zero: " + err);
   const fs::path fifo = fs::temp_directory_path() / ("cuzk_formats_fifo_" + std::to_string(::getpid()));
   if (::mkfifo(fifo.c_str(), 0600) == 0) {
-    expect_status(FileBytes::read(fifo.string(), f, err), CUZK_ERR_IO, err, "read a FIFO with no writer");
+    expect_status(FileBytes::read(fifo.string(), kZkeyContainer, f, err), CUZK_ERR_IO, err, "read a FIFO with no writer");
     fs::remove(fifo);
   }
   const fs::path empty = fs::temp_directory_path() / ("cuzk_formats_empty_" + std::to_string(::getpid()));
   std::ofstream(empty).close();
-  expect_status(FileBytes::read(empty.string(), f, err), CUZK_ERR_FORMAT, err, "read an empty file");
+  expect_status(FileBytes::read(empty.string(), kZkeyContainer, f, err), CUZK_ERR_FORMAT, err, "read an empty file");
   fs::remove(empty);
+
+  // A large file of something else is refused on its header, before any of it is held: 3 GiB of
+  // zeros (sparse, no disk), then a right magic whose first section claims more than the file has.
+  const fs::path zeros = fs::temp_directory_path() / ("cuzk_formats_zeros_" + std::to_string(::getpid()));
+  {
+    std::ofstream(zeros).close();
+    fs::resize_file(zeros, uint64_t(3) << 30);
+    struct rusage before, after;
+    ::getrusage(RUSAGE_SELF, &before);
+    expect_status(FileBytes::read(zeros.string(), kZkeyContainer, f, err), CUZK_ERR_FORMAT, err, "3 GiB of zeros as a key");
+    expect(err.find("magic is 0x00000000") != std::string::npos, "the zeros' message names the magic: " + err);
+    expect_status(FileBytes::read_sections(zeros.string(), kZkeyContainer, {5}, f, err), CUZK_ERR_FORMAT, err,
+                  "3 GiB of zeros as a key, points on demand");
+    expect_status(FileBytes::read(zeros.string(), kR1csContainer, f, err), CUZK_ERR_FORMAT, err, "3 GiB of zeros as a .r1cs");
+    {
+      std::fstream head(zeros, std::ios::in | std::ios::out | std::ios::binary);
+      const uint8_t header[24] = {'z', 'k', 'e', 'y', 1, 0, 0, 0, 10, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+      head.write(reinterpret_cast<const char*>(header), sizeof header);
+    }
+    expect_status(FileBytes::read(zeros.string(), kZkeyContainer, f, err), CUZK_ERR_FORMAT, err,
+                  "a zkey header whose section claims 2^56 bytes");
+    expect(err.find("claims") != std::string::npos, "the oversized section is named: " + err);
+    ::getrusage(RUSAGE_SELF, &after);
+    expect(after.ru_maxrss - before.ru_maxrss < 10 * 1024, "refusing the 3 GiB files held no memory (max RSS grew " +
+                                                               std::to_string(after.ru_maxrss - before.ru_maxrss) + " KiB)");
+    fs::remove(zeros);
+  }
 
   const fs::path some = root / "native/tests/data/bn254/witness.wtns";
   if (!fs::exists(some)) return;
   FileBytes a;
-  expect_status(FileBytes::read(some.string(), a, err), CUZK_OK, err, "read a wtns");
+  expect_status(FileBytes::read(some.string(), kWtnsContainer, a, err), CUZK_OK, err, "read a wtns");
   const Bytes direct = read_file(some);
   expect(a.size() == direct.size() && std::memcmp(a.data(), direct.data(), a.size()) == 0, "read holds the file's bytes");
   FileBytes b(std::move(a));

@@ -108,9 +108,9 @@ CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** 
     auto key = std::make_unique<cuzk_key>();
     const uint32_t first = formats::kFirstPointSectionId;  // sections 5..9: the points
     cuzk_status st = (flags & CUZK_KEY_POINTS_ON_DEMAND)
-                         ? formats::FileBytes::read_sections(path, {first, first + 1, first + 2, first + 3, first + 4},
+                         ? formats::FileBytes::read_sections(path, formats::kZkeyContainer, {first, first + 1, first + 2, first + 3, first + 4},
                                                              key->file, msg)
-                         : formats::FileBytes::read(path, key->file, msg);
+                         : formats::FileBytes::read(path, formats::kZkeyContainer, key->file, msg);
     if (st != CUZK_OK) return st;
     st = cuzk::abi::finish_key_open(std::move(key), flags, start, out, msg);
     if (st != CUZK_OK) msg = std::string(path) + ": " + msg;
@@ -169,7 +169,7 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
     if (!key || !r1cs_path) { msg = "key and r1cs_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (key->provers.load() > 0) { msg = "cannot attach an .r1cs while provers use this key"; return CUZK_ERR_BUSY; }
     formats::FileBytes file;
-    cuzk_status st = formats::FileBytes::read(r1cs_path, file, msg);
+    cuzk_status st = formats::FileBytes::read(r1cs_path, formats::kR1csContainer, file, msg);
     if (st != CUZK_OK) return st;
     auto r1cs = std::make_unique<formats::R1cs>();
     st = formats::parse_r1cs(file.data(), file.size(), *r1cs, msg);

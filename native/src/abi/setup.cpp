@@ -63,6 +63,10 @@ CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, 
                                               const char* wtns_path, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!r1cs_path || !wtns_path) { msg = "r1cs_path and wtns_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (setup::same_file(r1cs_path, wtns_path)) {
+      msg = std::string("the .r1cs and the .wtns would both be written to ") + r1cs_path + ": give two different paths";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
     setup::SynthParams params{curve, profile, n_constraints, n_public, seed};
     setup::SynthShape shape;
     cuzk_status st = setup::synth_shape(params, shape, msg);
@@ -70,8 +74,7 @@ CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, 
     return with_io_errors(msg, [&] {
       setup::OutputFile r1cs_file(r1cs_path), wtns_file(wtns_path);
       setup::synth_generate(params, &r1cs_file, wtns_file);
-      r1cs_file.commit();
-      wtns_file.commit();
+      setup::OutputFile::commit_together({&r1cs_file, &wtns_file});
       return CUZK_OK;
     });
   });
@@ -147,7 +150,7 @@ cuzk_status with_setup_inputs(const char* r1cs_path, uint32_t cpu_threads, uint3
     if (st != CUZK_OK) return st;
   }
   cuzk::formats::FileBytes file;
-  cuzk_status st = cuzk::formats::FileBytes::read(r1cs_path, file, msg);
+  cuzk_status st = cuzk::formats::FileBytes::read(r1cs_path, cuzk::formats::kR1csContainer, file, msg);
   if (st != CUZK_OK) return st;
   cuzk::formats::R1cs r1cs;
   st = cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, msg);
@@ -168,6 +171,15 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* 
                                              char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!zkey_path) { msg = "r1cs_path and zkey_path must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    // Refused before the .r1cs is read and the work done (the writer checks again when it opens).
+    if (std::string problem = setup::output_path_problem(zkey_path); !problem.empty()) {
+      msg = problem;
+      return CUZK_ERR_IO;
+    }
+    if (r1cs_path && setup::same_file(r1cs_path, zkey_path)) {
+      msg = std::string("the key would be written over its own circuit ") + r1cs_path + ": give another path for the .zkey";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
     return with_setup_inputs(r1cs_path, cpu_threads, flags, info, progress, msg,
                              [&](const cuzk::formats::R1cs& r1cs, cuzk::ThreadPool& pool, cuzk::Progress& prog,
                                  cuzk_setup_info& local) {

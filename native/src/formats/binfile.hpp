@@ -4,7 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,10 +37,27 @@ class BinFile {
   std::optional<SectionView> section(uint32_t id) const;
 };
 
-// Walks the section table of [data, data + size). `kind` is the 4-character magic ("zkey").
+// What a container of one kind starts with: its 4-character magic and the versions this reader knows.
+struct ContainerKind {
+  const char* magic;
+  uint32_t min_version, max_version;
+};
+inline constexpr ContainerKind kZkeyContainer{"zkey", 1, 1};
+inline constexpr ContainerKind kR1csContainer{"r1cs", 1, 1};
+inline constexpr ContainerKind kWtnsContainer{"wtns", 1, 2};
+
+// Walks the section table of [data, data + size).
 // Fails with CUZK_ERR_FORMAT on a wrong magic or version, a section that does not fit in the file,
 // a duplicate id, fewer sections than announced or bytes after the last one.
-Status parse_binfile(const uint8_t* data, size_t size, const char* kind,
-                     std::initializer_list<uint32_t> accepted_versions, BinFile& out, std::string& err);
+Status parse_binfile(const uint8_t* data, size_t size, const ContainerKind& kind, BinFile& out, std::string& err);
+
+// dst <- `len` bytes at `offset` of a container of known size; an I/O failure is reported in err.
+using ContainerReadAt = std::function<Status(uint64_t offset, size_t len, uint8_t* dst, std::string& err)>;
+
+// The same checks as parse_binfile on the header and on the first `max_sections` section headers
+// only, each fetched through `read_at` (a few bytes each): what lets a file be refused before it is
+// read whole. A file with more sections passes here and meets the whole check when parsed.
+Status probe_binfile(const ContainerReadAt& read_at, uint64_t size, const ContainerKind& kind, uint32_t max_sections,
+                     std::string& err);
 
 }  // namespace cuzk::formats

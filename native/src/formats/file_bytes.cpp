@@ -17,6 +17,8 @@ namespace {
 
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kReadChunk = size_t(64) << 20;  // large sequential reads: few syscalls, full bandwidth
+// Section headers checked before a file is read whole; the formats read here have at most ten.
+constexpr uint32_t kProbedSections = 64;
 
 std::string io_error(const char* what, const std::string& path, int error_number) {
   return std::string(what) + " '" + path + "': " + std::strerror(error_number);
@@ -139,6 +141,18 @@ Status read_fully(int fd, uint64_t offset, size_t len, uint8_t* dst, const std::
   return CUZK_OK;
 }
 
+// The container's header and section table, read from the open file a few bytes at a time.
+Status probe_container(int fd, size_t size, const ContainerKind& kind, const std::string& path, std::string& err) {
+  auto from_file = [&](uint64_t offset, size_t len, uint8_t* dst, std::string& e) {
+    return read_fully(fd, offset, len, dst, path, size, e);
+  };
+  if (Status s = probe_binfile(from_file, size, kind, kProbedSections, err); s != CUZK_OK) {
+    if (s == CUZK_ERR_FORMAT) err = "'" + path + "': " + err;
+    return s;
+  }
+  return CUZK_OK;
+}
+
 // A file still being written when it was read is refused rather than used half-written.
 Status same_size_after(int fd, const struct stat& st, const std::string& path, std::string& err) {
   struct stat after;
@@ -152,11 +166,12 @@ Status same_size_after(int fd, const struct stat& st, const std::string& path, s
 
 }  // namespace
 
-Status FileBytes::read(const std::string& path, FileBytes& out, std::string& err) {
+Status FileBytes::read(const std::string& path, const ContainerKind& kind, FileBytes& out, std::string& err) {
   FdCloser file{-1};
   struct stat st;
   if (Status s = open_regular(path, file, &st, err); s != CUZK_OK) return s;
   const size_t size = (size_t)st.st_size;
+  if (Status s = probe_container(file.fd, size, kind, path, err); s != CUZK_OK) return s;
   ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 
   FileBytes bytes;
@@ -167,12 +182,13 @@ Status FileBytes::read(const std::string& path, FileBytes& out, std::string& err
   return CUZK_OK;
 }
 
-Status FileBytes::read_sections(const std::string& path, std::initializer_list<uint32_t> left_in_file, FileBytes& out,
-                                std::string& err) {
+Status FileBytes::read_sections(const std::string& path, const ContainerKind& kind,
+                                std::initializer_list<uint32_t> left_in_file, FileBytes& out, std::string& err) {
   FdCloser file{-1};
   struct stat st;
   if (Status s = open_regular(path, file, &st, err); s != CUZK_OK) return s;
   const size_t size = (size_t)st.st_size;
+  if (Status s = probe_container(file.fd, size, kind, path, err); s != CUZK_OK) return s;
   FileBytes bytes;
   // The mapping is the whole file's size but only what is read below is ever touched: in 4 KiB
   // pages, except inside large payloads read (huge pages there would also cover bytes left out).

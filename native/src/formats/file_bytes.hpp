@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/binfile.hpp"
 #include "formats/status.hpp"
 
 namespace cuzk::formats {
@@ -23,13 +24,15 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
 
-  // Reads the regular file at `path` whole, in large sequential reads into huge-page-backed memory.
-  // The size is taken (and checked) before anything is read: CUZK_ERR_IO (path and errno text) when
-  // it cannot be opened or read, is not a regular file (a directory, FIFO or device such as
-  // /dev/zero is refused without reading or blocking), or changes size while being read;
-  // CUZK_ERR_FORMAT when it is empty; CUZK_ERR_OUT_OF_MEMORY when it is larger than this machine's
-  // memory or the memory cannot be had.
-  static Status read(const std::string& path, FileBytes& out, std::string& err);
+  // Reads the regular file at `path`, a container of `kind`, whole, in large sequential reads into
+  // huge-page-backed memory. The size is taken (and checked) before anything is read: CUZK_ERR_IO
+  // (path and errno text) when it cannot be opened or read, is not a regular file (a directory,
+  // FIFO or device such as /dev/zero is refused without reading or blocking), or changes size while
+  // being read; CUZK_ERR_FORMAT when it is empty or its header and section table (read first, a few
+  // bytes each: probe_binfile) are not those of a `kind` container of its size, so that a large file
+  // of something else costs neither memory nor time; CUZK_ERR_OUT_OF_MEMORY when it is larger than
+  // this machine's memory or the memory cannot be had.
+  static Status read(const std::string& path, const ContainerKind& kind, FileBytes& out, std::string& err);
 
   // A copy of caller memory (len > 0). CUZK_ERR_OUT_OF_MEMORY as for read().
   static Status copy(const uint8_t* data, size_t len, FileBytes& out, std::string& err);
@@ -40,8 +43,9 @@ class FileBytes {
   // file stays open for that; every read_at checks that the file still has the size and
   // modification time seen here (a file truncated or rewritten since is CUZK_ERR_IO, never a fault).
   // A malformed section table is left for the format's parser to report: the walk stops at it.
-  static Status read_sections(const std::string& path, std::initializer_list<uint32_t> left_in_file, FileBytes& out,
-                              std::string& err);
+  // The header is checked first, as by read().
+  static Status read_sections(const std::string& path, const ContainerKind& kind,
+                              std::initializer_list<uint32_t> left_in_file, FileBytes& out, std::string& err);
 
   // Zeroed memory of `size` bytes to write a key into (setup's key made in memory), through
   // mutable_data(). Ranges passed to leave_out() are never written: their pages stay untouched

@@ -139,7 +139,7 @@ Status check_wire_labels(const BinFile& bin, R1cs& r1cs, std::string& err) {
 Status parse_r1cs(const uint8_t* data, size_t size, R1cs& out, std::string& err) {
   out = R1cs{};
   BinFile bin;
-  if (Status s = parse_binfile(data, size, "r1cs", {1}, bin, err); s != CUZK_OK) return s;
+  if (Status s = parse_binfile(data, size, kR1csContainer, bin, err); s != CUZK_OK) return s;
   if (bin.section(kCustomGatesList) || bin.section(kCustomGatesUses)) {
     return fail(err, CUZK_ERR_UNSUPPORTED,
                 "r1cs: the circuit uses custom gates (sections 4/5), which only PLONK can prove");

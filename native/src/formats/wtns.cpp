@@ -18,7 +18,7 @@ std::string str(uint64_t v) { return std::to_string(v); }
 Status parse_wtns_layout(const uint8_t* data, size_t size, Wtns& out, std::string& err) {
   out = Wtns{};
   BinFile bin;
-  if (Status s = parse_binfile(data, size, "wtns", {1, 2}, bin, err); s != CUZK_OK) return s;
+  if (Status s = parse_binfile(data, size, kWtnsContainer, bin, err); s != CUZK_OK) return s;
 
   auto header = bin.section(kHeaderSection);
   if (!header) return fail(err, CUZK_ERR_FORMAT, "wtns: section 1 (header) is missing");

@@ -255,7 +255,7 @@ Status derive_constraint_count(ZkeyGroth16& key, const uint8_t* one, std::string
 Status parse_zkey(const uint8_t* data, size_t size, ZkeyGroth16& out, std::string& err) {
   out = ZkeyGroth16{};
   BinFile bin;
-  if (Status s = parse_binfile(data, size, "zkey", {1}, bin, err); s != CUZK_OK) return s;
+  if (Status s = parse_binfile(data, size, kZkeyContainer, bin, err); s != CUZK_OK) return s;
 
   SectionView header{};
   if (Status s = require_section(bin, kHeader, "header", header, err); s != CUZK_OK) return s;

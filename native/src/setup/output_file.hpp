@@ -1,13 +1,21 @@
 // A file written whole or not at all: bytes go to `<path>.tmp.<pid>` through a large buffer, and
 // commit() renames it onto `path`. A writer destroyed before commit() removes the temporary, so a
 // failed or interrupted run never leaves a half-written key or circuit where a reader would find it.
+// The rename replaces a directory entry, so only a new path or an existing regular file is taken:
+// a symlink, device, FIFO, socket or directory there is refused before anything is written (a
+// rename would put a key file where /dev/null or the link was).
 #pragma once
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,11 +42,48 @@ class ByteSink {
   }
 };
 
+// Why `path` cannot be an output, or "" when it can: it does not exist yet, or is a regular file.
+inline std::string output_path_problem(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? "" : "cannot examine " + path + ": " + std::strerror(errno);
+  if (S_ISREG(st.st_mode)) return "";
+  const char* kind = S_ISLNK(st.st_mode)    ? "a symbolic link"
+                     : S_ISDIR(st.st_mode)  ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "a device";
+  return "refusing to write " + path + ": it is " + kind +
+         ", which the finished file would replace; give the path of a regular file or a new one";
+}
+
+// Whether two paths name one file: the same inode where both exist, else the same absolute path
+// once their folders are resolved (so "out/k" and "./out/../out/k" are one output).
+inline bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  auto resolved = [](const std::string& p) {
+    const size_t slash = p.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    const std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
+    char buf[PATH_MAX];
+    return ::realpath(dir.c_str(), buf) ? std::string(buf) + "/" + base : p;
+  };
+  return resolved(a) == resolved(b);
+}
+
 class OutputFile final : public ByteSink {
  public:
   explicit OutputFile(const std::string& path) : path_(path), tmp_(path + ".tmp." + std::to_string(getpid())) {
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    if (!f_) throw IoError("cannot create " + path + ": " + std::strerror(errno));
+    if (std::string problem = output_path_problem(path); !problem.empty()) throw IoError(problem);
+    // O_EXCL | O_NOFOLLOW: never through a link or onto a file someone placed at the temporary's name.
+    int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw IoError("cannot create " + tmp_ + " (to become " + path + "): " + std::strerror(errno));
+    f_ = ::fdopen(fd, "wb");
+    if (!f_) {
+      ::close(fd);
+      std::remove(tmp_.c_str());
+      throw IoError("cannot create " + path + ": " + std::strerror(errno));
+    }
     buffer_.resize(4u << 20);
     std::setvbuf(f_, buffer_.data(), _IOFBF, buffer_.size());
   }
@@ -55,17 +100,35 @@ class OutputFile final : public ByteSink {
   }
   uint64_t written() const { return written_; }
 
-  void commit() {
-    int rc = std::fclose(f_);
-    f_ = nullptr;
-    if (rc != 0) throw IoError("cannot write " + path_ + ": " + std::strerror(errno));
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      throw IoError("cannot rename the finished file onto " + path_ + ": " + std::strerror(errno));
+  void commit() { commit_together({this}); }
+
+  // Finishes every file, then renames each onto its path; if one fails, the ones already renamed
+  // are removed again, so a failure leaves none of the outputs.
+  static void commit_together(std::initializer_list<OutputFile*> files) {
+    for (OutputFile* f : files) f->finish();
+    std::vector<OutputFile*> renamed;
+    for (OutputFile* f : files) {
+      // Checked again: the path may have become a link or device while the file was written.
+      std::string problem = output_path_problem(f->path_);
+      if (problem.empty() && std::rename(f->tmp_.c_str(), f->path_.c_str()) != 0) {
+        problem = "cannot rename the finished file onto " + f->path_ + ": " + std::strerror(errno);
+      }
+      if (!problem.empty()) {
+        for (OutputFile* done : renamed) std::remove(done->path_.c_str());
+        throw IoError(problem);
+      }
+      f->committed_ = true;
+      renamed.push_back(f);
     }
-    committed_ = true;
   }
 
  private:
+  void finish() {
+    int rc = std::fclose(f_);
+    f_ = nullptr;
+    if (rc != 0) throw IoError("cannot write " + path_ + ": " + std::strerror(errno));
+  }
+
   std::string path_, tmp_;
   std::FILE* f_ = nullptr;
   std::vector<char> buffer_;
