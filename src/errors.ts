@@ -93,12 +93,13 @@ export function statusCode(status: number): CuzkErrorCode | "OK" {
 
 /**
  * Throws a CuzkError when `status` is not CUZK_OK, with the message the library wrote into
- * `errorText`. `operation` names the call in the message.
+ * `errorText`, worded by `word` (by default prefixed with `operation`).
  */
-export function check(status: number, errorText: Uint8Array, operation?: string): void {
+export function check(status: number, errorText: Uint8Array, operation?: string, word?: (reason: string) => string): void {
   if (status === 0) return;
   const code = statusCode(status) as CuzkErrorCode;
   const nativeMessage = readErrorText(errorText);
   const text = nativeMessage || `status ${status} (${code})`;
-  throw new CuzkError(code, operation ? `${operation}: ${text}` : text, { status, nativeMessage, operation });
+  const message = word ? word(text) : operation ? `${operation}: ${text}` : text;
+  throw new CuzkError(code, message, { status, nativeMessage, operation });
 }

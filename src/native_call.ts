@@ -2,8 +2,9 @@
  * @module
  * The one way the object layer calls a function of cuzk.h that reports errors: `invoke` and
  * `invokeAsync` append a fresh error buffer (the `char* err, size_t err_cap` every such function
- * ends with), and turn a failed status into a CuzkError whose operation names the function. The
- * arguments are typed from the symbol table, so a wrong count or type does not compile.
+ * ends with), and turn a failed status into a CuzkError whose operation names the function and
+ * whose message says in words what could not be done (no C names: users read it). The arguments
+ * are typed from the symbol table, so a wrong count or type does not compile.
  */
 import { check, errorBuffer, statusCode } from "./errors.ts";
 import type { NativeErrorCode } from "./errors.ts";
@@ -42,9 +43,59 @@ function operationOf(name: string, options: CallOptions): string {
   return options.detail === undefined ? name : `${name}(${options.detail})`;
 }
 
-function settle(status: number, err: Uint8Array, name: string, options: CallOptions): number {
-  if (status !== 0 && options.accept !== undefined && statusCode(status) === options.accept) return status;
-  check(status, err, operationOf(name, options));
+/** What each checked function does, as the start of a refusal: "cannot <phrase>[ <detail>]: <why>". */
+const CALL_PHRASES: Record<CheckedSymbol, string> = {
+  cuzk_library_info_get: "read the library's facts",
+  cuzk_device_info_get: "read the GPU's facts",
+  cuzk_key_open: "open the key",
+  cuzk_key_open_memory: "open the key",
+  cuzk_key_get_info: "read the key's facts",
+  cuzk_key_attach_r1cs: "use the circuit",
+  cuzk_key_export_vk: "export the verification key",
+  cuzk_key_export_vk_alphabeta: "export the verification key",
+  cuzk_key_check_witness: "use the witness",
+  cuzk_key_check_witness_shape: "use the witness",
+  cuzk_key_check_witness_detail: "use the witness",
+  cuzk_context_create: "start the backend",
+  cuzk_context_backend: "read the backend",
+  cuzk_prover_create: "make a prover",
+  cuzk_prover_create_with: "make a prover",
+  cuzk_prover_memory_plan: "plan the prover's memory",
+  cuzk_prove: "prove",
+  cuzk_prove_list: "prove",
+  cuzk_prove_abc: "prove",
+  cuzk_verify: "verify",
+  cuzk_msm: "run the MSM",
+  cuzk_ntt: "run the NTT",
+  cuzk_host_alloc: "allocate host memory",
+  cuzk_host_free: "free host memory",
+  cuzk_host_register: "register host memory",
+  cuzk_host_unregister: "unregister host memory",
+  cuzk_host_stats: "read the host memory counters",
+  cuzk_staging_stats: "read the staging counters",
+  cuzk_synth_circuit: "make the synthetic circuit",
+  cuzk_synth_circuit_write: "write the synthetic circuit",
+  cuzk_synth_witnesses: "make the synthetic witnesses",
+  cuzk_setup_insecure_dev: "make the development key",
+  cuzk_setup_insecure_dev_key: "make the development key",
+};
+
+/**
+ * The message of a refused call: what could not be done, then the library's reason, less a
+ * leading copy of `detail` (the library names the path too, for C callers).
+ */
+function refusalMessage(name: CheckedSymbol, options: CallOptions, reason: string): string {
+  const detail = options.detail;
+  let why = reason;
+  if (detail !== undefined) {
+    for (const spelled of [`'${detail}': `, `${detail}: `]) if (why.startsWith(spelled)) why = why.slice(spelled.length);
+  }
+  return `cannot ${CALL_PHRASES[name]}${detail === undefined ? "" : ` ${detail}`}: ${why}`;
+}
+
+function settle(status: number, err: Uint8Array, name: CheckedSymbol, options: CallOptions): number {
+  if (status === 0 || (options.accept !== undefined && statusCode(status) === options.accept)) return status;
+  check(status, err, operationOf(name, options), (reason) => refusalMessage(name, options, reason));
   return status;
 }
 

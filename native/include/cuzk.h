@@ -295,12 +295,13 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
  * *out_values_offset (may be NULL) receives the byte offset inside `witness` where the n_vars raw
  * 32-byte values start (0 for CUZK_WITNESS_RAW); written on CUZK_OK only.
  * Returns: CUZK_OK;
- *   CUZK_ERR_INVALID_ARGUMENT  key or witness NULL, unknown witness_format, a value not < r
- *                              (the message names its index);
+ *   CUZK_ERR_INVALID_ARGUMENT  key NULL, witness NULL with witness_len > 0, unknown witness_format,
+ *                              a value not < r (the message names its index);
  *   CUZK_ERR_FORMAT            malformed .wtns (magic, version, sections, sizes, n8 not a field size);
  *   CUZK_ERR_CURVE_MISMATCH    the .wtns is over another prime field (message names both), including
  *                              values of another plausible field size (n8 = 8..64, a multiple of 8, not 32);
- *   CUZK_ERR_WITNESS_LENGTH    value count (or raw length) differs from the key's n_vars;
+ *   CUZK_ERR_WITNESS_LENGTH    value count (or raw length) differs from the key's n_vars, or
+ *                              witness_len is 0 (an empty witness);
  *   CUZK_ERR_UNSATISFIED       w[0] != 1 (the constant wire). */
 CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
                                             uint32_t witness_format, uint64_t* out_values_offset,

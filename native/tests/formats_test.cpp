@@ -864,7 +864,7 @@ void test_targeted(const Fixture& f) {
   {
     Bytes m = zkey;
     put_u32(m, z2, 40);
-    expect_parse(FileKind::Zkey, m, CUZK_ERR_FORMAT, "zkey: n8", n + "n8q = 40 without a matching section size");
+    expect_parse(FileKind::Zkey, m, CUZK_ERR_FORMAT, "element size (n8", n + "n8q = 40 without a matching section size");
   }
   const uint64_t counts = z2 + 8 + n8q + 32;
   for (uint32_t domain : {0u, 3u, 48u}) {

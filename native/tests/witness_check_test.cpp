@@ -176,6 +176,10 @@ void curve_cases(const std::string& dir, const std::string& other_dir) {
         CUZK_ERR_INVALID_ARGUMENT);
   CHECK(cuzk_key_check_witness(k.key, nullptr, raw.size(), CUZK_WITNESS_RAW, nullptr, err, sizeof err) ==
         CUZK_ERR_INVALID_ARGUMENT);
+  // An empty witness (NULL from the FFIs) is a witness of the wrong length, said in words.
+  CHECK(cuzk_key_check_witness(k.key, nullptr, 0, CUZK_WITNESS_WTNS, nullptr, err, sizeof err) ==
+        CUZK_ERR_WITNESS_LENGTH);
+  CHECK(std::string(err).find("the witness is empty") != std::string::npos);
 
   // cuzk_key_check_witness_detail's own arguments: out, its struct_size, scan; *out left as it was.
   cuzk_witness_check detail;

@@ -116,7 +116,7 @@ export class NativeWitnessCalculator {
 
   #call(name: WitnessSymbolName, args: NativeArgument[]): void {
     const err = errorBuffer();
-    check(this.#library.call(name, [...args, err, err.length]) as number, err, name);
+    check(this.#library.call(name, [...args, err, err.length]) as number, err, name, (reason) => `the witness library ${this.source} refused: ${reason}`);
   }
 
   /** Witness length (w[0] = 1 included). */
@@ -159,7 +159,7 @@ export class NativeWitnessCalculator {
         err,
         err.length,
       ]) as number;
-      check(status, err, `cuzk_witness_compute(${this.source})`);
+      check(status, err, `cuzk_witness_compute(${this.source})`, (reason) => `cannot compute the witness with ${this.source}: ${reason}`);
     };
     if (target instanceof NativeBuffer) {
       await target.use((pointer) => compute((pointer + BigInt(offset)) as typeof pointer));

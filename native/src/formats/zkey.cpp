@@ -83,11 +83,13 @@ Status parse_groth16_header(const BinFile& bin, ZkeyGroth16& key, uint32_t& two_
 
   if (!reader.read_u32(key.n8q)) return fail(err, CUZK_ERR_FORMAT, truncated);
   if (!plausible_field_bytes(key.n8q)) {
-    return fail(err, CUZK_ERR_FORMAT, "zkey: n8q = " + str(key.n8q) + " is not a field element size");
+    return fail(err, CUZK_ERR_FORMAT, "zkey: the base field's element size (n8q, section 2) is " + str(key.n8q) +
+                                          " bytes, which no field has: the key is damaged or not a snarkjs Groth16 key");
   }
   if (!reader.take(key.n8q, key.q) || !reader.read_u32(key.n8r)) return fail(err, CUZK_ERR_FORMAT, truncated);
   if (!plausible_field_bytes(key.n8r)) {
-    return fail(err, CUZK_ERR_FORMAT, "zkey: n8r = " + str(key.n8r) + " is not a field element size");
+    return fail(err, CUZK_ERR_FORMAT, "zkey: the scalar field's element size (n8r, section 2) is " + str(key.n8r) +
+                                          " bytes, which no field has: the key is damaged or not a snarkjs Groth16 key");
   }
   // n8q, q, n8r, r, nVars, nPublic, domainSize, then 3 G1 (2 coordinates) and 3 G2 (4 coordinates).
   const uint64_t expected = 4 + key.n8q + 4 + key.n8r + 12 + 18ull * key.n8q;

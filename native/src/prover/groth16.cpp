@@ -350,7 +350,7 @@ class Groth16Prover final : public Prover {
     const std::string backend = std::string(" (") + (engine_->kind() == CUZK_BACKEND_CUDA ? "GPU" : "CPU") + " backend)";
     if (!r1cs) {
       return "either the witness does not satisfy the circuit or the key (or the backend) is at fault" + backend +
-             "; attach the circuit's .r1cs (cuzk_key_attach_r1cs) to tell which";
+             "; attach the circuit's .r1cs to the key to tell which";
     }
     if (args.flags & CUZK_PROVE_SKIP_R1CS_CHECK) {  // the constraints have not been checked yet
       PhaseScope t(times, p, CUZK_PHASE_WITNESS_CHECK);
