@@ -1,6 +1,6 @@
 /**
  * @module
- * The proving service on PostgreSQL (issue 15) under load: a private PostgreSQL server
+ * The proving service on PostgreSQL under load: a private PostgreSQL server
  * (tests/support/postgres.ts, or --database-url), one API process and 1, 2, 3 ... worker processes
  * on this machine. For each worker count, `--clients` closed-loop clients (submit the fixture's
  * .wtns, long-poll until final, fetch the result) run for `--seconds`: jobs per second; the same

@@ -1,6 +1,6 @@
 /**
  * @module
- * Per-phase benchmarks of the prover with mitata (issue 6): the kernels on their own (MSM G1 and G2
+ * Per-phase benchmarks of the prover with mitata: the kernels on their own (MSM G1 and G2
  * at several sizes, NTT) and whole proofs (one at a time, and batches), on the CPU or the CUDA
  * backend. A proof is one native call, so its phases (a/b/c, H, the five MSMs, batch-add, ...)
  * cannot be timed from JS: mitata drives and times the proofs in its manual-timing mode, and the

@@ -17,7 +17,7 @@
  *    (`cuzk synth`, `cuzk setup --insecure-dev`) into .cache/bench/ (the cache bench/phases.ts uses).
  *    snarkjs proves with these keys like with its own; they exist because snarkjs's setup takes
  *    40-60 minutes per curve at 2^16 here.
- * The default set is issue 6's table: 2^12, 2^14 and 2^16 on both curves.
+ * The default set is the table of docs/benchmarks.md: 2^12, 2^14 and 2^16 on both curves.
  *
  * The cuzk CLI runs under Bun by default: it starts fastest (`cuzk info`, whole process, 2-core VM:
  * Bun 0.09 s, Deno 0.17 s, Node 24 0.55 s). The library's own time of each proof (from

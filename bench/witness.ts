@@ -1,6 +1,6 @@
 /**
  * @module
- * Native witness generation against circom_runtime's WASM (issue 16, item 1): Poseidon chains
+ * Native witness generation against circom_runtime's WASM: Poseidon chains
  * (circomlib Poseidon(2), --O2, 240 constraints a hash, the fixtures' poseidonChain) filling
  * 2^14, 2^16, 2^18 constraints, on both curves. For each: circom --c --wasm once, the native
  * library compiled into a fresh cache (the compile time stated once per circuit), then

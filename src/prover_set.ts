@@ -1,6 +1,6 @@
 /**
  * @module
- * Several devices of one host behind one object (issue 18): a ProverSet opens one Context per
+ * Several devices of one host behind one object: a ProverSet opens one Context per
  * device index (each context's work runs on its device only: cuzk.h) and one Prover on each, all
  * over one Key (its host memory is shared; the points are resident, or streamed, per device), and
  * divides a batch between them: contiguous shares, one `proveBatch` per device, run at once. Each

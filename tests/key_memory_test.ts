@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise: the key memory plan reaches TypeScript (issue 13 item 2). A key opened with
+ * Promise: the key memory plan reaches TypeScript. A key opened with
  * `pointsOnDemand` leaves its points in the file; provers made from it with any budget (automatic,
  * everything streamed, a mixed plan) give the same proof as the key read whole, and `memoryPlan()`
  * says where each section lives, how many points at infinity were dropped and what the key holds

@@ -1,7 +1,7 @@
 /**
  * @module
  * Promise: the service, the CLI, the benchmarks and the examples use the library only through its
- * public module (mod.ts, or "cuzk"), never a file under src/ directly (issue 11, item 3), so that
+ * public module (mod.ts, or "cuzk"), never a file under src/ directly, so that
  * src/ can be rearranged behind mod.ts without breaking them. Every import and export-from
  * specifier is read with a small tokenizer (static, `import type`, side-effect, `export ... from`,
  * dynamic `import()`, `require()`), ignoring comments, strings, templates and regular expressions.

@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise: long calls report progress and can be cancelled (issue 13, item 5). A proveBatch aborted
+ * Promise: long calls report progress and can be cancelled. A proveBatch aborted
  * after its first proof rejects with CANCELLED, leaks no native memory (host stats unchanged) and
  * leaves the prover usable (it proves and verifies afterwards); a dev setup aborted between chunks
  * of key points rejects with CANCELLED and leaves no file; a setup that runs to the end reports

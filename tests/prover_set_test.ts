@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise (issue 18, the parts no second GPU is needed for): a ProverSet divides a batch between
+ * Promise (the parts no second GPU is needed for): a ProverSet divides a batch between
  * its devices in contiguous shares, each proof made by exactly one device's prover and named with
  * it, the proofs equal to the same witnesses proved alone with the same r, s and accepted by
  * snarkjs; progress sums the devices; a failure names its device and leaves the set usable; a

@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise: cuzk is a drop-in for snarkjs's proving surface (issue 16, item 2). snarkjs's own CLI
+ * Promise: cuzk is a drop-in for snarkjs's proving surface. snarkjs's own CLI
  * (node node_modules/snarkjs/cli.js) and ours run the same command lines on the same committed
  * fixtures, both curves, with and without public signals, and give: the same .wtns, verification
  * key, public.json and calldata byte for byte, the same exit statuses (0, 1 for a proof that does

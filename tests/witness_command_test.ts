@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise (issue 16, item 1): the circuit's native witness executable that `cuzk witness compile`
+ * Promise: the circuit's native witness executable that `cuzk witness compile`
  * links beside the library (`<name>.witness <input.json | -> <output.wtns>`, no JavaScript runtime)
  * reads input JSON exactly as circom_runtime does (JSON.parse, then BigInt() of every leaf) and
  * writes the same .wtns bytes as the WASM: on every committed fixture, and on random inputs

@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise (issue 16, item 1): a circuit's native witness library (`cuzk witness compile`) gives
+ * Promise: a circuit's native witness library (`cuzk witness compile`) gives
  * the same witness, byte for byte, as circom_runtime's WASM: on every committed fixture's input
  * and on random inputs, for both curves; circom's operators (field, integer, bitwise, shifts,
  * comparisons) on random and edge operands; locals filled from constant tables (the compile

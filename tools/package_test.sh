@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The packages as a user gets them (issue 14): builds the main package and the CPU platform package
+# The packages as a user gets them: builds the main package and the CPU platform package
 # (tools/build_packages.sh js cpu), installs their tarballs into a fresh consumer project outside
 # the repository (third-party dependencies from the registry), and checks there that
 #   - no build ran at install (no install scripts in cuzk*; cmake, compilers, make, node-gyp shimmed

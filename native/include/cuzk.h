@@ -647,7 +647,7 @@ CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint
                                           size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
 
 /* ---------------------------------------------------------------------------------------------
- * Key memory plan (issue 13): points at infinity are not stored, each point section is resident in
+ * Key memory plan: points at infinity are not stored, each point section is resident in
  * the engine's memory or streamed in as a budget allows, and a key may leave its point sections in
  * its file. A batch reads each streamed section once per group of proofs (all the group's MSMs of
  * that section from one read): as many proofs as the room the budget leaves after the plan keeps

@@ -1,4 +1,4 @@
-// The workload at sizes whose files would not fit a disk (issue 13 item 3), at small sizes here:
+// The workload at sizes whose files would not fit a disk, at small sizes here:
 //  - the porep profile's fast generator gives the generic solver's bytes (r1cs, .wtns, raw values,
 //    other witness seeds), both curves, many shapes;
 //  - cuzk_synth_witnesses: seed 0 is cuzk_synth_circuit's witness, other seeds other witnesses that

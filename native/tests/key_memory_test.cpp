@@ -1,4 +1,4 @@
-// The key memory plan (issue 13 item 2) on the CPU engine. A key opened with
+// The key memory plan on the CPU engine. A key opened with
 // CUZK_KEY_POINTS_ON_DEMAND leaves its point sections in the file; its CPU prover holds them
 // compacted (points at infinity dropped), each section resident or streamed in per proof as its
 // budget allows. Every plan must give the same proof bytes as the key read whole (for the same

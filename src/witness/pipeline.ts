@@ -1,6 +1,6 @@
 /**
  * @module
- * `fullProveMany`: many circuit inputs to proofs, pipelined (issue 16, item 3): the witness of
+ * `fullProveMany`: many circuit inputs to proofs, pipelined: the witness of
  * input i+1 is computed into a pooled pinned buffer while proof i runs, so a stream goes at the
  * speed of the slower stage rather than the sum of both. The native witness library computes off
  * the JS thread; circom_runtime's WASM computes on it, which still overlaps, since the proof runs

@@ -1,4 +1,4 @@
-// Batch-affine bucket accumulation (issue 17 item 2), the alternative to msm.cuh's XYZZ walk for
+// Batch-affine bucket accumulation, the alternative to msm.cuh's XYZZ walk for
 // MSMs whose buckets hold several points each: L levels of pairwise affine additions with batched
 // inversions (msm_affine_steps.cuh) shrink the plan's sorted list to about 1/2^L of its points,
 // and msm.cuh's XYZZ walk adds what is left into the buckets. Opt-in until measured on a GPU:

@@ -1,4 +1,4 @@
-// How an engine holds a key's points (issue 13 item 2): only the points that are not infinity,
+// How an engine holds a key's points: only the points that are not infinity,
 // compacted per group of sections that share scalars, each section either resident in the
 // engine's memory or streamed in once per proof, as a memory plan chosen from a budget says.
 // Both engines use this; the points come from the key's memory or, for a key opened with

@@ -1,4 +1,4 @@
-// Device isolation (issue 4: no work ever lands on another GPU): for each GPU D, a child process
+// Device isolation (no work ever lands on another GPU): for each GPU D, a child process
 // proves through the ABI on D only, then the driver's list of that process's contexts
 // (nvidia-smi) must name D and no other. One process per device, so that each starts with no
 // context anywhere; the parent only counts the devices, which opens none.

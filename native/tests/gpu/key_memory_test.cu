@@ -1,4 +1,4 @@
-// The key memory plan on the GPU (issue 13 item 2): the CUDA engine stores only the points that
+// The key memory plan on the GPU: the CUDA engine stores only the points that
 // are not infinity and keeps each section resident or streams it in per proof, as the budget
 // allows. For committed fixtures and synthetic PoRep-shaped keys (most B points infinity), read
 // whole and on demand (CUZK_KEY_POINTS_ON_DEMAND), the CUDA proofs of the compact resident plan,
