@@ -6,6 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
+import { databaseUnavailable, isConnectionError } from "./db_errors.ts";
 import { ServiceError } from "./errors.ts";
 
 /** A request as Bun's routes pass it: the path parameters in `params`. */
@@ -89,9 +90,23 @@ export function bearerAuth(token: string): (req: Request) => void {
   };
 }
 
-/** Any error as a ServiceError (unexpected ones as 500 with their message). */
+/**
+ * The request's URL. Bun passes an HTTP/1.0 request without a Host header with its bare path as
+ * `req.url` ("/healthz"), which is no URL on its own: such a path is read against a placeholder
+ * origin (the routes use only the path and the query).
+ */
+export function requestUrl(req: Request): URL {
+  return req.url.startsWith("/") ? new URL(`http://localhost${req.url}`) : new URL(req.url);
+}
+
+/**
+ * Any error as a ServiceError: a lost or refused database connection as 503
+ * DATABASE_UNAVAILABLE with Retry-After (the request can be made again once the database is
+ * back), other unexpected ones as 500 with their message.
+ */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
+  if (isConnectionError(error)) return databaseUnavailable(error);
   const message = String((error as Error)?.message ?? error);
   return new ServiceError(500, "INTERNAL", message);
 }

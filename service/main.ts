@@ -107,8 +107,15 @@ async function main(): Promise<void> {
     } catch (error) {
       throw new ConfigError(`--witness-dir: ${(error as Error).message}`);
     }
-    const db = await ClusterDb.open(config.databaseUrl, { poolSize: config.role === "api" ? 16 : 4, superviseS: Math.max(1, Math.floor(config.leaseS / 5)), leaseS: config.leaseS });
-    if (config.role === "worker") return runWorker(config, { library, contexts, keys, db, witnessDir });
+    logUncaught();
+    const workerId = config.workerId || defaultWorkerId();
+    const db = await ClusterDb.open(config.databaseUrl, {
+      poolSize: config.role === "api" ? 16 : 4,
+      superviseS: Math.max(1, Math.floor(config.leaseS / 5)),
+      leaseS: config.leaseS,
+      applicationName: config.role === "api" ? "cuzk api" : `cuzk worker ${workerId}`,
+    });
+    if (config.role === "worker") return runWorker(config, { library, contexts, keys, db, witnessDir, workerId });
     const store = await PgJobStore.open({
       db,
       metrics,
@@ -193,8 +200,8 @@ async function serve(
 }
 
 /** The worker role: the preloaded keys' jobs from the database, proved on this process's device. */
-async function runWorker(config: ServiceConfig, parts: { library: Library; contexts: Context[]; keys: KeyRegistry; db: ClusterDb; witnessDir?: WitnessDir }): Promise<void> {
-  const { contexts, keys, db, witnessDir } = parts;
+async function runWorker(config: ServiceConfig, parts: { library: Library; contexts: Context[]; keys: KeyRegistry; db: ClusterDb; witnessDir?: WitnessDir; workerId: string }): Promise<void> {
+  const { contexts, keys, db, witnessDir, workerId } = parts;
   const context = contexts[0];
   if (!(await preload(keys, config.preload))) {
     process.exitCode = 1;
@@ -202,7 +209,6 @@ async function runWorker(config: ServiceConfig, parts: { library: Library; conte
     return;
   }
   if (keys.list().length === 0) throw new ConfigError("--role worker needs the keys it proves for (--preload)");
-  const workerId = config.workerId || defaultWorkerId();
   const worker = await ProvingWorker.start({ db, keys, batchSize: config.batchSize, workerId, backend: context.backend, witnessDir });
   logEvent("worker_started", { worker: workerId, keys: keys.list().map((k) => k.id), backend: context.backend, devices: contexts.map((c) => c.device), batchSize: config.batchSize });
   onceOnSignals(async (signal) => {
@@ -214,6 +220,19 @@ async function runWorker(config: ServiceConfig, parts: { library: Library; conte
     logEvent("exit", { code: 0 });
     process.exit(0);
   });
+}
+
+/**
+ * The floor under the database roles' own handling: every connection has an 'error' listener and
+ * every loop retries what the database refused, so an error that reaches the process is a bug. A
+ * worker or an API that stays up serves better than one that exits over it (the jobs are in the
+ * database, the fence keeps a settle honest), so it is logged as an event, which the tests look
+ * for, and the process goes on.
+ */
+function logUncaught(): void {
+  const describe = (error: unknown) => String((error as Error)?.stack ?? error);
+  process.on("unhandledRejection", (reason) => logEvent("unhandled_rejection", { error: describe(reason) }));
+  process.on("uncaughtException", (error) => logEvent("uncaught_exception", { error: describe(error) }));
 }
 
 /** Runs `stop` on the first SIGTERM or SIGINT (later ones are ignored). */

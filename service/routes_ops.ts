@@ -1,8 +1,10 @@
 /**
  * @module
  * The operator's routes: liveness (`/healthz`, from the event loop and nothing else), readiness
- * (`/readyz`: backend up, preloaded keys registered, not shutting down) and Prometheus `/metrics`.
+ * (`/readyz`: backend up, preloaded keys registered, not shutting down, and with a database, the
+ * database reachable) and Prometheus `/metrics`.
  */
+import { DATABASE_RETRY_AFTER_S, isConnectionError } from "./db_errors.ts";
 import type { Routes } from "./http.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -29,8 +31,24 @@ export function opsRoutes(deps: OpsRoutesDeps): Routes {
     "/healthz": { GET: () => Response.json({ status: "ok" }) },
     "/readyz": {
       GET: async () => {
-        const ready = deps.ready() && !store.closing;
-        return Response.json({ ready, shuttingDown: store.closing, keys: keys.list().map((k) => k.id), queueDepth: await store.queueDepth(), ...deps.describe() }, { status: ready ? 200 : 503 });
+        // With a database, reading the queue depth is also the probe of it: not ready while it
+        // cannot be reached, ready again as soon as it answers.
+        let queueDepth: number | undefined;
+        let databaseError: string | undefined;
+        try {
+          queueDepth = await store.queueDepth();
+        } catch (error) {
+          if (!isConnectionError(error)) throw error;
+          databaseError = String((error as Error)?.message ?? error);
+        }
+        const database = store.listening === undefined
+          ? {}
+          : { databaseReachable: databaseError === undefined, databaseListening: store.listening, ...(databaseError ? { databaseError } : {}) };
+        const ready = deps.ready() && !store.closing && databaseError === undefined;
+        return Response.json(
+          { ready, shuttingDown: store.closing, keys: keys.list().map((k) => k.id), queueDepth, ...deps.describe(), ...database },
+          { status: ready ? 200 : 503, headers: databaseError ? { "Retry-After": String(DATABASE_RETRY_AFTER_S) } : {} },
+        );
       },
     },
     "/metrics": {

@@ -10,7 +10,7 @@
  */
 import type { ServiceConfig } from "./config.ts";
 import { errorResponse, ServiceError } from "./errors.ts";
-import { bearerAuth, toServiceError } from "./http.ts";
+import { bearerAuth, requestUrl, toServiceError } from "./http.ts";
 import type { Handler, RouteRequest, Routes } from "./http.ts";
 import type { InputWitnesses } from "./inputs.ts";
 import type { KeyRegistry } from "./keys.ts";
@@ -67,7 +67,7 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
     let response: Response;
     try {
       if (!isOpen(path)) authorize(req);
-      response = await handler(req, new URL(req.url));
+      response = await handler(req, requestUrl(req));
     } catch (error) {
       response = errorResponse(toServiceError(error));
     }
@@ -91,7 +91,7 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
     maxRequestBodySize: config.maxBodyBytes + (1 << 20),
     routes: bunRoutes,
     fetch(req) {
-      const path = new URL(req.url).pathname;
+      const path = requestUrl(req).pathname;
       const known = patterns.find((p) => p.regex.test(path));
       const error = known
         ? new ServiceError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}; allowed: ${known.allow.join(", ")}`, undefined, { headers: { Allow: known.allow.join(", ") } })

@@ -87,6 +87,8 @@ export interface JobListing {
 export interface JobStore {
   /** Whether shutdown has begun (submissions are refused). */
   readonly closing: boolean;
+  /** With a database: whether job changes are heard by NOTIFY now (else only polled). */
+  readonly listening?: boolean;
   /** The job made earlier under `idempotencyKey` (422 if it was for another request). */
   replay(idempotencyKey: string, fingerprint: string): Promise<JobView | undefined>;
   /** Throws 503 while closing and 429 (Retry-After) when the queue bounds leave no room. */

@@ -12,8 +12,9 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { CANCEL_CHANNEL, DEAD_LETTER_QUEUE, JOB_CHANNEL, QUEUED_CHANNEL } from "./cluster_db.ts";
-import type { ClusterDb, QueueSettings } from "./cluster_db.ts";
+import type { ClusterDb, Listener, QueueSettings } from "./cluster_db.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
+import { databaseUnavailable, DatabaseUnavailableError, isConnectionError } from "./db_errors.ts";
 import { ServiceError } from "./errors.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { FINAL_STATES, finishedOrNot, JOB_STATES } from "./store.ts";
@@ -39,13 +40,19 @@ export interface PgJobStoreOptions {
 }
 
 /** Serializes submissions (bounds and Idempotency-Keys are checked and the row written under it). */
-const SUBMIT_LOCK = 0x63757a6c;
+export const SUBMIT_LOCK = 0x63757a6c;
 /** A waiter re-reads its job at least this often (a NOTIFY can be lost while a listener reconnects). */
 const POLL_MS = 1000;
 /** How often the API fails dead-lettered jobs and forgets expired ones. */
 const MAINTENANCE_MS = 2000;
 /** The witness directory is swept for files left behind every this many maintenance rounds (30 s). */
 const SWEEP_EVERY = 15;
+/**
+ * How long a submission or a cancel retries a transaction whose connection failed, before the
+ * client gets 503 DATABASE_UNAVAILABLE: long enough for a connection that was cut while the
+ * server stays up, short enough that a client is not held through an outage.
+ */
+const WRITE_RETRY_MS = 1500;
 
 const VIEW_COLUMNS = `j.id, j.key_id, j.source, j.priority, j.state, j.created_at, j.started_at, j.finished_at, j.error, j.timings, j.witness_ms, j.progress,
   (SELECT coalesce(json_agg(json_build_object('batch', a.batch, 'size', a.size, 'worker', a.worker, 'outcome', coalesce(a.outcome, 'running'), 'error', a.error) ORDER BY a.attempt), '[]')
@@ -74,7 +81,7 @@ export class PgJobStore implements JobStore {
   readonly #options: PgJobStoreOptions;
   readonly #db: ClusterDb;
   readonly #waiters = new Map<string, Set<() => void>>();
-  #listener: { close(): Promise<void> } | undefined;
+  #listener: Listener | undefined;
   #maintenance: ReturnType<typeof setInterval> | undefined;
   #closing = false;
   #rounds = 0;
@@ -87,13 +94,20 @@ export class PgJobStore implements JobStore {
   /** Starts listening for changes and the maintenance timer. */
   static async open(options: PgJobStoreOptions): Promise<PgJobStore> {
     const store = new PgJobStore(options);
-    store.#listener = await options.db.listen(JOB_CHANNEL, (id) => store.#wake(id));
+    // Waiters re-read their jobs once the listener is back: what changed while it was down sent
+    // notifications nobody heard.
+    store.#listener = await options.db.listen(JOB_CHANNEL, (id) => store.#wake(id), () => store.#wakeAll());
     store.#maintenance = setInterval(() => void store.#maintain().catch(() => {}), MAINTENANCE_MS);
     return store;
   }
 
   get closing(): boolean {
     return this.#closing;
+  }
+
+  /** Whether the API hears job changes by NOTIFY now (false while its connection reconnects). */
+  get listening(): boolean {
+    return this.#listener?.listening ?? false;
   }
 
   /** Registers the queue of a key (and applies the lease and retry settings to it). */
@@ -103,6 +117,10 @@ export class PgJobStore implements JobStore {
 
   #wake(id: string): void {
     for (const waiter of [...(this.#waiters.get(id) ?? [])]) waiter();
+  }
+
+  #wakeAll(): void {
+    for (const id of [...this.#waiters.keys()]) this.#wake(id);
   }
 
   /** Resolves on a change of job `id`, after `ms`, when `signal` aborts, or when `stop` is called. */
@@ -222,9 +240,8 @@ export class PgJobStore implements JobStore {
     const id = randomUUID();
     // Written whole before the row that names it commits; removed again if the row is not written.
     const file = bytes > dbWitnessMaxBytes ? await witnessDir!.write(id, submission.witness) : null;
-    let outcome: { view: JobView; replayed: boolean };
-    try {
-      outcome = await this.#db.transaction(async (client, boss) => {
+    const write = () =>
+      this.#db.transaction(async (client, boss) => {
         await client.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
         if (submission.idempotencyKey) {
           const earlier = await this.replay(submission.idempotencyKey, submission.fingerprint, client);
@@ -239,15 +256,56 @@ export class PgJobStore implements JobStore {
         await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
         await client.query("SELECT pg_notify($1, $2)", [QUEUED_CHANNEL, submission.keyId]);
         return { view: this.#toView(await this.#row(id, client), undefined), replayed: false };
-      });
-    } catch (error) {
-      if (file) await witnessDir!.remove(file);
-      throw error;
+      }, { retryForMs: WRITE_RETRY_MS });
+    let outcome: { view: JobView; replayed: boolean };
+    const deadline = performance.now() + WRITE_RETRY_MS;
+    for (;;) {
+      try {
+        outcome = await write();
+        break;
+      } catch (error) {
+        if (!(error instanceof DatabaseUnavailableError) || error.committed === "no") {
+          if (file) await witnessDir!.remove(file);
+          throw error;
+        }
+        // COMMIT was sent and no answer came. The job's id is ours, so whether it was accepted can
+        // be read back once the database answers: if its row is there, it was; if not, the write
+        // can run again. Until then the file stays (the sweep takes it if the row never was).
+        const committed = await this.#exists(id).catch((check) => {
+          if (isConnectionError(check)) return undefined;
+          throw check;
+        });
+        if (committed === true) {
+          outcome = { view: this.#toView(await this.#row(id), undefined), replayed: false };
+          break;
+        }
+        if (committed === undefined || performance.now() > deadline) {
+          throw databaseUnavailable(
+            error,
+            `the database connection was lost while job ${id} was being committed, and whether it was accepted cannot be told yet; ` +
+              `retry with the same Idempotency-Key, which finds the job if it was (without one, a retry may queue it twice)`,
+          );
+        }
+      }
     }
     if (file && outcome.replayed) await witnessDir!.remove(file);
     this.#options.metrics.submissions.inc({ outcome: outcome.replayed ? "replayed" : "accepted" });
-    if (!outcome.replayed) outcome.view = await this.view(outcome.view.id);
+    if (!outcome.replayed) {
+      // The job is accepted whatever happens now: if the database went away since, the view read
+      // in the transaction answers (202), rather than a 503 that would invite a second copy.
+      const accepted = outcome.view;
+      outcome.view = await this.view(accepted.id).catch((error) => {
+        if (isConnectionError(error)) return accepted;
+        throw error;
+      });
+    }
     return outcome;
+  }
+
+  /** Whether job `id` has a row (it was accepted, and not yet forgotten). */
+  async #exists(id: string): Promise<boolean> {
+    const { rows } = await this.#db.pool.query("SELECT 1 FROM cuzk.jobs WHERE id = $1", [id]);
+    return rows.length > 0;
   }
 
   async list(filter: { state?: JobState; keyId?: string; limit: number }): Promise<JobListing> {
@@ -289,8 +347,10 @@ export class PgJobStore implements JobStore {
           const view = await this.view(id);
           if (!stopped) onView(view);
           if (FINAL_STATES.has(view.state)) break;
-        } catch {
-          break; // forgotten (TTL) or the database went away: the stream ends
+        } catch (error) {
+          // The database away: the stream stays open (its keep-alive comments go on) and reads
+          // again; anything else (the job forgotten after its TTL) ends it.
+          if (!isConnectionError(error)) break;
         }
         await change.done;
       }
@@ -334,7 +394,8 @@ export class PgJobStore implements JobStore {
       if (state === "queued") await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
       else await client.query("SELECT pg_notify($1, $2)", [CANCEL_CHANNEL, id]);
       await client.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);
-    });
+      // Cancelling twice ends the same, so a COMMIT that went unanswered is simply tried again.
+    }, { retryForMs: WRITE_RETRY_MS, idempotent: true });
     await this.#removeWitnessFiles();
     return this.view(id);
   }

@@ -26,7 +26,8 @@ import process from "node:process";
 import { CuzkError, FR_BYTES } from "../mod.ts";
 import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
 import { CANCEL_CHANNEL, JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
-import type { ClusterDb } from "./cluster_db.ts";
+import type { ClusterDb, Listener } from "./cluster_db.ts";
+import { backoffMs, DatabaseUnavailableError, isConnectionError } from "./db_errors.ts";
 import type { KeyRegistry, RegisteredKey } from "./keys.ts";
 import { logEvent } from "./log.ts";
 import { WitnessFileError } from "./witness_dir.ts";
@@ -71,6 +72,7 @@ const POLL_MS = 250;
 /** A call's progress is written to its jobs' rows at most this often (the last value always is). */
 export const PROGRESS_WRITE_MS = 250;
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const isCancelled = (error: unknown) => error instanceof CuzkError && error.code === "CANCELLED";
 const messageOf = (error: unknown) => String((error as Error)?.message ?? error);
 const codeOf = (error: unknown) => (error as { code?: string })?.code ?? "INTERNAL";
@@ -88,8 +90,10 @@ export class ProvingWorker {
   #woken = false;
   #loop: Promise<void> | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
-  #listener: { close(): Promise<void> } | undefined;
-  #cancelListener: { close(): Promise<void> } | undefined;
+  #listener: Listener | undefined;
+  #cancelListener: Listener | undefined;
+  /** A claim whose COMMIT went unanswered: it may hold jobs, looked for before the next claim. */
+  #unsure: { keyId: string; batch: string } | undefined;
   #batches = 0;
   /** The batch in hand (claimed, not yet settled). */
   #held: Claimed[] = [];
@@ -116,14 +120,18 @@ export class ProvingWorker {
       [options.workerId, hostname(), process.pid, worker.#keyIds, options.backend, options.batchSize],
     );
     worker.#beat = setInterval(() => void db.pool.query("UPDATE cuzk.workers SET seen_at = now() WHERE id = $1", [options.workerId]).catch(() => {}), WORKER_BEAT_MS);
-    worker.#listener = await db.listen(QUEUED_CHANNEL, (keyId) => {
-      if (!worker.#keyIds.includes(keyId)) return;
+    const wake = () => {
       worker.#woken = true;
       worker.#wake?.();
-    });
-    worker.#cancelListener = await db.listen(CANCEL_CHANNEL, (jobId) => {
-      if (worker.#held.some((job) => job.id === jobId)) void worker.#checkDropped().catch(() => {});
-    });
+    };
+    // Once a listener is back, what it missed is looked for: the queues at once, and whether the
+    // batch in hand is still wanted.
+    worker.#listener = await db.listen(QUEUED_CHANNEL, (keyId) => worker.#keyIds.includes(keyId) && wake(), wake);
+    worker.#cancelListener = await db.listen(
+      CANCEL_CHANNEL,
+      (jobId) => worker.#held.some((job) => job.id === jobId) && void worker.#checkDropped().catch(() => {}),
+      () => void worker.#checkDropped().catch(() => {}),
+    );
     worker.#loop = worker.#run();
     return worker;
   }
@@ -153,66 +161,122 @@ export class ProvingWorker {
 
   async #run(): Promise<void> {
     let next = 0; // keys take turns, so a busy key does not starve the others
+    let failures = 0;
     while (!this.#stopping) {
       let worked = false;
       this.#woken = false;
       try {
+        if (this.#unsure) {
+          const { keyId, batch } = this.#unsure;
+          const recovered = await this.#recover(keyId, batch);
+          this.#unsure = undefined;
+          if (recovered.length > 0) {
+            worked = true;
+            await this.#work(keyId, recovered);
+          }
+        }
         for (let i = 0; i < this.#keyIds.length && !this.#stopping && !worked; i++) {
           const keyId = this.#keyIds[(next + i) % this.#keyIds.length];
           const claimed = await this.#claim(keyId);
           if (claimed.length === 0) continue;
           next = (next + i + 1) % this.#keyIds.length;
           worked = true;
-          this.#held = claimed;
-          this.#dropped.clear();
-          try {
-            await this.#settle(keyId, claimed[0].batch, await this.#prove(keyId, claimed));
-          } finally {
-            this.#held = [];
-          }
+          await this.#work(keyId, claimed);
         }
+        if (failures > 0) logEvent("worker_resumed", { worker: this.#options.workerId, failures });
+        failures = 0;
       } catch (error) {
-        // The database went away or refused: what we hold comes back to the queue when its lease ends.
-        logEvent("worker_error", { worker: this.#options.workerId, error: messageOf(error) });
-        await this.#idle(1000);
+        // The database went away or refused: the worker keeps trying, backing off, for as long as
+        // it runs. A claim that failed before its COMMIT holds nothing; one whose COMMIT went
+        // unanswered is looked for first (#unsure); a batch in hand is settled by #settle's retries.
+        failures++;
+        const wait = backoffMs(failures);
+        logEvent("worker_error", { worker: this.#options.workerId, error: messageOf(error), failures, retryInMs: wait });
+        await this.#idle(wait);
         continue;
       }
       if (!worked) await this.#idle(POLL_MS);
     }
   }
 
-  /** Takes up to batch-size queued jobs of `keyId` in one transaction and marks their rows running. */
+  /** Proves a claimed batch and settles it. */
+  async #work(keyId: string, claimed: Claimed[]): Promise<void> {
+    this.#held = claimed;
+    this.#dropped.clear();
+    try {
+      await this.#settle(keyId, claimed[0].batch, await this.#prove(keyId, claimed));
+    } finally {
+      this.#held = [];
+    }
+  }
+
+  /**
+   * Takes up to batch-size queued jobs of `keyId` in one transaction and marks their rows running.
+   * If the COMMIT goes unanswered, the claim is remembered (#unsure) and looked for by its batch
+   * name once the database answers, so that jobs it may hold are proved now, not after their lease.
+   */
   async #claim(keyId: string): Promise<Claimed[]> {
     const { db, batchSize, workerId } = this.#options;
     const queue = queueName(keyId);
-    const held = await db.transaction(async (client, boss): Promise<Claimed[]> => {
-      const jobs = await db.boss.fetch(queue, { batchSize, ...boss });
-      if (jobs.length === 0) return [];
-      const batch = `${workerId}#${this.#runTag}-${++this.#batches}`;
-      const ids = jobs.map((job) => job.id);
-      const attempts = jobs.map((job) => job.retryCount + 1);
-      const { rows } = await client.query(
-        `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
-           FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
-          WHERE j.id = a.id AND j.state IN ('queued', 'running')
-          RETURNING j.id, j.witness, j.witness_file`,
-        [ids, attempts, workerId],
-      );
-      const claimed = new Map<string, { witness: Uint8Array | null; witnessFile: string | null }>(rows.map((row) => [row.id as string, { witness: row.witness, witnessFile: row.witness_file }]));
-      await client.query(
-        `INSERT INTO cuzk.attempts (job_id, attempt, worker, batch, size)
-         SELECT a.id, a.attempt, $3, $4, $5 FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) WHERE a.id = ANY($6::uuid[])
-         ON CONFLICT DO NOTHING`,
-        [ids, attempts, workerId, batch, claimed.size, [...claimed.keys()]],
-      );
-      // A queue entry whose row is already final (cancelled meanwhile) is done with.
-      const stale = jobs.filter((job) => !claimed.has(job.id));
-      if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
-      await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
-      return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, heartbeatSeconds: job.heartbeatSeconds, ...claimed.get(job.id)! }));
-    });
+    // Numbered by claims that took jobs (or may have): an empty look at the queue uses no name.
+    const batch = `${workerId}#${this.#runTag}-${this.#batches + 1}`;
+    let held: Claimed[];
+    try {
+      held = await db.transaction(async (client, boss): Promise<Claimed[]> => {
+        const jobs = await db.boss.fetch(queue, { batchSize, ...boss });
+        if (jobs.length === 0) return [];
+        const ids = jobs.map((job) => job.id);
+        const attempts = jobs.map((job) => job.retryCount + 1);
+        const { rows } = await client.query(
+          `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
+             FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
+            WHERE j.id = a.id AND j.state IN ('queued', 'running')
+            RETURNING j.id, j.witness, j.witness_file`,
+          [ids, attempts, workerId],
+        );
+        const claimed = new Map<string, { witness: Uint8Array | null; witnessFile: string | null }>(rows.map((row) => [row.id as string, { witness: row.witness, witnessFile: row.witness_file }]));
+        await client.query(
+          `INSERT INTO cuzk.attempts (job_id, attempt, worker, batch, size)
+           SELECT a.id, a.attempt, $3, $4, $5 FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) WHERE a.id = ANY($6::uuid[])
+           ON CONFLICT DO NOTHING`,
+          [ids, attempts, workerId, batch, claimed.size, [...claimed.keys()]],
+        );
+        // A queue entry whose row is already final (cancelled meanwhile) is done with.
+        const stale = jobs.filter((job) => !claimed.has(job.id));
+        if (stale.length > 0) await db.boss.complete(queue, stale.map((job) => ({ id: job.id, retryCount: job.retryCount })), null, boss);
+        await client.query("SELECT pg_notify($1, id::text) FROM unnest($2::uuid[]) AS id", [JOB_CHANNEL, [...claimed.keys()]]);
+        return jobs.filter((job) => claimed.has(job.id)).map((job) => ({ id: job.id, batch, retryCount: job.retryCount, heartbeatSeconds: job.heartbeatSeconds, ...claimed.get(job.id)! }));
+      });
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError && error.committed === "unknown") {
+        this.#batches++;
+        this.#unsure = { keyId, batch };
+      }
+      throw error;
+    }
+    if (held.length > 0) this.#batches++;
     // Said once the claim is committed: from here the jobs are this worker's until settled or lost.
     if (held.length > 0) logEvent("batch_claimed", { worker: workerId, batch: held[0].batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1) });
+    return held;
+  }
+
+  /**
+   * The jobs of a claim whose COMMIT went unanswered, if it did commit (its attempt rows carry its
+   * batch name) and they are still its own: held like any claim, proved, and settled under the
+   * fence. Nothing if it did not commit.
+   */
+  async #recover(keyId: string, batch: string): Promise<Claimed[]> {
+    const { db, workerId } = this.#options;
+    const { rows } = await db.pool.query(
+      `SELECT a.job_id AS id, a.attempt, j.witness, j.witness_file FROM cuzk.attempts a JOIN cuzk.jobs j ON j.id = a.job_id
+        WHERE a.batch = $1 AND a.settled_at IS NULL AND j.state = 'running' AND j.attempt = a.attempt AND j.worker = $2`,
+      [batch, workerId],
+    );
+    logEvent("claim_checked", { worker: workerId, batch, key: keyId, committed: rows.length > 0 });
+    if (rows.length === 0) return [];
+    const heartbeatSeconds = (await db.boss.getQueue(queueName(keyId)))?.heartbeatSeconds ?? null;
+    const held: Claimed[] = rows.map((row) => ({ id: row.id, batch, retryCount: row.attempt - 1, heartbeatSeconds, witness: row.witness, witnessFile: row.witness_file }));
+    logEvent("batch_claimed", { worker: workerId, batch, key: keyId, size: held.length, jobs: held.map((j) => j.id), attempts: held.map((j) => j.retryCount + 1), recovered: true });
     return held;
   }
 
@@ -314,13 +378,44 @@ export class ProvingWorker {
   }
 
   /**
-   * Writes the outcomes in one transaction, fenced by pg-boss: only the jobs whose claim is still
-   * current (same retryCount, still active) are completed, and only their rows are written.
+   * Writes the outcomes (#settleOnce), retrying through a database outage until they are written:
+   * the proofs are in hand, and a settle is fenced and idempotent. Once the worker is stopping it
+   * tries for one lease only: past that the jobs are back in the queue anyway.
    */
   async #settle(keyId: string, batch: string, outcomes: Outcome[]): Promise<void> {
+    const started = performance.now();
+    const leaseMs = (outcomes[0]?.job.heartbeatSeconds ?? 30) * 1000;
+    for (let failures = 1; ; failures++) {
+      try {
+        return await this.#settleOnce(keyId, batch, outcomes);
+      } catch (error) {
+        if (!isConnectionError(error) || (this.#stopping && performance.now() - started > leaseMs)) throw error;
+        const wait = backoffMs(failures);
+        logEvent("settle_retry", { worker: this.#options.workerId, batch, error: messageOf(error), failures, retryInMs: wait });
+        await sleep(wait);
+      }
+    }
+  }
+
+  /**
+   * Writes the outcomes in one transaction, fenced by pg-boss: only the jobs whose claim is still
+   * current (same retryCount, still active) are completed, and only their rows are written. A
+   * settle whose COMMIT went unanswered may have been written: its attempts say so (settled_at),
+   * and then what they recorded is reported and nothing is written again (a second `complete`
+   * would find the entries done and record the proofs as lost leases).
+   */
+  async #settleOnce(keyId: string, batch: string, outcomes: Outcome[]): Promise<void> {
     const { db, workerId } = this.#options;
     const queue = queueName(keyId);
-    const settled = await db.transaction(async (client, boss) => {
+    const settled = await db.transaction(async (client, boss): Promise<Array<{ id: string; current: boolean; written: boolean; state: string; earlier?: boolean }>> => {
+      const { rows: earlier } = await client.query(
+        `SELECT a.job_id AS id, a.outcome FROM cuzk.attempts a JOIN unnest($1::uuid[], $2::int[]) AS o(id, attempt) ON a.job_id = o.id AND a.attempt = o.attempt
+          WHERE a.batch = $3 AND a.settled_at IS NOT NULL`,
+        [outcomes.map(({ job }) => job.id), outcomes.map(({ job }) => job.retryCount + 1), batch],
+      );
+      if (earlier.length > 0) {
+        return earlier.map(({ id, outcome }) => ({ id, current: outcome !== "lease_lost", written: outcome === "proved" || outcome === "failed", state: outcome === "proved" ? "succeeded" : "failed", earlier: true }));
+      }
       const response = await db.boss.complete(queue, outcomes.map(({ job }) => ({ id: job.id, retryCount: job.retryCount })), null, boss) as { settled?: string[] };
       const current = new Set(response.settled ?? []);
       const records = outcomes.map(({ job, result, error, proveMs, batchSize }) => ({
@@ -359,6 +454,7 @@ export class ProvingWorker {
     });
     const lost = settled.filter((r) => !r.current).map((r) => r.id);
     logEvent("batch_settled", {
+      ...(settled.some((r) => r.earlier) ? { earlier: true } : {}),
       worker: workerId,
       batch,
       key: keyId,

@@ -1,6 +1,7 @@
 /**
  * @module
- * The service's processes for the database-mode tests (cluster_test.ts, cluster_cancel_test.ts):
+ * The service's processes for the database-mode tests (cluster_test.ts, cluster_cancel_test.ts,
+ * cluster_chaos_test.ts):
  * `bun service/main.ts --role api|worker ...` children whose JSON event lines can be awaited and
  * acted on as they are printed, and an HTTP client of the API that retries while it restarts.
  * Driven with fetch and node:child_process, so the tests run the same under Deno, Bun and Node.
@@ -30,6 +31,8 @@ export class Proc {
   readonly #closed: Promise<void>;
   readonly #hooks = new Set<(event: Event) => void>();
   #gone = false;
+  /** How the process ended (exit code or signal); undefined while it runs. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   stderr = "";
   readonly name: string;
 
@@ -41,7 +44,12 @@ export class Proc {
       stdio: ["ignore", "pipe", "pipe"],
     });
     live.add(this);
-    this.#closed = new Promise((resolve) => this.#child.on("close", () => resolve()));
+    this.#closed = new Promise((resolve) =>
+      this.#child.on("close", (code, signal) => {
+        this.exit = { code, signal };
+        resolve();
+      })
+    );
     this.#closed.then(() => (this.#gone = true));
     let buffered = "";
     this.#child.stdout!.on("data", (chunk: Uint8Array) => {

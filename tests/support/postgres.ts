@@ -5,7 +5,8 @@
  * machine can reach it or collide with it; `stop()` ends the server and removes the directory.
  * The binaries are found on PATH or under /usr/lib/postgresql/<version>/bin (Debian's packages).
  * PostgreSQL refuses to run as root, so as root (CI) the server runs as the `postgres` user (the
- * Debian package's) or `nobody`, through `setpriv`.
+ * Debian package's) or `nobody`, through `setpriv`. A test can take the server away and bring it
+ * back on the same data (`halt` as `pg_ctl stop -m fast|immediate` does, then `start`).
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -22,6 +23,14 @@ export interface Postgres {
   dir: string;
   /** A new empty database on the server; its URL. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Stops the server with `pg_ctl stop -m <mode>` and waits until it is gone: `fast` rolls back
+   * open transactions and tells each client 57P01 before closing its connection; `immediate`
+   * kills the server processes at once (crash recovery at the next start). The socket goes with it.
+   */
+  halt(mode: "fast" | "immediate"): Promise<void>;
+  /** Starts a halted server again on the same data directory and socket; resolves once it accepts connections. */
+  start(): Promise<void>;
   /** Stops the server (fast shutdown) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -51,8 +60,11 @@ function serverAccount(): { name: string; uid: number; gid: number } | undefined
   throw new Error("running as root and neither a postgres nor a nobody account exists to run PostgreSQL as");
 }
 
-/** Starts a private server; `port` only names the socket file (there is no TCP listener). */
-export async function startPostgres(options: { port?: number } = {}): Promise<Postgres> {
+/**
+ * Starts a private server; `port` only names the socket file (there is no TCP listener).
+ * `settings` are server settings (`-c name=value`) over the defaults below.
+ */
+export async function startPostgres(options: { port?: number; settings?: Record<string, string> } = {}): Promise<Postgres> {
   const bin = postgresBinDir();
   const port = options.port ?? 5432;
   const dir = mkdtempSync("/tmp/cuzk-pg-"); // short: a socket path is limited to 107 bytes
@@ -69,24 +81,37 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Po
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout}`);
   }
-  // fsync off: a test's durability is about processes killed, not the machine losing power.
+  // fsync off: a test's durability is about processes killed, not the machine losing power. (A
+  // test that kills the server itself, `halt("immediate")`, needs synchronous_commit on: off, a
+  // commit is acknowledged before its WAL leaves the server's memory, and dies with it.)
   const [command, args] = asServer(join(bin, "postgres"), [
     "-D", data, "-k", dir, "-p", String(port), "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
     "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=64MB",
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
   ]);
-  const server: ChildProcess = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  server.stderr!.on("data", (chunk: Uint8Array) => (log = (log + new TextDecoder().decode(chunk)).slice(-4000)));
-  const exited = new Promise<void>((resolve) => server.on("close", () => resolve()));
-
   const socket = join(dir, `.s.PGSQL.${port}`);
-  for (let i = 0; !existsSync(socket) || !/ready to accept connections/.test(log); i++) {
-    if (server.exitCode !== null || i > 600) {
-      server.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`postgres did not start: ${log}`);
+
+  /** The postgres process now running, its exit, and the tail of its log. */
+  let current: { server: ChildProcess; exited: Promise<void>; log: () => string } | undefined;
+  const launch = async () => {
+    const server: ChildProcess = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    server.stderr!.on("data", (chunk: Uint8Array) => (log = (log + new TextDecoder().decode(chunk)).slice(-4000)));
+    const exited = new Promise<void>((resolve) => server.on("close", () => resolve()));
+    for (let i = 0; !existsSync(socket) || !/ready to accept connections/.test(log); i++) {
+      if (server.exitCode !== null || i > 600) {
+        server.kill("SIGKILL");
+        throw new Error(`postgres did not start: ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
     }
-    await new Promise((r) => setTimeout(r, 50));
+    current = { server, exited, log: () => log };
+  };
+  try {
+    await launch();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
 
   let stopped = false;
@@ -105,12 +130,34 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Po
       }
       return urlOf(name);
     },
+    async halt(mode) {
+      if (!current) throw new Error("the server is not running");
+      const { exited } = current;
+      const [ctl, ctlArgs] = asServer(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", mode, "-w", "-t", "30"]);
+      const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(ctl, ctlArgs, { stdio: ["ignore", "pipe", "pipe"] });
+        let output = "";
+        child.stdout!.on("data", (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)));
+        child.stderr!.on("data", (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)));
+        child.on("close", (code) => resolve({ code, output }));
+      });
+      if (result.code !== 0) throw new Error(`pg_ctl stop -m ${mode} failed (${result.code}): ${result.output}`);
+      await exited;
+      current = undefined;
+    },
+    async start() {
+      if (current) throw new Error("the server is running");
+      await launch();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (server.exitCode === null) server.kill("SIGINT"); // fast shutdown: disconnects clients
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (server.exitCode === null) server.kill("SIGKILL");
+      const server = current?.server;
+      if (server && server.exitCode === null) {
+        server.kill("SIGINT"); // fast shutdown: disconnects clients
+        await Promise.race([current!.exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (server.exitCode === null) server.kill("SIGKILL");
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
