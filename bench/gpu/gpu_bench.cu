@@ -18,11 +18,6 @@
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
 //                          the copies' build time and memory; t = 1 (the chooser) as the baseline;
 //                          every result checked like section msm's; a table at the end
-//   gpu_bench msm-affine [max_log]  the bucket accumulation A/B (cuda/msm_affine.cuh): the XYZZ
-//                          walk against the batch-affine levels, alternated in one process on
-//                          the same inputs, each result checked like section msm's: BLS12-381 and
-//                          BN254 G1 at 2^22 and 2^24 (also over 12 copies at c = 22), G2 at 2^20
-//                          and 2^24 (BLS12-381); levels, remainder and traces; a table at the end
 // Every section prints "RESULT <name> <value> <unit>" lines; run.sh gathers them into a table.
 #include "gpu_check.cuh"
 
@@ -416,106 +411,13 @@ void section_msm_precompute(int max_log) {
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------
-// msm-affine: the XYZZ walk against the batch-affine levels
-// ---------------------------------------------------------------------------------------------
-struct AffineRow {
-  std::string what;
-  double xyzz_ms, affine_ms;
-  int levels;
-  uint32_t live, left;
-};
-
-template <class HC, int G>
-void affine_bench(const char* name, const std::vector<int>& logs, bool with_copies, std::vector<AffineRow>& rows) {
-  using A = typename Group<HC, G>::Affine;
-  using Fr = typename HC::Fr;
-  constexpr int bits = Fr::Params::BITS;
-  const size_t nmax = (size_t)1 << *std::max_element(logs.begin(), logs.end());
-  const uint64_t k0 = 0x123456789ull;
-  DevArray<A> pts(nmax);
-  make_bench_points<HC, G>(pts, nmax, k0);
-  auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
-  DevArray<uint8_t> ds(nmax * 32);
-  ds.upload(sc.data());
-  const uint32_t* scalars = reinterpret_cast<const uint32_t*>(ds.p);
-  MsmBases bases;
-  for (int lg : logs) {
-    const size_t n = (size_t)1 << lg;
-    const auto expect = dlog_reference<HC, G>(sc, n, k0);
-    for (bool copies : {false, true}) {
-      if (copies && !(with_copies && lg >= 22)) continue;
-      if (copies) {
-        const int c = 22, t = msm_windows(bits, c);  // one window per copy, as the engine picks at 2^24
-        CHECK_OK((msm_bases_build<HC, G>(bases, pts.p, (uint32_t)n, t, c, g_dev->stream, err)));
-      }
-      auto run = [&] {
-        return copies ? gpu_msm_copies<HC, G>(bases, scalars, n, true) : gpu_msm<HC, G>(pts.p, scalars, n, true, 0);
-      };
-      const int reps = lg >= 24 ? 5 : 7;
-      std::vector<double> ms[2];
-      bool ok = true;
-      MsmAffineRest info;
-      for (int r = 0; r <= reps; r++)
-        for (int mode = 0; mode < 2; mode++) {  // alternated: xyzz, affine
-          g_dev->msm.accumulate = mode ? MsmAccumulate::kAffine : MsmAccumulate::kXyzz;
-          CHECK_CUDA(cudaDeviceSynchronize());
-          const double a = now_ms();
-          const auto got = run();
-          const double b = now_ms();
-          if (r > 0) ms[mode].push_back(b - a);
-          ok &= got.equals(expect);
-          if (mode) info = g_dev->msm.last_affine;
-        }
-      const std::string what = std::string(name) + " 2^" + std::to_string(lg) +
-                               (copies ? " copies=" + std::to_string(bases.copies) + " c=22" : "");
-      EXPECT(ok, "msm-affine %s: wrong sum", what.c_str());
-      EXPECT(info.used, "msm-affine %s: the levels did not run (levels %d, %u live)", what.c_str(), info.levels, info.live);
-      std::printf("msm-affine %s: xyzz %.2f ms, affine %.2f ms (window %d, %d levels, %u live pairs -> %u) %s\n",
-                  what.c_str(), median(ms[0]), median(ms[1]), g_dev->plan.c, info.levels, info.live, info.count,
-                  ok ? "ok" : "WRONG");
-      result("msm-affine " + what + " xyzz", median(ms[0]), "ms");
-      result("msm-affine " + what + " affine", median(ms[1]), "ms");
-      rows.push_back({what, median(ms[0]), median(ms[1]), info.levels, info.live, info.count});
-      if (lg >= 24) {  // where the time goes, both ways
-        g_kernel_trace = true;
-        for (int mode = 0; mode < 2; mode++) {
-          g_dev->msm.accumulate = mode ? MsmAccumulate::kAffine : MsmAccumulate::kXyzz;
-          run();
-        }
-        g_kernel_trace = false;
-      }
-      g_dev->msm.accumulate = MsmAccumulate::kFromEnv;
-    }
-  }
-}
-
-void section_msm_affine(int max_log) {
-  std::vector<AffineRow> rows;
-  std::vector<int> g1, g2;
-  for (int l : {22, 24})
-    if (l <= max_log) g1.push_back(l);
-  for (int l : {20, 24})
-    if (l <= max_log) g2.push_back(l);
-  if (msm_selected("bls12-381 G1")) affine_bench<curve::Bls12381, 1>("bls12-381 G1", g1, true, rows);
-  if (msm_selected("bn254 G1")) affine_bench<curve::Bn254, 1>("bn254 G1", g1, true, rows);
-  if (msm_selected("bls12-381 G2")) affine_bench<curve::Bls12381, 2>("bls12-381 G2", g2, false, rows);
-  if (msm_selected("bn254 G2")) affine_bench<curve::Bn254, 2>("bn254 G2", {20}, false, rows);
-  std::printf("TABLE %-34s %10s %10s %7s %6s %12s %12s\n", "msm", "xyzz ms", "affine ms", "ratio", "levels",
-              "live pairs", "left");
-  for (const AffineRow& r : rows)
-    std::printf("TABLE %-34s %10.2f %10.2f %7.3f %6d %12u %12u\n", r.what.c_str(), r.xyzz_ms, r.affine_ms,
-                r.affine_ms / r.xyzz_ms, r.levels, r.live, r.left);
-  std::fflush(stdout);
-}
-
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
-  const char* sections[] = {"msm", "ntt", "ntt-bench", "ntt-one", "engine", "fixed-base", "msm-precompute", "msm-affine"};
+  const char* sections[] = {"msm", "ntt", "ntt-bench", "ntt-one", "engine", "fixed-base", "msm-precompute"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
-    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|fixed-base|msm-precompute|msm-affine [arg]; the GPU "
+    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|fixed-base|msm-precompute [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -526,7 +428,6 @@ int main(int argc, char** argv) {
     else if (section == "ntt-one") section_ntt_one(arg >= 0 ? (uint32_t)arg : 27);
     else if (section == "engine") section_engine(arg >= 0 ? arg : 22);
     else if (section == "msm-precompute") section_msm_precompute(arg >= 0 ? arg : 24);
-    else if (section == "msm-affine") section_msm_affine(arg >= 0 ? arg : 24);
     else section_fixed_base();
   });
 }

@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "cuda/curves.cuh"
-#include "cuda/msm_affine.cuh"
 #include "cuda/runtime.cuh"
 
 namespace cuzk::cuda {
@@ -113,8 +112,7 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
   return load16(points + i);
 }
 
-// One thread per chunk of K sorted pairs (vals null: the list is the points themselves, in order,
-// as msm_affine.cuh's levels leave it). A run (a bucket's pairs) that ends inside the chunk and
+// One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
 // msm_merge_tails adds the carries of the chunks after it.
@@ -133,7 +131,7 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
   bool open = false;
   X acc = X::infinity();
   for (size_t e = begin; e < end; e++) {
-    uint32_t v = vals ? vals[e] : (uint32_t)e;
+    uint32_t v = vals[e];
     A p = load_affine(points, v & 0x7fffffffu);
     if (v >> 31) p = -p;
     acc = open ? acc.add_affine(p) : X::from_affine(p);
@@ -432,10 +430,6 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 // Scratch of the execute step, shared by every MSM on a device (calls are serialised).
 struct MsmScratch {
   DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
-  // how the buckets are filled (msm_affine.cuh), and what the affine levels did in the last call
-  MsmAccumulate accumulate = MsmAccumulate::kFromEnv;
-  MsmAffineScratch affine;
-  MsmAffineRest last_affine;
   void* host = nullptr;  // pinned download area
   size_t host_bytes = 0;
   ~MsmScratch() { pinned_free(host, host_bytes); }
@@ -454,14 +448,13 @@ struct MsmScratch {
 struct MsmShape {
   uint32_t nb, K, chunks, L, S, parts;
   int J;
-  // walked: the pairs the XYZZ walk takes (the plan's, or what the affine levels left)
-  static MsmShape of(const MsmPlan& plan, uint32_t walked) {
+  static MsmShape of(const MsmPlan& plan) {
     MsmShape sh{};
     sh.nb = 1u << (plan.c - 1);
     // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads.
-    uint32_t K = walked >> 18;
+    uint32_t K = plan.total >> 18;
     sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
-    sh.chunks = ceil_div(walked, sh.K);
+    sh.chunks = ceil_div(plan.total, sh.K);
     sh.L = sh.nb < 64 ? sh.nb : 64;  // 2 additions per bucket either way; fewer segments to fold
     sh.S = sh.nb / sh.L;
     sh.J = 0;
@@ -485,25 +478,7 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   using HX = typename Group<HC, G>::HostXyzz;
-  // The list the XYZZ walk takes: the plan's, or the affine levels' remainder.
-  const uint32_t* walk_keys = plan.keys;
-  const uint32_t* walk_vals = plan.vals;
-  const A* walk_points = d_points;
-  uint32_t walked = plan.total;
-  sc.last_affine = MsmAffineRest{};
-  MsmAccumulate accumulate;
-  CUZK_TRY(msm_accumulate_resolve(sc.accumulate, accumulate, err));
-  if (plan.total && accumulate == MsmAccumulate::kAffine) {
-    CUZK_TRY(msm_affine_levels<A>(plan.keys, plan.vals, plan.total, plan.sentinel,
-                                  (size_t)plan.nwin << (plan.c - 1), d_points, sc.affine, s, sc.last_affine, err));
-    if (sc.last_affine.used) {
-      walk_keys = sc.last_affine.keys;
-      walk_vals = nullptr;
-      walk_points = static_cast<const A*>(sc.last_affine.points);
-      walked = sc.last_affine.count;
-    }
-  }
-  const MsmShape sh = MsmShape::of(plan, walked);
+  const MsmShape sh = MsmShape::of(plan);
   const size_t xs = sizeof(X);
   const uint32_t n_fold = plan.total ? (uint32_t)plan.nwin * (sh.J + 1) : 0;
   constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
@@ -527,27 +502,25 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   if (plan.total) {
     // Empty buckets must read as infinity: ZZ = 0.
     CUZK_CU(cudaMemsetAsync(buckets, 0, (size_t)plan.nwin * sh.nb * xs, s));
-    if (walked) {
-      msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(walk_keys, walk_vals, walked, plan.sentinel, sh.K,
-                                                                   walk_points, buckets, sc.carry.as<X>(),
-                                                                   sc.tails.as<X>(), sc.tail_key.as<uint32_t>());
-      CUZK_LAUNCHED("msm_accumulate");
-      trace.mark("accumulate");
-      uint32_t* long_count = sc.long_runs.as<uint32_t>();
-      CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
-      msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(walk_keys, walked, sh.K, sh.chunks, plan.sentinel,
-                                                                  sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                  sc.tail_key.as<uint32_t>(), buckets, long_count,
-                                                                  long_count + 1);
-      CUZK_LAUNCHED("msm_merge_tails");
-      const uint32_t max_long = sh.chunks / 32 + 1;
-      msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(walk_keys, walked, sh.K, sh.chunks,
-                                                                            sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                            sc.tail_key.as<uint32_t>(), buckets,
-                                                                            long_count, long_count + 1);
-      CUZK_LAUNCHED("msm_merge_long");
-      trace.mark("merge");
-    }
+    msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
+                                                                 d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                 sc.tail_key.as<uint32_t>());
+    CUZK_LAUNCHED("msm_accumulate");
+    trace.mark("accumulate");
+    uint32_t* long_count = sc.long_runs.as<uint32_t>();
+    CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
+    msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
+                                                                sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                sc.tail_key.as<uint32_t>(), buckets, long_count,
+                                                                long_count + 1);
+    CUZK_LAUNCHED("msm_merge_tails");
+    const uint32_t max_long = sh.chunks / 32 + 1;
+    msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
+                                                                          sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                          sc.tail_key.as<uint32_t>(), buckets,
+                                                                          long_count, long_count + 1);
+    CUZK_LAUNCHED("msm_merge_long");
+    trace.mark("merge");
     msm_segments<X><<<ceil_div((size_t)plan.nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, plan.nwin,
                                                                          sc.seg_t.as<X>(), sc.seg_r.as<X>());
     CUZK_LAUNCHED("msm_segments");
