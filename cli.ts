@@ -34,7 +34,6 @@ import { CUZK_COMMANDS } from "./cli/cuzk_commands.ts";
 import { EXIT, parseArgs, say, UsageError } from "./cli/io.ts";
 import { matchSnarkjs, runSnarkjs, SNARKJS_OPTIONS, snarkjsUsage } from "./cli/snarkjs_commands.ts";
 import { WITNESS_USAGE, witnessCommand } from "./cli/witness_command.ts";
-import { setNativeEnv } from "./mod.ts";
 
 const USAGE = `usage (docs/cli.md):
 snarkjs's commands (the same files, defaults and output; snarkjs's aliases in parentheses):
@@ -66,9 +65,6 @@ function version(): string {
 export async function main(argv: string[]): Promise<number> {
   // Usage errors answer as the form they were given in: 2 for cuzk's, 99 for snarkjs's (and unknown commands).
   let usageExit: number = EXIT.snarkjsUsage;
-  // One proof a process: the GPU engine's precomputed copies of the H points (made when a prover
-  // is made: +0.2 s at 2^20, +2 s at 2^24 on an H200) would cost more than the one proof gains.
-  if (process.env.CUZK_GPU_PRECOMPUTE === undefined) setNativeEnv("CUZK_GPU_PRECOMPUTE", "0");
   try {
     const [command, ...rest] = argv;
     if (command === undefined) {

@@ -21,7 +21,7 @@
  * const { proof, publicSignals, timings } = await groth16.fullProve(input, "circuit.wasm", "circuit.zkey");
  * ```
  */
-export { Library, setNativeEnv } from "./src/library.ts";
+export { Library } from "./src/library.ts";
 export type { BackendName, CurveName, DeviceInfo, HostStats, LibraryInfo, LoadOptions, StagingStats } from "./src/library.ts";
 export { CuzkError } from "./src/errors.ts";
 export type { CuzkErrorCode, NativeErrorCode } from "./src/errors.ts";

@@ -55,6 +55,9 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
   let prover: Prover | undefined;
   try {
     prover = await Prover.open({
+      // One proof a process: precomputed copies of the H points (made with the prover: +2 s at
+      // 2^24 on an H200) would cost more than the one proof gains.
+      hCopies: 0,
       zkey: files.zkey,
       backend: backend as "auto" | BackendName,
       device,

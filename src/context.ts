@@ -32,6 +32,11 @@ export interface ContextOptions {
    * before any thread starts.
    */
   cpuThreads?: number;
+  /**
+   * CUDA: run the G2 (B2) MSM of a key held in memory on the CPU, beside the GPU's work, instead of
+   * on the GPU (its points then take no device memory). Default false; the proofs are the same.
+   */
+  g2OnCpu?: boolean;
   library?: Library;
 }
 
@@ -48,13 +53,16 @@ const NTT_KINDS: Record<NttKind, number> = {
 const BACKEND_IDS = { auto: ABI.BACKEND_AUTO, cpu: ABI.BACKEND_CPU, cuda: ABI.BACKEND_CUDA } as const;
 
 /** The options of Context.create, checked against their bounds (INVALID_ARGUMENT) before anything is made. */
-export function contextArguments(options: ContextOptions): { backend: keyof typeof BACKEND_IDS; device: number; cpuThreads: number } {
+export function contextArguments(options: ContextOptions): { backend: keyof typeof BACKEND_IDS; device: number; cpuThreads: number; flags: number } {
   const backend = options.backend ?? "auto";
   if (!(backend in BACKEND_IDS)) throw new CuzkError("INVALID_ARGUMENT", `unknown backend ${JSON.stringify(backend)}`);
   const device = deviceIndex(options.device ?? 0);
   const limit = (options.library ?? Library.default()).info().cpuThreads;
   const cpuThreads = integerIn(options.cpuThreads ?? 0, "cpuThreads", 0, limit, ` (0 = every core; ${limit} is this machine's CPU count)`);
-  return { backend, device, cpuThreads };
+  if (options.g2OnCpu !== undefined && typeof options.g2OnCpu !== "boolean") {
+    throw new CuzkError("INVALID_ARGUMENT", `g2OnCpu must be true or false, not ${JSON.stringify(options.g2OnCpu)}`);
+  }
+  return { backend, device, cpuThreads, flags: options.g2OnCpu ? ABI.CONTEXT_G2_ON_CPU : 0 };
 }
 
 /** Memory a kernel reads or writes: JS bytes or a native buffer. */
@@ -96,9 +104,9 @@ export class Context extends NativeHandle {
   static create(options: ContextOptions = {}): Context {
     const native = nativeOf(options.library);
     native.require("cuzk_context_create", "cuzk_context_backend", "cuzk_context_destroy");
-    const { backend, device, cpuThreads } = contextArguments(options);
+    const { backend, device, cpuThreads, flags } = contextArguments(options);
     const out = new BigUint64Array(1);
-    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, cpuThreads, 0, out], {
+    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, cpuThreads, flags, out], {
       detail: `${backend}, device ${device}`,
     });
     return new Context(native, asPointer(out[0]), device);

@@ -6,7 +6,7 @@
  */
 import { check, CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
-import { openNative, setProcessEnv } from "./ffi/load.ts";
+import { openNative } from "./ffi/load.ts";
 import type { LoadOptions } from "./ffi/load.ts";
 import { ABI } from "./ffi/symbols.ts";
 import { allocateStruct, decodeStruct, DEVICE_INFO_LAYOUT, LIBRARY_INFO_LAYOUT } from "./ffi/structs.ts";
@@ -14,19 +14,6 @@ import type { RuntimeName } from "./ffi/types.ts";
 import { invoke } from "./native_call.ts";
 
 export type { LoadOptions };
-
-/**
- * Sets an environment variable the native library reads (its CUZK_* settings, docs: README "CLI"
- * and docs/architecture.md) so that the library sees it on every runtime: under Bun,
- * `process.env.X = ...` does not reach the process environment. Takes effect for what the library
- * reads afterwards (a prover's settings when it is made).
- */
-export function setNativeEnv(name: string, value: string): void {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || value.includes("\0")) {
-    throw new CuzkError("INVALID_ARGUMENT", `setNativeEnv: ${JSON.stringify(name)} is not an environment variable name, or the value holds a NUL`);
-  }
-  setProcessEnv(name, value);
-}
 
 /** Backends a library can be built with. */
 export type BackendName = "cpu" | "cuda";

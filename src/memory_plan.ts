@@ -7,6 +7,7 @@
  * infinity and not stored; and the bytes against the budget (`ProverOptions.memoryBudget`).
  */
 import { integerIn } from "./bounds.ts";
+import { CuzkError } from "./errors.ts";
 import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 
@@ -45,12 +46,52 @@ const PLACEMENTS: Record<number, SectionPlan["placement"]> = {
   [ABI.PLACEMENT_STREAMED]: "streamed",
 };
 
-/** A `cuzk_prover_options` for `cuzk_prover_create_with`: the budget in bytes (0 = automatic). */
-export function proverOptionsStruct(memoryBudget: number | bigint): Uint8Array {
+/**
+ * The settings of a prover's engine (cuzk_prover_options). Each has a default and a bound; a value
+ * out of bounds is INVALID_ARGUMENT naming it. None changes a proof's bytes.
+ */
+export interface EngineSettings {
+  /**
+   * Bytes of the engine's memory (CUDA: device, CPU: host) the prover may take for the key's rows,
+   * points and proving workspace; default automatic (free device memory / physical memory). Each
+   * point section then stays resident or is streamed in (`memoryPlan()`: in a batch, read once per
+   * group of proofs whose kept scalars fit the room the plan leaves, else once per proof); a key
+   * that does not fit even streamed is OUT_OF_MEMORY before anything is allocated.
+   */
+  memoryBudget?: number | bigint;
+  /**
+   * CUDA: precomputed copies of the key's H points, made when the prover is made, so that msm_h
+   * reduces fewer windows: "auto" (default: as many as the memory the plan leaves allows, from
+   * 2^16 points; ~2 s more prover creation at 2^24), 0 = none (a process that makes one proof),
+   * or a count up to 64. The CPU engine ignores it.
+   */
+  hCopies?: "auto" | number;
+  /** Stream every point section the engine holds instead of keeping any resident (tests, measurements). Default false. */
+  streamAll?: boolean;
+  /** In a batch, read each streamed section once per proof instead of once per group of proofs (measurements). Default false. */
+  streamPerProof?: boolean;
+  /** CUDA: store the key's points at infinity too (measurements). Default false. */
+  keepInfinity?: boolean;
+}
+
+/** The `cuzk_prover_options` of `settings` for `cuzk_prover_create_with`, each bound checked. */
+export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
+  const memoryBudget = settings.memoryBudget ?? 0;
   const asNumber = typeof memoryBudget === "bigint" ? Number(memoryBudget) : memoryBudget;
   const budget = BigInt(integerIn(asNumber, "memoryBudget (bytes)", 0, Number.MAX_SAFE_INTEGER));
+  const hCopies = settings.hCopies ?? "auto";
+  const copies = hCopies === "auto" ? ABI.H_COPIES_AUTO : integerIn(hCopies, "hCopies", 0, ABI.H_COPIES_MAX, ' (or "auto")');
+  let flags = 0;
+  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY]] as const) {
+    const value = settings[name];
+    if (value !== undefined && typeof value !== "boolean") throw new CuzkError("INVALID_ARGUMENT", `${name} must be true or false, not ${JSON.stringify(value)}`);
+    if (value) flags |= bit;
+  }
   const bytes = allocateStruct(PROVER_OPTIONS_LAYOUT);
-  new DataView(bytes.buffer).setBigUint64(PROVER_OPTIONS_LAYOUT.fields.memory_budget.offset, budget, true);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(PROVER_OPTIONS_LAYOUT.fields.flags.offset, flags, true);
+  view.setBigUint64(PROVER_OPTIONS_LAYOUT.fields.memory_budget.offset, budget, true);
+  view.setInt32(PROVER_OPTIONS_LAYOUT.fields.h_copies.offset, copies, true);
   return bytes;
 }
 

@@ -25,6 +25,7 @@ import { NativeBuffer } from "./memory/buffer.ts";
 import type { PinnedBuffer } from "./memory/buffer.ts";
 import { BufferPool } from "./memory/pool.ts";
 import { decodeMemoryPlan, memoryPlanStruct, proverOptionsStruct } from "./memory_plan.ts";
+import type { EngineSettings } from "./memory_plan.ts";
 import type { MemoryPlan } from "./memory_plan.ts";
 import { invoke, invokeAsync } from "./native_call.ts";
 import { ProgressSlot } from "./progress.ts";
@@ -45,7 +46,7 @@ export type Witness = Uint8Array | ReadonlyArray<bigint> | NativeBuffer;
  * Options of Prover.open. `signal` and `onProgress` cover the key upload to the engine
  * (`key_upload`, in bytes; nothing to upload on the CPU backend), not the opening of the .zkey.
  */
-export interface ProverOptions extends Omit<ContextOptions, "library">, LongCallOptions {
+export interface ProverOptions extends Omit<ContextOptions, "library">, EngineSettings, LongCallOptions {
   /** Path of the .zkey, or a Key opened already (then shared, not closed by the prover). */
   zkey: string | Key;
   /** The circuit's .r1cs: witnesses are then checked constraint by constraint before proving. */
@@ -64,14 +65,6 @@ export interface ProverOptions extends Omit<ContextOptions, "library">, LongCall
   selfCheck?: boolean;
   /** Trust the .zkey: skip the on-curve check of its points at open time. */
   skipPointChecks?: boolean;
-  /**
-   * Bytes of the engine's memory (CUDA: device, CPU: host) the prover may take for the key's rows,
-   * points and proving workspace; default automatic (free device memory / physical memory). Each
-   * point section then stays resident or is streamed in (`memoryPlan()`: in a batch, read once per
-   * group of proofs whose kept scalars fit the room the plan leaves, else once per proof); a key
-   * that does not fit even streamed is OUT_OF_MEMORY before anything is allocated.
-   */
-  memoryBudget?: number | bigint;
   /** When `zkey` is a path: open it with `pointsOnDemand` (see KeyOpenOptions). */
   pointsOnDemand?: boolean;
   library?: Library;
@@ -442,9 +435,8 @@ export function verify(
   }
 }
 
-/** cuzk_prover_create, or cuzk_prover_create_with when a memory budget is given. */
+/** cuzk_prover_create_with, every setting said (the library's defaults are the same). */
 function createProver(native: Native, handles: readonly [Pointer, Pointer], options: ProverOptions, out: BigUint64Array, progress: Pointer | null) {
-  if (options.memoryBudget === undefined) return invokeAsync(native, "cuzk_prover_create", [...handles, 0, out, progress]);
   native.require("cuzk_prover_create_with");
-  return invokeAsync(native, "cuzk_prover_create_with", [...handles, proverOptionsStruct(options.memoryBudget), out, progress]);
+  return invokeAsync(native, "cuzk_prover_create_with", [...handles, proverOptionsStruct(options), out, progress]);
 }

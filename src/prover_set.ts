@@ -83,7 +83,7 @@ export class ProverSet {
     try {
       if (options.r1cs) key.attachR1cs(options.r1cs); // once, for every device's prover
       for (const [k, device] of devices.entries()) {
-        const context = shared?.[k] ?? Context.create({ backend: options.backend, device, cpuThreads: options.cpuThreads, library: options.library });
+        const context = shared?.[k] ?? Context.create({ backend: options.backend, device, cpuThreads: options.cpuThreads, g2OnCpu: options.g2OnCpu, library: options.library });
         try {
           provers.push(await Prover.open({ ...options, zkey: key, context, r1cs: undefined }));
         } catch (error) {

@@ -11,7 +11,7 @@
 //   gpu_bench engine [max_log]  the GPU engine on synthetic keys of 2^20, 2^22, 2^24, 2^25 constraints
 //                          up to 2^max_log,
 //                          with its phase breakdown: by default, without H copies
-//                          (CUZK_GPU_PRECOMPUTE=0), and with B2 on the CPU
+//                          (EngineOptions::h_copies = 0), and with B2 on the CPU
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm_bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
@@ -208,11 +208,12 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
     for (int variant : {0, 1, 2}) {
       const bool b2_cpu = variant == 2, no_copies = variant == 1;
       if (b2_cpu && lg > 20) continue;  // the CPU G2 MSM takes seconds beyond this
-      setenv("CUZK_GPU_B2", b2_cpu ? "cpu" : "gpu", 1);
-      setenv("CUZK_GPU_PRECOMPUTE", no_copies ? "0" : "auto", 1);
+      engine::EngineOptions options;
+      options.g2_on_cpu = b2_cpu;
+      options.h_copies = no_copies ? 0 : -1;
       std::unique_ptr<engine::Engine<HC>> gpu;
       double t0 = now_ms();
-      CHECK_OK(make_engine<HC>(g_dev, key.view, cuzk::Progress(), &gpu, err));
+      CHECK_OK(make_engine<HC>(g_dev, key.view, options, cuzk::Progress(), &gpu, err));
       double setup = now_ms() - t0;
       engine::WitnessBatch batch;
       batch.n = 1;
@@ -240,8 +241,6 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
       result(label, median(ms), "ms");
     }
   }
-  unsetenv("CUZK_GPU_B2");
-  unsetenv("CUZK_GPU_PRECOMPUTE");
 }
 
 void section_engine(int max_log) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13's figures on a GPU host, in one call (bench/gpu/porep_batch.ts does the work; keys are
+# The seed's workload's figures on a GPU host, in one call (bench/gpu/porep_batch.ts does the work; keys are
 # made in memory, INSECURE, so nothing of the key goes to disk). Run from the repository root with
 # Deno on PATH and CUZK_LIB naming a CUDA build of the library; logs and proofs go to $OUT.
 #
@@ -15,11 +15,11 @@
 #   p22     both curves 2^22, batch of 10 against single proofs (--single), batch == single proofs
 #           (--compare); proofs and vk in $OUT/p22-<curve> for `snarkjs groth16 verify`
 #   p24     BLS12-381 2^24, batch of P24_N (4) against single proofs; waterfall $OUT/p24.svg
-#   stream  issue 13 item 2: every section streamed (CUZK_GPU_STREAM=1; a key made in memory makes
+#   stream  every section streamed (--stream-all; a key made in memory makes
 #           a streamed section's points again for each read): BLS12-381 2^22, a batch of 4 against
 #           the same witnesses alone (equal proofs), batches of 10 read once per group against
-#           CUZK_STREAM_PER_PROOF=1 (read per proof), and 2^24 batches of 10 read once per group
-#   scale   issue 18 (hosts with several GPUs): BLS12-381 2^24 and 2^26, a batch of SCALE_N (8) on
+#           --stream-per-proof (read per proof), and 2^24 batches of 10 read once per group
+#   scale   hosts with several GPUs: BLS12-381 2^24 and 2^26, a batch of SCALE_N (8) on
 #           each device set of SCALE_SETS ("0 0,1" by default; "0 0,1 0,1,2,3" on four), every batch
 #           compared with single proofs at 2^24; lanes waterfall per set ($OUT/scale-<log>-<set>.svg);
 #           peak memory per GPU from nvidia-smi (each device's memory only on its own GPU)
@@ -60,16 +60,16 @@ p24)
   smi_stop p24
   tail -24 "$OUT/p24.txt" ;;
 stream)
-  CUZK_GPU_STREAM=1 timeout 150 $BENCH --log2 22 --curve bls12_381 --n 4 --runs 1 --compare --dir /tmp/porep22 > "$OUT/stream-compare.txt" 2>&1
+  timeout 150 $BENCH --stream-all --log2 22 --curve bls12_381 --n 4 --runs 1 --compare --dir /tmp/porep22 > "$OUT/stream-compare.txt" 2>&1
   rc=$?; echo "stream compare exit $rc: $(grep -E 'compare:' "$OUT/stream-compare.txt")"; [ $rc = 0 ] || status=1
   for mode in group proof; do
     per=0; [ $mode = proof ] && per=1
-    CUZK_GPU_STREAM=1 CUZK_STREAM_PER_PROOF=$per timeout 150 $BENCH --log2 22 --curve bls12_381 --n 10 --runs $((per ? 1 : 3)) \
+    timeout 150 $BENCH --stream-all $([ "$per" = 1 ] && echo --stream-per-proof) --log2 22 --curve bls12_381 --n 10 --runs $((per ? 1 : 3)) \
       --dir /tmp/porep22 --timeline "$OUT/stream-22-$mode.svg" > "$OUT/stream-22-$mode.txt" 2>&1
     rc=$?; echo "stream 2^22 read once per $mode exit $rc"; [ $rc = 0 ] || status=1; grep -E '^\| (batch of|per circuit|key:)' "$OUT/stream-22-$mode.txt"
   done
   smi_start stream-24
-  CUZK_GPU_STREAM=1 timeout 240 $BENCH --log2 24 --curve bls12_381 --n 10 --runs 2 --dir /tmp/porep24 --timeline "$OUT/stream-24-group.svg" \
+  timeout 240 $BENCH --stream-all --log2 24 --curve bls12_381 --n 10 --runs 2 --dir /tmp/porep24 --timeline "$OUT/stream-24-group.svg" \
     > "$OUT/stream-24-group.txt" 2>&1
   rc=$?; echo "stream 2^24 read once per group exit $rc"; [ $rc = 0 ] || status=1
   smi_stop stream-24

@@ -1,6 +1,6 @@
 /**
  * @module
- * The seed's workload (issue 13): a batch of N PoRep-profile circuits against one key at sizes
+ * The seed's workload: a batch of N PoRep-profile circuits against one key at sizes
  * whose .zkey would not fit a disk, with an INSECURE development key made in memory
  * (`setupInsecureDevKey`: the points are made on the GPU straight into the prover) and N
  * different witnesses of the one circuit (`synthWitnesses`) in pinned buffers. Steps, each timed:
@@ -11,13 +11,14 @@
  * last. `--timeline FILE.svg` draws the median batch's waterfall; `--out DIR` writes its proofs and
  * the verification key (for `snarkjs groth16 verify`); `--single` also times RUNS proofs of one
  * witness alone, for the batch / single ratio; `--devices 0,1` divides every batch between those
- * GPUs (ProverSet: a prover per device over the one key; the waterfall in lanes per device, issue
- * 18; the points of every device are made on GPU 0); `--compare` proves the batch once more with fixed r, s
+ * GPUs (ProverSet: a prover per device over the one key; the waterfall in lanes per device; the
+ * points of every device are made on GPU 0); `--compare` proves the batch once more with fixed r, s
  * and each witness alone with the same r, s, and fails unless the proofs are equal (the batch's
  * pipelined uploads give each circuit its own witness).
  *
  *   deno run -A bench/gpu/porep_batch.ts --log2 27 [--curve bls12_381] [--n 10] [--runs 2] [--dir /tmp/porep]
  *        [--public 4] [--backend cuda] [--timeline FILE.svg] [--out DIR] [--budget BYTES]
+ *        [--h-copies auto|N] [--stream-all] [--stream-per-proof]   (the prover's engine settings)
  *
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
  */
@@ -43,6 +44,13 @@ const outDir = option("out", "");
 const devices = option("devices", "").split(",").filter(Boolean).map(Number);
 const budget = Number(option("budget", "0")); // bytes of the engine's memory (0: automatic)
 const single = process.argv.includes("--single");
+const hCopiesText = option("h-copies", "auto");
+const engine = {
+  memoryBudget: budget,
+  hCopies: hCopiesText === "auto" ? "auto" as const : Number(hCopiesText),
+  streamAll: process.argv.includes("--stream-all"),
+  streamPerProof: process.argv.includes("--stream-per-proof"),
+};
 const compare = process.argv.includes("--compare");
 // The domain is 2^log2: the constraints plus the public inputs' rows (n_public + 1) fit in it.
 const constraints = 2 ** log2 - 16;
@@ -79,8 +87,8 @@ using key = made.key;
 t = performance.now();
 // One prover, or (--devices) one per device behind a ProverSet: the same calls either way.
 using prover = devices.length > 0
-  ? await ProverSet.open({ zkey: key, devices, backend, memoryBudget: budget })
-  : await Prover.open({ zkey: key, backend, memoryBudget: budget });
+  ? await ProverSet.open({ zkey: key, devices, backend, ...engine })
+  : await Prover.open({ zkey: key, backend, ...engine });
 const proverMs = performance.now() - t;
 peakDevice = Math.max(peakDevice, deviceUsed());
 const plan = prover instanceof ProverSet ? prover.memoryPlans()[0] : prover.memoryPlan();
@@ -88,8 +96,7 @@ const plan = prover instanceof ProverSet ? prover.memoryPlans()[0] : prover.memo
 // 2^27); a batch reads it once per group of proofs (as many as the device keeps scalars for), a
 // proof alone once per proof: no single proofs then, so that the call still ends with figures.
 const streamed = plan.streamedBytesPerProof > 0n;
-const perProofStreaming = process.env.CUZK_STREAM_PER_PROOF === "1";
-if (streamed) log(`the plan streams ${gib(plan.streamedBytesPerProof)} GiB per read, ${perProofStreaming ? "once per proof (CUZK_STREAM_PER_PROOF=1)" : "once per group of proofs"}; with a key made in memory those points are made again for every read`);
+if (streamed) log(`the plan streams ${gib(plan.streamedBytesPerProof)} GiB per read, ${engine.streamPerProof ? "once per proof (--stream-per-proof)" : "once per group of proofs"}; with a key made in memory those points are made again for every read`);
 const runsDone = runs;
 const proveOne = (w: PinnedBuffer, randomness?: Randomness) => prover.proveBatch([w], randomness ? { randomness: [randomness] } : {}).then(([r]) => r);
 log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per read, ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
@@ -199,7 +206,7 @@ try {
   console.log(`| peak device memory in use (cuzk_device_info, sampled) | ${gib(peakDevice)} GiB |`);
   console.log(`| peak host RSS (sampled) | ${gib(peakRss)} GiB |`);
   console.log(`| pinned pool in the timed batches | ${pinned} |`);
-  console.log(`| key: resident / fixed / streamed per read | ${gib(plan.residentBytes)} / ${gib(plan.fixedBytes)} / ${gib(plan.streamedBytesPerProof)} GiB${streamed ? (perProofStreaming ? ", read per proof" : ", read once per group") : ""} |`);
+  console.log(`| key: resident / fixed / streamed per read | ${gib(plan.residentBytes)} / ${gib(plan.fixedBytes)} / ${gib(plan.streamedBytesPerProof)} GiB${streamed ? (engine.streamPerProof ? ", read per proof" : ", read once per group") : ""} |`);
 } finally {
   clearInterval(sampleRss);
   for (const b of buffers) b.free();

@@ -367,7 +367,12 @@ CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
  * ------------------------------------------------------------------------------------------- */
 typedef struct cuzk_context cuzk_context;
 
-/* backend: cuzk_backend; flags: 0.
+/* cuzk_context_create flag, CUDA backend: the B2 (G2) MSM of a key in memory runs on the CPU pool,
+ * beside the GPU's work, instead of on the GPU (its points then take no device memory; a key whose
+ * points are not in memory keeps it on the GPU). Off by default; the proofs are the same. */
+#define CUZK_CONTEXT_G2_ON_CPU 0x1u
+
+/* backend: cuzk_backend; flags: 0 or CUZK_CONTEXT_G2_ON_CPU (other bits: CUZK_ERR_INVALID_ARGUMENT).
  * device: GPU index >= 0 (not used by the CPU backend, but a negative index is refused on every
  *   backend: CUZK_ERR_INVALID_ARGUMENT); no such GPU is CUZK_ERR_NO_DEVICE for CUZK_BACKEND_CUDA
  *   (AUTO then takes the CPU).
@@ -662,18 +667,37 @@ CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint
  * refuses this flag (CUZK_ERR_INVALID_ARGUMENT). */
 #define CUZK_KEY_POINTS_ON_DEMAND 0x2u
 
+/* cuzk_prover_options.flags (each off by default; none changes a proof's bytes). */
+#define CUZK_PROVER_STREAM_ALL 0x1u       /* every point section the engine holds is streamed, none
+                                             resident (tests and measurements of the streamed path) */
+#define CUZK_PROVER_STREAM_PER_PROOF 0x2u /* a batch reads each streamed section once per proof, not
+                                             once per group of proofs (measurements) */
+#define CUZK_PROVER_KEEP_INFINITY 0x4u    /* CUDA: store the key's points at infinity too, instead of
+                                             only the others (measurements) */
+#define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
+#define CUZK_H_COPIES_MAX 64
+
 typedef struct cuzk_prover_options {
-  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 16 */
-  uint32_t flags;         /* 0 */
+  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 24, or 16 (the fields
+                             before h_copies only: the others take their defaults) */
+  uint32_t flags;         /* CUZK_PROVER_* */
   uint64_t memory_budget; /* bytes of the engine's memory (CUDA: device; CPU: host) the prover may
                              take for the key's rows, points and the proving workspace; 0 = automatic
                              (CUDA: the device's free memory; CPU: physical memory). A key that does
                              not fit even with every section streamed is CUZK_ERR_OUT_OF_MEMORY, with
                              the sizes and the budget in the message, before anything is allocated. */
+  int32_t h_copies;       /* CUDA: precomputed copies of the H points, made when the prover is made
+                             (msm_h then reduces fewer windows): CUZK_H_COPIES_AUTO (the default: as
+                             many as the memory the plan leaves allows, from 2^16 H points; ~2 s of
+                             prover creation at 2^24, so a process that makes one proof passes 0),
+                             0 or 1 = none, 2..CUZK_H_COPIES_MAX = that many where they fit (fewer
+                             where a window cannot give them). Other values: CUZK_ERR_INVALID_ARGUMENT.
+                             The CPU engine ignores it. */
+  uint32_t reserved;      /* 0 */
 } cuzk_prover_options;
 
-/* cuzk_prover_create with options (NULL: as cuzk_prover_create). struct_size < 16 or unknown flags:
- * CUZK_ERR_INVALID_ARGUMENT. */
+/* cuzk_prover_create with options (NULL: as cuzk_prover_create, every default). struct_size not
+ * 16 or >= 24, unknown flags, h_copies out of range or reserved not 0: CUZK_ERR_INVALID_ARGUMENT. */
 CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
                                              cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
 

@@ -261,7 +261,7 @@ void generator_reads(const std::string& dir, uint32_t curve) {
   CHECK(cuzk::formats::FileBytes::read(p.r1cs, cuzk::formats::kR1csContainer, file, e) == CUZK_OK);
   cuzk::formats::R1cs r1cs;
   CHECK(cuzk::formats::parse_r1cs(file.data(), file.size(), r1cs, e) == CUZK_OK);
-  ::setenv("CUZK_DEV_KEY_WINDOW", "37", 1);  // many windows: 1000-odd points per section
+  cuzk::setup::test_hooks::generated_points_window = 37;  // many windows: 1000-odd points per section
   cuzk::formats::FileBytes bytes;
   std::unique_ptr<cuzk::formats::PointSource> points;
   cuzk_setup_info info{};
@@ -269,7 +269,7 @@ void generator_reads(const std::string& dir, uint32_t curve) {
   cuzk::ThreadPool pool(2);
   CHECK(cuzk::setup::setup_insecure_dev_in_memory(r1cs, pool, CUZK_SETUP_CPU_ONLY, progress, info, bytes, points, e) ==
         CUZK_OK);
-  ::unsetenv("CUZK_DEV_KEY_WINDOW");
+  cuzk::setup::test_hooks::generated_points_window = 0;
   if (!points) { std::fprintf(stderr, "  %s\n", e.c_str()); return; }
   cuzk::formats::ZkeyGroth16 z;
   CHECK(cuzk::formats::parse_zkey(bytes.data(), bytes.size(), z, e) == CUZK_OK);

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -238,7 +240,7 @@ void batches_stream_once_per_group(const std::string& dir) {
     char err[512];
     CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &ctx, err, sizeof err) == CUZK_OK);
     const std::string label = std::string("porep 2^10 batch ") + (curve == CUZK_CURVE_BN254 ? "bn254" : "bls12_381");
-    CHECK(cuzk_test::check_grouped_batches(label, zkey, curve, 1000, ctx, ctx, "CUZK_CPU_STREAM", false) == 0);
+    CHECK(cuzk_test::check_grouped_batches(label, zkey, curve, 1000, ctx, ctx, false) == 0);
     cuzk_context_destroy(ctx, nullptr, 0);
   }
 }
@@ -256,14 +258,63 @@ void refusals(const std::string& dir) {
   CHECK(a.create == CUZK_ERR_OUT_OF_MEMORY && std::strstr(a.err, "host memory budget of 1 bytes") != nullptr &&
         std::strstr(a.err, "rows and proving workspace need") != nullptr);
   std::printf("budget of 1 byte: %s\n", a.err);
-  cuzk_prover_options opt{};
-  opt.struct_size = 8;
+  // The options' bounds: each bad value refused by name, no prover made.
   cuzk_prover* prover = nullptr;
-  CHECK(cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  auto refused = [&](cuzk_prover_options opt, const char* named) {
+    prover = nullptr;
+    const bool ok = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err) ==
+                        CUZK_ERR_INVALID_ARGUMENT &&
+                    prover == nullptr && std::strstr(err, named) != nullptr;
+    if (!ok) std::printf("  expected a refusal naming %s, got: %s\n", named, err);
+    return ok;
+  };
+  cuzk_prover_options opt{};
   opt.struct_size = sizeof opt;
-  opt.flags = 1;
-  CHECK(cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(prover == nullptr);
+  opt.h_copies = CUZK_H_COPIES_AUTO;
+  for (uint32_t size : {0u, 8u, 20u}) {
+    cuzk_prover_options o = opt;
+    o.struct_size = size;
+    CHECK(refused(o, "struct_size"));
+  }
+  {
+    cuzk_prover_options o = opt;
+    o.flags = 0x8;  // the first bit no flag has
+    CHECK(refused(o, "unknown option flags"));
+  }
+  for (int32_t t : {-2, CUZK_H_COPIES_MAX + 1, INT32_MIN}) {
+    cuzk_prover_options o = opt;
+    o.h_copies = t;
+    CHECK(refused(o, "h_copies"));
+  }
+  {
+    cuzk_prover_options o = opt;
+    o.reserved = 1;
+    CHECK(refused(o, "reserved"));
+  }
+  // In bounds: every flag, and each end of h_copies (the CPU engine ignores the copies).
+  for (uint32_t flags : {0u, (uint32_t)CUZK_PROVER_STREAM_ALL, (uint32_t)CUZK_PROVER_STREAM_PER_PROOF,
+                         (uint32_t)CUZK_PROVER_KEEP_INFINITY, 0x7u})
+    for (int32_t t : {CUZK_H_COPIES_AUTO, 0, CUZK_H_COPIES_MAX}) {
+      cuzk_prover_options o = opt;
+      o.flags = flags;
+      o.h_copies = t;
+      CHECK(cuzk_prover_create_with(ctx, key, &o, &prover, nullptr, err, sizeof err) == CUZK_OK);
+      cuzk_prover_destroy(prover, nullptr, 0);
+    }
+  {  // the 16-byte layout of before h_copies: its defaults
+    cuzk_prover_options o{};
+    o.struct_size = 16;
+    CHECK(cuzk_prover_create_with(ctx, key, &o, &prover, nullptr, err, sizeof err) == CUZK_OK);
+    cuzk_prover_destroy(prover, nullptr, 0);
+  }
+  // Context flags: G2 on the CPU is taken (a CPU context has nothing to move); others refused.
+  cuzk_context* other = nullptr;
+  CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, CUZK_CONTEXT_G2_ON_CPU, &other, err, sizeof err) == CUZK_OK);
+  cuzk_context_destroy(other, nullptr, 0);
+  other = nullptr;
+  CHECK(cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0x2, &other, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT &&
+        other == nullptr);
+  prover = nullptr;
   // NULL options: as cuzk_prover_create.
   CHECK(cuzk_prover_create_with(ctx, key, nullptr, &prover, nullptr, err, sizeof err) == CUZK_OK);
   cuzk_memory_plan plan{};

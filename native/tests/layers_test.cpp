@@ -1,7 +1,9 @@
 // The floors of native/src stay as docs/architecture.md states them. The test reads the floor table
 // of that document (the one statement of the order) and checks every `#include "folder/..."` in
 // native/src against it: a folder includes itself and the folders its row names, nothing else, and
-// each named folder is on a lower floor. Every folder of native/src must have a row.
+// each named folder is on a lower floor. Every folder of native/src must have a row. And the library
+// reads no process environment: its settings travel with the calls (option structs and flags), so
+// no source under native/src names getenv.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -93,6 +95,11 @@ int main() {
       std::ifstream in(file.path());
       std::string line;
       for (int n = 1; std::getline(in, line); n++) {
+        const bool reads_env = line.find("getenv") != std::string::npos;
+        CHECK(!reads_env);
+        if (reads_env)
+          std::fprintf(stderr, "  %s:%d reads the environment (getenv): make it an option of the call\n",
+                       file.path().string().c_str(), n);
         std::string t = trim(line);
         if (t.rfind("#include \"", 0) != 0) continue;
         size_t a = t.find('"') + 1, slash = t.find('/', a), close = t.find('"', a);

@@ -30,13 +30,15 @@ struct PlanAttempt {
 // between(): called after the prover is made (and after a refused creation), e.g. to measure memory.
 template <class Between>
 PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
-                              uint32_t flags, Between&& between) {
+                              uint32_t flags, Between&& between, uint32_t prover_flags = 0) {
   PlanAttempt a;
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, nullptr, 0);
   cuzk_prover_options opt{};
   opt.struct_size = sizeof opt;
+  opt.flags = prover_flags;
   opt.memory_budget = budget;
+  opt.h_copies = CUZK_H_COPIES_AUTO;
   cuzk_prover* prover = nullptr;
   a.create = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, a.err, sizeof a.err);
   between();
@@ -85,9 +87,9 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // a witness section streams: gpu_keeps_witness). The key (made from the synthetic PoRep circuit
 // of `curve`, n_constraints, 2 public, seed 3, whose witnesses cuzk_synth_witnesses makes) is
 // proven in batches of 5 different witnesses with fixed r, s: once read in place by `ref` (the
-// reference proofs, self-checked), then on demand by `ctx` with every section streamed (force_env
-// set to 1) and budgets that give groups of 1, 2, 3 and the whole batch, with
-// CUZK_STREAM_PER_PROOF=1, and with the plan the chooser makes of a larger budget. Each batch's
+// reference proofs, self-checked), then on demand by `ctx` with every section streamed
+// (CUZK_PROVER_STREAM_ALL) and budgets that give groups of 1, 2, 3 and the whole batch, with
+// CUZK_PROVER_STREAM_PER_PROOF, and with the plan the chooser makes of a larger budget. Each batch's
 // proofs must equal the reference's, and the order of the phases must show the grouping: a
 // group's streamed MSMs start after its last proof's NTT; alone, a proof's streamed MSMs end
 // before the next proof starts. A bad witness inside a group fails the batch naming it, with no
@@ -95,7 +97,7 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
                                  uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
-                                 const char* force_env, bool gpu_keeps_witness) {
+                                 bool gpu_keeps_witness) {
   constexpr size_t kBatch = 5;
   char err[1024];
   int failures = 0;
@@ -122,11 +124,13 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   }
   uint8_t r[kBatch * 32] = {}, s[kBatch * 32] = {};
   for (size_t i = 0; i < kBatch; i++) r[i * 32] = (uint8_t)(7 + i), s[i * 32] = (uint8_t)(11 + i);
-  auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, cuzk_memory_plan* plan,
+  auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, uint32_t flags, cuzk_memory_plan* plan,
                          cuzk_timings* timings) {
     cuzk_prover_options opt{};
     opt.struct_size = sizeof opt;
+    opt.flags = flags;
     opt.memory_budget = budget;
+    opt.h_copies = CUZK_H_COPIES_AUTO;
     cuzk_prover* prover = nullptr;
     std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0);
     cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
@@ -142,11 +146,9 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     }
     return proofs;
   };
-  const std::vector<uint8_t> ref = prove_batch(ref_ctx, whole, 0, nullptr, nullptr);
-  setenv(force_env, "1", 1);
+  const std::vector<uint8_t> ref = prove_batch(ref_ctx, whole, 0, 0, nullptr, nullptr);
   cuzk_memory_plan all{};
-  prove_batch(ctx, lazy, 0, &all, nullptr);
-  unsetenv(force_env);
+  prove_batch(ctx, lazy, 0, CUZK_PROVER_STREAM_ALL, &all, nullptr);
   bool witness_streams = false;
   for (int sec = 0; sec < CUZK_POINT_SECTIONS - 1; sec++)
     witness_streams |= all.stored_bytes[sec] && all.placement[sec] == CUZK_PLACEMENT_STREAMED;
@@ -155,21 +157,18 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   struct Case {
     const char* name;
     uint64_t room;
-    bool all_streamed, per_proof_env;
+    bool all_streamed, per_proof_only;
   } cases[] = {{"all streamed, no room", 0, true, false},
                {"all streamed, room for 2", 2 * per_proof, true, false},
                {"all streamed, room for 3", 3 * per_proof + per_proof / 2, true, false},
                {"all streamed, room for all", kBatch * per_proof, true, false},
-               {"all streamed, room for all, CUZK_STREAM_PER_PROOF=1", kBatch * per_proof, true, true},
+               {"all streamed, room for all, CUZK_PROVER_STREAM_PER_PROOF", kBatch * per_proof, true, true},
                {"the chooser's plan of a budget with room for 4", 4 * per_proof, false, false}};
   for (const Case& c : cases) {
-    if (c.all_streamed) setenv(force_env, "1", 1);
-    if (c.per_proof_env) setenv("CUZK_STREAM_PER_PROOF", "1", 1);
+    const uint32_t flags = (c.all_streamed ? CUZK_PROVER_STREAM_ALL : 0) | (c.per_proof_only ? CUZK_PROVER_STREAM_PER_PROOF : 0);
     cuzk_memory_plan plan{};
     cuzk_timings t[kBatch];
-    const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, base + c.room, &plan, t);
-    unsetenv(force_env);
-    unsetenv("CUZK_STREAM_PER_PROOF");
+    const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, base + c.room, flags, &plan, t);
     // The group the plan's room allows, and the phases' order it implies.
     const uint64_t held = plan.fixed_bytes + plan.resident_bytes + plan.stream_buffer_bytes;
     const uint64_t room = plan.budget > held ? plan.budget - held : 0;
@@ -179,7 +178,7 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     const bool h_streams = plan.stored_bytes[4] && plan.placement[4] == CUZK_PLACEMENT_STREAMED;
     const uint64_t kept = (h_streams ? (uint64_t)info.domain_size * 32 : 0) + (gpu_keeps_witness && w_streams ? record : 0);
     size_t group = kept ? (size_t)std::min<uint64_t>(room / kept, kBatch) : kBatch;
-    if (group < 2 || c.per_proof_env) group = 1;
+    if (group < 2 || c.per_proof_only) group = 1;
     int streamed = -1;  // the first streamed section's MSM phase (the MSM phases are in section order)
     for (int sec = CUZK_POINT_SECTIONS - 1; sec >= 0; sec--)
       if (plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED) streamed = CUZK_PHASE_MSM_A + sec;
@@ -200,13 +199,13 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   // A bad witness inside a group (proof 3 of 5, every section streamed, room for all): the batch
   // fails naming it, returns no proof, and the same prover then proves the good batch.
   {
-    setenv(force_env, "1", 1);
     cuzk_prover_options opt{};
     opt.struct_size = sizeof opt;
+    opt.flags = CUZK_PROVER_STREAM_ALL;
     opt.memory_budget = base + kBatch * per_proof;
+    opt.h_copies = CUZK_H_COPIES_AUTO;
     cuzk_prover* prover = nullptr;
     cuzk_status made = cuzk_prover_create_with(ctx, lazy, &opt, &prover, nullptr, err, sizeof err);
-    unsetenv(force_env);
     std::vector<uint8_t> bad = witnesses, proofs(kBatch * info.proof_bytes, 0xAA);
     std::memset(bad.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
     cuzk_status refused = made == CUZK_OK ? cuzk_prove(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,

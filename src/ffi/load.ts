@@ -34,24 +34,6 @@ export const runtime: RuntimeName = typeof (globalThis as { Deno?: unknown }).De
 // bun:ffi can only be imported dynamically (Deno and Node cannot resolve it); do it once, up front.
 const bunFfi: BunFfi | undefined = runtime === "bun" ? await importBunFfi() : undefined;
 
-/**
- * Sets `name` in the process environment, where the native library reads its settings (getenv;
- * e.g. CUZK_GPU_PRECOMPUTE when a prover is made). Deno's and Node's process.env write that
- * environment; Bun's is a copy the process never sees, so under Bun libc's setenv is called too.
- */
-export function setProcessEnv(name: string, value: string): void {
-  process.env[name] = value;
-  if (!bunFfi) return;
-  const libc = bunFfi.dlopen("libc.so.6", { setenv: { args: ["ptr", "ptr", "i32"], returns: "i32" } });
-  try {
-    if (libc.symbols.setenv(bunFfi.ptr(encodeCString(name)), bunFfi.ptr(encodeCString(value)), 1) !== 0) {
-      throw new Error(`setenv(${name}) failed`);
-    }
-  } finally {
-    libc.close();
-  }
-}
-
 /** The package root (where package.json and build/ live). */
 export const packageRoot: string = fileURLToPath(new URL("../../", import.meta.url));
 

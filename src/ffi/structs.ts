@@ -130,14 +130,16 @@ export const PROGRESS_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
-/** `cuzk_prover_options`, 16 bytes: the caller fills it (cuzk_prover_create_with). */
+/** `cuzk_prover_options`, 24 bytes: the caller fills it (cuzk_prover_create_with). */
 export const PROVER_OPTIONS_LAYOUT = {
   name: "cuzk_prover_options",
-  size: 16,
+  size: 24,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     flags: { offset: 4, type: "u32" },
     memory_budget: { offset: 8, type: "u64" },
+    h_copies: { offset: 16, type: "i32" },
+    reserved: { offset: 20, type: "u32" },
   },
 } as const satisfies StructLayout;
 

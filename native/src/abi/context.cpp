@@ -11,7 +11,8 @@
 using cuzk::abi::guarded;
 using cuzk::abi::still_used;
 
-static_assert(sizeof(cuzk_prover_options) == 16 && offsetof(cuzk_prover_options, memory_budget) == 8,
+static_assert(sizeof(cuzk_prover_options) == 24 && offsetof(cuzk_prover_options, memory_budget) == 8 &&
+                  offsetof(cuzk_prover_options, h_copies) == 16 && offsetof(cuzk_prover_options, reserved) == 20,
               "cuzk_prover_options layout");
 static_assert(sizeof(cuzk_memory_plan) == 248 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
                   offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points) == 88 &&
@@ -149,7 +150,7 @@ CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint3
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!out) { msg = "out is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
-    if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~CUZK_CONTEXT_G2_ON_CPU) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     if (backend > CUZK_BACKEND_CUDA) { msg = "unknown backend " + std::to_string(backend); return CUZK_ERR_INVALID_ARGUMENT; }
     if (device < 0) { msg = "device " + std::to_string(device) + " is negative (a GPU index is >= 0)"; return CUZK_ERR_INVALID_ARGUMENT; }
     auto ctx = std::make_unique<cuzk_context>();
@@ -161,6 +162,7 @@ CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint3
       ctx->pool = &cuzk::default_thread_pool();
     }
     ctx->backend = CUZK_BACKEND_CPU;
+    ctx->g2_on_cpu = (flags & CUZK_CONTEXT_G2_ON_CPU) != 0;
     if (backend == CUZK_BACKEND_CUDA || backend == CUZK_BACKEND_AUTO) {
       const int dev = device;
       std::string cuda_msg;
@@ -205,7 +207,9 @@ CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32
     if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
     if (flags != 0) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-    return create_prover(ctx, key, cuzk::engine::EngineOptions{}, out, progress, msg);
+    cuzk::engine::EngineOptions opts;
+    opts.g2_on_cpu = ctx->g2_on_cpu;
+    return create_prover(ctx, key, opts, out, progress, msg);
   });
 }
 
@@ -215,14 +219,31 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
     if (!ctx || !key || !out) { msg = "ctx, key and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
     *out = nullptr;
     cuzk::engine::EngineOptions opts;
+    opts.g2_on_cpu = ctx->g2_on_cpu;
     if (options) {
-      if (options->struct_size < sizeof(cuzk_prover_options)) {
-        msg = "options->struct_size is " + std::to_string(options->struct_size) + ", expected at least " +
-              std::to_string(sizeof(cuzk_prover_options));
+      constexpr uint32_t kFirstLayout = 16;  // struct_size, flags, memory_budget
+      const uint32_t size = options->struct_size;
+      if (size != kFirstLayout && size < sizeof(cuzk_prover_options)) {
+        msg = "options->struct_size is " + std::to_string(size) + ", expected " +
+              std::to_string(sizeof(cuzk_prover_options)) + " (or 16, the fields before h_copies)";
         return CUZK_ERR_INVALID_ARGUMENT;
       }
-      if (options->flags != 0) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+      constexpr uint32_t kKnown = CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY;
+      if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
       opts.memory_budget = options->memory_budget;
+      opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
+      opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
+      opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
+      if (size >= sizeof(cuzk_prover_options)) {
+        const int32_t t = options->h_copies;
+        if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {
+          msg = "h_copies is " + std::to_string(t) + ": CUZK_H_COPIES_AUTO (-1), 0 for none, or up to " +
+                std::to_string(CUZK_H_COPIES_MAX) + " copies";
+          return CUZK_ERR_INVALID_ARGUMENT;
+        }
+        if (options->reserved != 0) { msg = "options->reserved must be 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+        opts.h_copies = t;
+      }
     }
     return create_prover(ctx, key, opts, out, progress, msg);
   });

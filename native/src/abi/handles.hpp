@@ -32,6 +32,7 @@ struct cuzk_key {
 struct cuzk_context {
   cuzk_backend backend = CUZK_BACKEND_CPU;
   int32_t device = -1;
+  bool g2_on_cpu = false;  // CUZK_CONTEXT_G2_ON_CPU: copied into every prover's engine options
   std::unique_ptr<cuzk::ThreadPool> own_pool;  // when the caller asked for a thread count
   cuzk::ThreadPool* pool = nullptr;
   cuzk::cuda::Device* gpu = nullptr;

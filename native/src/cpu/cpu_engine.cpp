@@ -39,6 +39,7 @@ class CpuEngine final : public engine::Engine<C> {
   // held compacted: each section resident in this engine's memory or read in per proof, as the
   // budget allows.
   cuzk_status init(const engine::EngineOptions& options, const Progress& progress, std::string& err) {
+    options_ = options;
     const auto& z = *key_.zkey;
     const uint64_t n = key_.domain_size;
     plan_.memory = "host";
@@ -53,9 +54,8 @@ class CpuEngine final : public engine::Engine<C> {
         if (!sup.all) plan_.fixed += sup.index.size() * 4 + (uint64_t)sup.n * 32;  // the index, gathered scalars
     }
     engine::describe_sections(z, keys_, point_bytes, plan_);  // without compaction: all kInKey, none stored
-    // CUZK_CPU_STREAM=1 streams every section it holds (tests: the same proofs, and batches grouped).
-    const char* force_stream = std::getenv("CUZK_CPU_STREAM");
-    CUZK_CPU_TRY(engine::choose_placements(plan_, force_stream && std::strcmp(force_stream, "1") == 0, err));
+    // stream_all streams every section it holds (tests: the same proofs, and batches grouped).
+    CUZK_CPU_TRY(engine::choose_placements(plan_, options_.stream_all, err));
     progress.set_total(plan_.resident_bytes());
     constexpr uint64_t kChunk = 1u << 16;  // points read in between progress reports and cancel checks
     for (int i = 0; i < formats::kPointSections; i++) {
@@ -80,7 +80,8 @@ class CpuEngine final : public engine::Engine<C> {
     // when H streams, the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the
     // budget leaves); the witnesses are the caller's, valid for the whole call.
     const bool keep_h = engine::streamed(plan_, formats::kSecH);
-    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, plan_.room());
+    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, plan_.room(),
+                                                    options_.stream_per_proof);
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
     Fr* a = a_.reserve(n);
     Fr* b = b_.reserve(n);
@@ -225,6 +226,7 @@ class CpuEngine final : public engine::Engine<C> {
   bool compact_ = false;
   engine::CompactKey keys_;
   engine::MemoryPlan plan_;
+  engine::EngineOptions options_;
   ScratchArray<uint8_t> resident_[formats::kPointSections], stream_, gathered_;
   int gathered_group_ = -1;  // the group whose scalars gathered_ holds for the current proof
   std::vector<uint8_t> scratch_;

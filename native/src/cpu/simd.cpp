@@ -1,7 +1,6 @@
 #include "cpu/simd.hpp"
 
 #include <atomic>
-#include <cstdlib>
 
 #include "cpu/ifma.hpp"
 
@@ -24,7 +23,7 @@ void set_simd(bool on) { g_simd.store(on && simd_available() ? 1 : 0); }
 bool simd_active() {
   int v = g_simd.load(std::memory_order_relaxed);
   if (v < 0) {
-    v = simd_available() && std::getenv("CUZK_CPU_NO_IFMA") == nullptr ? 1 : 0;
+    v = simd_available() ? 1 : 0;
     g_simd.store(v);
   }
   return v == 1;

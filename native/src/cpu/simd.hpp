@@ -1,5 +1,5 @@
 // The CPU kernels' one switch for their AVX-512 IFMA paths (MSM bucket additions, NTT
-// butterflies): on when the CPU has AVX-512 IFMA, unless the environment sets CUZK_CPU_NO_IFMA.
+// butterflies): on when the CPU has AVX-512 IFMA (both paths give the same bytes).
 // set_simd is for tests and benchmarks that compare the vector and the portable paths.
 #pragma once
 

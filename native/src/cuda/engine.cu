@@ -10,10 +10,10 @@
 // A resident H section is held as precomputed copies of its points (msm_bases.cuh: t copies,
 // each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead of W),
 // made once when the engine is made: t as large as the budget's room after the plan and the
-// device's free memory allow (CUZK_GPU_PRECOMPUTE=<t> forces a count, 0 turns them off; auto,
+// device's free memory allow (EngineOptions::h_copies forces a count, 0 turns them off; automatic,
 // the default, only from 2^16 points).
-// CUZK_GPU_B2=cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
-// CUZK_GPU_COMPACT=0 stores the points at infinity too (for measurements). In a batch, proof p+1's
+// g2_on_cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
+// keep_infinity stores the points at infinity too (for measurements). In a batch, proof p+1's
 // witness (pinned) is uploaded on a second stream into a second buffer while proof p computes,
 // when the device has room for that buffer (it is outside the memory plan: without room, each
 // proof uploads its own witness first, as proof 0 does).
@@ -81,14 +81,12 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(dev_->make_current(err));
     const auto& z = *key_.zkey;
     const uint64_t nv = key_.n_vars, nd = key_.domain_size;
-    cpu_b2_ = [&] {
-      const char* v = std::getenv("CUZK_GPU_B2");
-      return v && std::strcmp(v, "cpu") == 0 && z.points_b2 != nullptr;  // in place: a key in memory only
-    }();
+    options_ = options;
+    cpu_b2_ = options.g2_on_cpu && z.points_b2 != nullptr;  // in place: a key in memory only
     // The plan first, on the host: a key that does not fit is refused before any device allocation.
     CUZK_TRY(compact_.build(z, default_thread_pool(), err));
-    // CUZK_GPU_COMPACT=0 stores every point, infinities included (measurements: the same proofs).
-    if (const char* c = std::getenv("CUZK_GPU_COMPACT"); c && std::strcmp(c, "0") == 0) {
+    // keep_infinity stores every point, infinities included (measurements: the same proofs).
+    if (options.keep_infinity) {
       for (engine::Support& sup : compact_.support) {
         sup.all = true;
         sup.index.clear();
@@ -112,9 +110,8 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
     // A budget above what is free would let the device run out mid-upload: the free memory caps it.
     plan_.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
-    // CUZK_GPU_STREAM=1 streams every section (tests: it must give the same proofs).
-    const char* force_stream = std::getenv("CUZK_GPU_STREAM");
-    CUZK_TRY(engine::choose_placements(plan_, force_stream && std::strcmp(force_stream, "1") == 0, err));
+    // stream_all streams every section (tests: it must give the same proofs).
+    CUZK_TRY(engine::choose_placements(plan_, options.stream_all, err));
 
     CUZK_TRY(dev_->ntt<C>().init(err));
     // The upload's units: the rows, the supports' indices and the resident points, in bytes.
@@ -199,16 +196,7 @@ class GpuEngine final : public engine::Engine<C> {
     const PointSection h = formats::kSecH;
     const uint64_t n = plan_.stored[h];
     if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
-    int forced = -1;  // auto
-    if (const char* v = std::getenv("CUZK_GPU_PRECOMPUTE"); v && *v && std::strcmp(v, "auto") != 0) {
-      char* end = nullptr;
-      const long t = std::strtol(v, &end, 10);
-      if (*end || t < 0 || t > 64) {
-        err = std::string("CUZK_GPU_PRECOMPUTE='") + v + "': a copy count (0..64), 0 for none, or auto";
-        return CUZK_ERR_INVALID_ARGUMENT;
-      }
-      forced = (int)t;
-    }
+    const int forced = options_.h_copies;  // -1: automatic (checked at the ABI)
     if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
     constexpr int bits = C::Fr::Params::BITS;
     const uint64_t pb = sizeof(A1);
@@ -378,7 +366,8 @@ class GpuEngine final : public engine::Engine<C> {
     // witness buffer when it is still to come and a margin for the runtime.
     const uint64_t held = w_store_.bytes() + h_store_.bytes(), margin = (256ull << 20) + (w_bufs_[1].bytes() ? 0 : nv * 32);
     const uint64_t device_room = free_b + held > margin ? free_b + held - margin : 0;
-    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, plan_.room()));
+    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, plan_.room()),
+                                                    options_.stream_per_proof);
     keep_w_ = false;
     if (group < 2) return 1;
     std::string e;
@@ -566,6 +555,7 @@ class GpuEngine final : public engine::Engine<C> {
 
   Device* dev_;
   const engine::KeyView<C>& key_;
+  engine::EngineOptions options_;
   bool cpu_b2_ = false;
   engine::CompactKey compact_;
   engine::MemoryPlan plan_;

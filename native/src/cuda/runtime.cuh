@@ -176,9 +176,10 @@ class GpuTimeline {
   int n_spans_ = 0;
 };
 
-// Per-kernel timing for tuning (CUZK_KERNEL_TRACE=1, or set by a benchmark): events between the
-// steps of one call, printed as one "TRACE" line when the object goes out of scope.
-inline bool g_kernel_trace = std::getenv("CUZK_KERNEL_TRACE") != nullptr;
+// Per-kernel timing for tuning, switched on by a benchmark or test harness (never by the library
+// itself): events between the steps of one call, printed as one "TRACE" line when the object
+// goes out of scope.
+inline bool g_kernel_trace = false;
 class KernelTrace {
  public:
   KernelTrace(const char* label, cudaStream_t s) : label_(label), s_(s), on_(g_kernel_trace) { mark("start"); }

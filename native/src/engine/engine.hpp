@@ -86,8 +86,15 @@ class Engine {
 };
 
 // What a prover's creator chooses about its engine (cuzk_prover_options).
+// A prover's settings (cuzk_prover_options and the context's flags), checked at the ABI: every
+// engine reads them from here, never from the process environment.
 struct EngineOptions {
-  uint64_t memory_budget = 0;  // bytes; 0 = automatic
+  uint64_t memory_budget = 0;     // bytes; 0 = automatic
+  bool stream_all = false;        // every held point section streamed, none resident
+  bool stream_per_proof = false;  // a streamed section read once per proof even in a batch
+  int h_copies = -1;              // CUDA: copies of the H points; -1 automatic, 0 or 1 none, else that many
+  bool keep_infinity = false;     // CUDA: store points at infinity too (no compaction)
+  bool g2_on_cpu = false;         // CUDA: the B2 MSM on the CPU beside the GPU work (a key in memory)
 };
 
 // Makes the engine that works on a key view, for either curve. The ABI side implements it for a

@@ -185,9 +185,8 @@ bool streams_any(const MemoryPlan& plan) {
   return false;
 }
 
-size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room) {
-  if (n < 2 || !streams_any(plan)) return 1;
-  if (const char* v = std::getenv("CUZK_STREAM_PER_PROOF"); v && std::strcmp(v, "1") == 0) return 1;
+size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room, bool per_proof_only) {
+  if (n < 2 || !streams_any(plan) || per_proof_only) return 1;
   const uint64_t fit = per_proof ? room / per_proof : n;
   return fit < 2 ? 1 : (size_t)std::min<uint64_t>(fit, n);
 }

@@ -104,10 +104,10 @@ cuzk_status choose_placements(MemoryPlan& plan, bool force_stream, std::string& 
 // streamed section and sums it with every proof's scalars. The group holds as many proofs as
 // `room` (bytes left in the engine's budget and memory) keeps scalars for, at most n; 1 (every
 // proof reads the sections itself, as before) when fewer than two fit, nothing is streamed, or
-// CUZK_STREAM_PER_PROOF=1 (measurements: the same proofs).
+// per_proof_only (EngineOptions::stream_per_proof; measurements: the same proofs).
 bool streams_any(const MemoryPlan& plan);
 bool streamed(const MemoryPlan& plan, PointSection s);
-size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room);
+size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room, bool per_proof_only);
 
 // One step of an engine's key upload (CUZK_STAGE_KEY_UPLOAD, units bytes): counts `bytes` done and
 // says CUZK_ERR_CANCELLED (how far it got) when the caller asked to stop; the engine then frees

@@ -33,6 +33,9 @@
 #include "util/progress.hpp"
 
 namespace cuzk::setup {
+
+size_t test_hooks::generated_points_window = 0;
+
 namespace {
 
 using field::root_of_unity;
@@ -71,7 +74,7 @@ struct Occurrence {
 // or h of the setup, kept here), made when a prover reads it: on GPU 0 while it works, else (or
 // after a GPU failure) on CPU fixed-base tables built at the first CPU read. Reads of less than a
 // window are served from the last window made, so a reader walking a section in small blocks
-// makes each point once. CUZK_DEV_KEY_WINDOW=n sets the window to n points (tests: many windows
+// makes each point once. test_hooks::generated_points_window sets the window to n points (tests: many windows
 // in a small key).
 template <class C>
 class GeneratedPoints final : public formats::PointSource {
@@ -80,9 +83,8 @@ class GeneratedPoints final : public formats::PointSource {
   using Fq2 = typename C::Fq2;
   static constexpr size_t kWindow = 1 << 20;  // points made per call (at most 192 MiB of BLS12-381 G2)
   static size_t window_points() {
-    const char* v = std::getenv("CUZK_DEV_KEY_WINDOW");
-    const long n = v ? std::atol(v) : 0;
-    return n >= 1 && n <= (long)kWindow ? (size_t)n : kWindow;
+    const size_t n = test_hooks::generated_points_window;
+    return n >= 1 && n <= kWindow ? n : kWindow;
   }
 
  public:

@@ -35,4 +35,11 @@ formats::Status setup_insecure_dev_in_memory(const formats::R1cs& r1cs, ThreadPo
                                              const Progress& progress, cuzk_setup_info& info, formats::FileBytes& bytes,
                                              std::unique_ptr<formats::PointSource>& points, std::string& err);
 
+// Seams for the native tests, never set by the library.
+struct test_hooks {
+  // Points a generated key section makes per call (1..2^20; 0: the production window, 2^20):
+  // small windows make a small key cross many of them.
+  static size_t generated_points_window;
+};
+
 }  // namespace cuzk::setup

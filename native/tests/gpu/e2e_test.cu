@@ -1,6 +1,6 @@
 // Whole proofs of the committed fixtures through the C ABI, both curves: a batch of two on the
 // CUDA backend (self-checked) must be byte-identical to the CPU backend's for the same r, s.
-// CUZK_GPU_STREAM=1 (the gpu_e2e_stream test) streams the key's points in per MSM instead.
+// `gpu_tests e2e stream` (the gpu_e2e_stream test) streams the key's points in per MSM instead.
 #include "gpu_check.cuh"
 
 using namespace cuzk;
@@ -8,11 +8,9 @@ using namespace cuzk::gpu_check;
 
 namespace {
 
-void prove_fixtures() {
+void prove_fixtures(bool stream) {
   char err[512];
-  const char* stream = std::getenv("CUZK_GPU_STREAM");
-  std::printf("e2e: key points %s\n", stream && std::strcmp(stream, "1") == 0 ? "streamed in per MSM (CUZK_GPU_STREAM=1)"
-                                                                           : "resident on the GPU");
+  std::printf("e2e: key points %s\n", stream ? "streamed in per MSM (CUZK_PROVER_STREAM_ALL)" : "resident on the GPU");
   cuzk_context *cpu = nullptr, *gpu = nullptr;
   if (cuzk_context_create(CUZK_BACKEND_CPU, 0, 0, 0, &cpu, err, sizeof err) != CUZK_OK ||
       cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
@@ -38,7 +36,7 @@ void prove_fixtures() {
       cuzk_key_get_info(key, &info, err, sizeof err);
       cuzk_prover *pc = nullptr, *pg = nullptr;
       bool ok = cuzk_prover_create(cpu, key, 0, &pc, nullptr, err, sizeof err) == CUZK_OK;
-      ok = ok && cuzk_prover_create(gpu, key, 0, &pg, nullptr, err, sizeof err) == CUZK_OK;
+      ok = ok && make_prover(gpu, key, stream, &pg, err, sizeof err) == CUZK_OK;
       EXPECT(ok, "%s: prover: %s", label.c_str(), err);
       if (ok) {
         std::vector<uint8_t> r(32 * 2, 0), s(32 * 2, 0);
@@ -69,4 +67,7 @@ void prove_fixtures() {
 
 }  // namespace
 
-GPU_TEST(e2e) { return run_on_gpu0("e2e", prove_fixtures); }
+GPU_TEST(e2e) {
+  const bool stream = stream_arg(argc, argv);
+  return run_on_gpu0("e2e", [stream] { prove_fixtures(stream); });
+}

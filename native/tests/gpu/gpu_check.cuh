@@ -69,6 +69,18 @@ inline Device* g_dev = nullptr;  // GPU 0, opened by run_on_gpu0
 // The GPU tests link into one runner, gpu_tests (main.cu): each would carry the library's whole
 // device code, so one binary instead of one per test keeps a build folder small enough to carry
 // to a GPU host. ctest runs `gpu_tests <name> [args]` once per test, each in its own process.
+// A prover whose key points are resident (the default) or, with `stream` (the gpu_<name>_stream
+// tests pass "stream" as the test's argument), every section streamed in per MSM.
+inline cuzk_status make_prover(cuzk_context* ctx, cuzk_key* key, bool stream, cuzk_prover** out, char* err,
+                               size_t err_cap) {
+  cuzk_prover_options opt{};
+  opt.struct_size = sizeof opt;
+  opt.flags = stream ? CUZK_PROVER_STREAM_ALL : 0;
+  opt.h_copies = CUZK_H_COPIES_AUTO;
+  return cuzk_prover_create_with(ctx, key, &opt, out, nullptr, err, err_cap);
+}
+inline bool stream_arg(int argc, char** argv) { return argc > 1 && std::string(argv[1]) == "stream"; }
+
 // GPU_TEST(name) { ... } defines and registers one; argv[0] is its name.
 using TestMain = int (*)(int argc, char** argv);
 struct RegisteredTest {

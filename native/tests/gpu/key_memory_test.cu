@@ -30,13 +30,13 @@ struct Attempt : cuzk_test::PlanAttempt {
 };
 
 Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
-                   uint32_t flags) {
+                   uint32_t flags, uint32_t prover_flags = 0) {
   Attempt a;
   const size_t free_before = device_free();
   const double t0 = now_ms();
-  static_cast<cuzk_test::PlanAttempt&>(a) = cuzk_test::prove_with_budget(ctx, key, budget, wtns, flags, [&] {
-    a.device_used = free_before - std::min(free_before, device_free());
-  });
+  static_cast<cuzk_test::PlanAttempt&>(a) = cuzk_test::prove_with_budget(
+      ctx, key, budget, wtns, flags, [&] { a.device_used = free_before - std::min(free_before, device_free()); },
+      prover_flags);
   a.ms = now_ms() - t0;
   for (int ph : {CUZK_PHASE_MSM_B1, CUZK_PHASE_MSM_B2})
     a.msm_b_ms += (a.timings.phases[ph].end_ns - a.timings.phases[ph].start_ns) / 1e6;
@@ -71,12 +71,11 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::v
     EXPECT(count_placement(res.plan, CUZK_PLACEMENT_STREAMED) == 0, "%s: not all resident", where.c_str());
     const uint64_t fixed = res.plan.fixed_bytes, largest = largest_section(res.plan);
     // The same key with every point stored (infinities too, one plan for A, B1, B2, C as before).
-    setenv("CUZK_GPU_COMPACT", "0", 1);
-    Attempt full = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK);
-    unsetenv("CUZK_GPU_COMPACT");
+    Attempt full = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_KEEP_INFINITY);
     EXPECT(full.create == CUZK_OK && full.prove == CUZK_OK && full.proof == ref.proof,
-           "%s: all points stored (CUZK_GPU_COMPACT=0): %s", where.c_str(), full.err);
-    EXPECT(full.plan.stored[1] == full.plan.points[1], "%s: CUZK_GPU_COMPACT=0 still dropped B1 points", where.c_str());
+           "%s: all points stored (CUZK_PROVER_KEEP_INFINITY): %s", where.c_str(), full.err);
+    EXPECT(full.plan.stored[1] == full.plan.points[1], "%s: CUZK_PROVER_KEEP_INFINITY still dropped B1 points",
+           where.c_str());
 
     Attempt streamed = prove_with(gpu, key, fixed + largest, wtns, CUZK_PROVE_SELF_CHECK);
     EXPECT(streamed.create == CUZK_OK && streamed.prove == CUZK_OK, "%s: streamed: %s", where.c_str(), streamed.err);
@@ -144,7 +143,7 @@ void run_all() {
       const std::string label = "porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381");
       same_proofs(label, zkey, read_file(wtns), cpu, gpu);
       // Batches of 5 witnesses with streamed sections read once per group (CPU proofs as reference).
-      EXPECT(cuzk_test::check_grouped_batches(label + " batch", zkey, curve, n, cpu, gpu, "CUZK_GPU_STREAM", true) == 0,
+      EXPECT(cuzk_test::check_grouped_batches(label + " batch", zkey, curve, n, cpu, gpu, true) == 0,
              "%s: grouped streaming batches", label.c_str());
     }
   // Host memory while a GPU prover holds the key resident: the key read whole keeps its file in

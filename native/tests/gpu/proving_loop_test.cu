@@ -1,8 +1,8 @@
 // A proving loop, both curves: 20 self-checked proofs on one GPU prover, the witness written into a
 // pinned buffer from cuzk_host_alloc made once. After the first proof nothing may be page-locked
 // again: the library's own staging allocations (cuzk_staging_stats) stay put and no proof has a
-// HOST_REGISTER phase. CUZK_GPU_STREAM=1 (the gpu_proving_loop_stream test) streams the key's
-// points in per MSM instead.
+// HOST_REGISTER phase. `gpu_tests proving_loop stream` (the gpu_proving_loop_stream test) streams
+// the key's points in per MSM instead.
 #include "gpu_check.cuh"
 
 using namespace cuzk;
@@ -10,14 +10,14 @@ using namespace cuzk::gpu_check;
 
 namespace {
 
-void proving_loop(cuzk_context* gpu, const char* curve) {
+void proving_loop(cuzk_context* gpu, const char* curve, bool stream) {
   char err[512];
   const std::string dir = fixture_dir(curve, "poseidon_10");
   std::vector<uint8_t> wtns = read_file(dir + "/witness.wtns");
   cuzk_key* key = nullptr;
   cuzk_prover* pg = nullptr;
   if (wtns.empty() || cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &key, err, sizeof err) != CUZK_OK ||
-      cuzk_prover_create(gpu, key, 0, &pg, nullptr, err, sizeof err) != CUZK_OK) {
+      make_prover(gpu, key, stream, &pg, err, sizeof err) != CUZK_OK) {
     EXPECT(false, "loop %s: %s", dir.c_str(), wtns.empty() ? "no witness" : err);
     cuzk_key_close(key, nullptr, 0);
     return;
@@ -67,14 +67,15 @@ void proving_loop(cuzk_context* gpu, const char* curve) {
 }  // namespace
 
 GPU_TEST(proving_loop) {
-  return run_on_gpu0("e2e-loop", [] {
+  const bool stream = stream_arg(argc, argv);
+  return run_on_gpu0("e2e-loop", [stream] {
     char err[512];
     cuzk_context* gpu = nullptr;
     if (cuzk_context_create(CUZK_BACKEND_CUDA, 0, 0, 0, &gpu, err, sizeof err) != CUZK_OK) {
       EXPECT(false, "context: %s", err);
       return;
     }
-    for (const char* curve : {"bn254", "bls12_381"}) proving_loop(gpu, curve);
+    for (const char* curve : {"bn254", "bls12_381"}) proving_loop(gpu, curve, stream);
     cuzk_context_destroy(gpu, nullptr, 0);
   });
 }
