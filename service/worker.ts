@@ -71,6 +71,8 @@ interface Outcome {
 const POLL_MS = 250;
 /** A call's progress is written to its jobs' rows at most this often (the last value always is). */
 export const PROGRESS_WRITE_MS = 250;
+/** How long the end of a call waits for a progress write still in flight before settling anyway. */
+const PROGRESS_CLOSE_WAIT_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const isCancelled = (error: unknown) => error instanceof CuzkError && error.code === "CANCELLED";
@@ -512,11 +514,17 @@ class ProgressWriter {
     ).catch(() => {}); // a lost write only delays the progress shown
   }
 
-  /** Stops writing (the settle clears the progress); waits for a write in flight. */
+  /**
+   * Stops writing (the settle clears the progress); waits for a write in flight, but not for
+   * long: one held up (a row lock, a connection that hangs) must not hold up the settle, and one
+   * that lands after it writes nothing (it is fenced by the row's state and attempt).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#pending;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, PROGRESS_CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

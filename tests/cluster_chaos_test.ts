@@ -8,14 +8,18 @@
  *    404 and a wrong method 405 with their JSON codes (Bun hands such a request its bare path as
  *    `req.url`, which `new URL` refuses: every route answered 500).
  * 2. A real PostgreSQL (tests/support/postgres.ts, synchronous_commit on so that an immediate stop
- *    loses no acknowledged commit), one API and two workers (`bun service/main.ts --role ...`), four
- *    clients submitting jobs without pause (each under its own Idempotency-Key, resent on a 503 or
- *    a network error). Twice, first with `pg_ctl stop -m immediate` and then with `-m fast`, the
- *    server is stopped for 5 s and started again, while claims, settles and submissions are inside
- *    their transactions: the test holds a lock on cuzk.attempts (claims insert into it, settles
- *    update it) and the API's submission lock, waits until pg_stat_activity shows the API and
- *    both workers waiting on them, and stops the server then. Meanwhile it probes the API every
- *    100 ms. Asserted: no process exits and none logs an uncaught error; every answer of the API
+ *    loses no acknowledged commit), one API and two workers (`bun service/main.ts --role ...`), three
+ *    clients each sending a job every ~150 ms (each under its own Idempotency-Key, resent on a 503
+ *    or a network error). Three times the server is stopped for 5 s and started again while claims,
+ *    settles and submissions are inside their transactions: the test holds a lock on
+ *    cuzk.attempts (claims insert into it, settles update it) and the API's submission lock, and
+ *    waits until pg_stat_activity shows the API and both workers waiting on them. Then (1) `pg_ctl
+ *    stop -m immediate`, (2) `-m fast`, (3) the three let go into their COMMITs under a
+ *    synchronous standby that does not exist, so that the first commits and waits unanswered (the
+ *    others wait behind it, not committed), and `-m immediate`: the process whose transaction
+ *    committed unanswered must find that out (a worker's claim proved at once, or its settle not
+ *    written twice). Meanwhile the test probes the API every 100 ms. Asserted: no process exits
+ *    and none logs an uncaught error; every answer of the API
  *    while the database is down is 503 DATABASE_UNAVAILABLE with Retry-After (none 500), `/readyz`
  *    is not ready (503, databaseReachable false) while it is down and ready again after, and
  *    `/healthz` (over HTTP/1.0) answers 200 throughout; the five LISTEN connections (the API's
@@ -51,6 +55,10 @@ const FIXTURES = join(ROOT, "tests/fixtures");
 const KEY = { id: "bn254.mulchain_8", name: "bn254/mulchain_8", dir: join(FIXTURES, "bn254/mulchain_8") };
 /** One key; a lease long enough that an outage of a few seconds does not take claims away. */
 const ARGS = ["--keys-dir", FIXTURES, "--preload", KEY.name, "--lease-s", "30"];
+
+/** The load: clients, and each one's pause between jobs. */
+const CLIENTS = 3;
+const PACE_MS = 150;
 
 const RUNTIME = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 const CHAOS_RUNTIMES = (process.env.CUZK_CHAOS_RUNTIMES ?? "bun").split(",").map((s) => s.trim());
@@ -164,12 +172,36 @@ async function blockedBackends(url: string): Promise<Map<string, string[]>> {
   return out;
 }
 
-/** Polls `check` every `everyMs` until it returns true; the milliseconds it took, or throws after `timeoutMs`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<number> {
+/** The connections of the service's own transactions, by process (pg-boss's and the LISTEN ones are named apart). */
+const SERVICE_APPS = ["cuzk api", "cuzk worker w1", "cuzk worker w2"];
+
+/** The service's transactions waiting inside their COMMIT, by process: what each waits for (SyncRep: committed here, waiting for a standby). */
+async function waitingCommits(url: string): Promise<Map<string, string[]>> {
+  const rows = await sql<{ app: string; wait: string }>(
+    url,
+    "SELECT application_name AS app, wait_event AS wait FROM pg_stat_activity WHERE state = 'active' AND query = 'COMMIT' AND application_name = ANY($1)",
+    [SERVICE_APPS],
+  );
+  const out = new Map<string, string[]>();
+  for (const { app, wait } of rows) out.set(app, [...(out.get(app) ?? []), wait]);
+  return out;
+}
+
+/** The service's backends as the server sees them (for a failure's message). */
+async function activity(url: string): Promise<string> {
+  const rows = await sql(url, "SELECT application_name, state, wait_event, left(query, 50) AS query FROM pg_stat_activity WHERE application_name LIKE 'cuzk %' ORDER BY 1").catch((error) => [String(error)]);
+  return JSON.stringify(rows);
+}
+
+/**
+ * Polls `check` every `everyMs` until it returns true; the milliseconds it took, or throws after
+ * `timeoutMs` (with the server's view of the service's backends, when `url` is given).
+ */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 100, url?: string): Promise<number> {
   const started = performance.now();
   for (;;) {
     if (await check().catch(() => false)) return performance.now() - started;
-    if (performance.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (performance.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms${url ? `; backends: ${await activity(url)}` : ""}`);
     await sleep(everyMs);
   }
 }
@@ -179,12 +211,13 @@ interface Noted {
   what: string;
   status: number;
   code?: string;
+  message?: string;
   retryAfter: string | null;
   ready?: boolean;
   reachable?: boolean;
 }
 
-test("PostgreSQL stopped for 5 s and started again, immediate then fast, with claims, settles and submissions inside their transactions: no process exits, 503 + Retry-After meanwhile, LISTEN back within seconds, every job proved exactly once", { skip: chaosSkip }, async () => {
+test("PostgreSQL stopped for 5 s and started again (immediate, fast, immediate with COMMITs unanswered) with claims, settles and submissions inside their transactions: no process exits, 503 + Retry-After meanwhile, LISTEN back within seconds, every job proved exactly once", { skip: chaosSkip }, async () => {
   const started = performance.now();
   const postgres: Postgres = await startPostgres({ settings: { synchronous_commit: "on" } });
   // The load and the probes run until these say stop, also when an assertion ends the test early.
@@ -202,13 +235,13 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
     // Expected LISTEN connections: the API's (cuzk_job) and two per worker (cuzk_queued, cuzk_cancel).
     assert.equal(await listeners(url), 5, "LISTEN connections before any outage");
 
-    // The load: four clients, each sending job after job, the same request again under the same
+    // The load: three clients, each sending a job every ~150 ms, the same request again under the same
     // Idempotency-Key after a 503 or a network error (a replay if the first did commit).
-    const accepted: Array<{ id: string; witness: number }> = [];
+    const accepted: Array<{ id: string; witness: number; replayed: boolean }> = [];
     const unexpected: string[] = [];
     const noted: Noted[] = [];
     let sent = 0;
-    const load = Promise.all(Array.from({ length: 4 }, async () => {
+    const load = Promise.all(Array.from({ length: CLIENTS }, async () => {
       while (!loadStopped && sent < 1000) {
         const n = sent++;
         const witness = n % pool.length;
@@ -216,9 +249,9 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
           assert.ok(tries < 600, `job ${n}: not accepted in 600 tries`);
           try {
             const reply = await client.once("POST", `/v1/jobs?key=${KEY.id}`, pool[witness].wtns, { "content-type": "application/octet-stream", "idempotency-key": `chaos-${n}` });
-            if (down) noted.push({ what: "POST /v1/jobs", status: reply.status, code: reply.body?.error?.code, retryAfter: reply.headers.get("retry-after") });
+            if (down) noted.push({ what: "POST /v1/jobs", status: reply.status, code: reply.body?.error?.code, message: reply.body?.error?.message, retryAfter: reply.headers.get("retry-after") });
             if (reply.status === 202 || reply.status === 200) {
-              accepted.push({ id: reply.body.id, witness });
+              accepted.push({ id: reply.body.id, witness, replayed: reply.status === 200 });
               break;
             }
             if (reply.status !== 503) unexpected.push(`POST ${n}: ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -227,7 +260,7 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
           }
           await sleep(100);
         }
-        await sleep(100);
+        await sleep(PACE_MS);
       }
     }));
     load.catch(() => {}); // awaited below; not an unhandled rejection if the test ends first
@@ -247,31 +280,144 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
       }
     };
 
+    /**
+     * Both workers waiting inside a settle: each is frozen (SIGSTOP) as it announces a claim and
+     * kept so while that batch is unsettled (else thawed and tried on its next claim), the test
+     * locks both batches' attempt rows (not their job rows, which the proof's progress writes
+     * update too; `holder`, in a transaction) and the submissions' lock (`gate`), and thaws them:
+     * each proves and runs into its settle's UPDATE of those attempts. The milliseconds it took.
+     */
+    const insideSettles = async (holder: pg.Client, gate: pg.Client): Promise<number> => {
+      const started = performance.now();
+      await holder.connect();
+      for (let tries = 0; ; tries++) {
+        assert.ok(tries < 10, "never had both workers frozen holding unsettled claims");
+        const claims: Event[] = [];
+        for (const worker of workers) {
+          for (let freezes = 0; ; freezes++) {
+            assert.ok(freezes < 40, `${worker.name}: never frozen before its settle in 40 claims`);
+            const claim = await worker.when((e) => e.event === "batch_claimed", () => worker.signal("SIGSTOP"));
+            await sleep(100); // lines it wrote before the signal are read by now
+            if (!worker.events.some((e) => e.event === "batch_settled" && e.batch === claim.batch)) {
+              claims.push(claim);
+              break;
+            }
+            worker.signal("SIGCONT");
+          }
+        }
+        const size = claims.reduce((n, claim) => n + (claim.jobs as string[]).length, 0);
+        await holder.query("BEGIN");
+        // A worker frozen inside its settle holds these rows already: then start over.
+        const { rows } = await holder.query("SELECT job_id FROM cuzk.attempts WHERE batch = ANY($1) AND settled_at IS NULL FOR UPDATE SKIP LOCKED", [claims.map((claim) => claim.batch)]);
+        if (rows.length === size) {
+          await gate.query("SELECT pg_advisory_lock($1)", [SUBMIT_LOCK]);
+          for (const worker of workers) worker.signal("SIGCONT");
+          break;
+        }
+        for (const worker of workers) worker.signal("SIGCONT");
+        await holder.query("ROLLBACK");
+      }
+      await until(`${OUTAGES[1].mode}: both workers inside a settle`, async () => {
+        blocked = await blockedBackends(url);
+        return ["cuzk worker w1", "cuzk worker w2"].every((app) => blocked.get(app)?.some((q) => /^UPDATE cuzk\.attempts a SET settled_at/.test(q)));
+      }, 15_000, 50, url);
+      return performance.now() - started;
+    };
+
+    /**
+     * Both workers waiting inside a claim: they are held back (SIGSTOP) while jobs queue up, the
+     * test locks the queued rows (`holder`, in a transaction) and the submissions' lock (`gate`)
+     * and lets them go: each runs into its claim's UPDATE of those rows. The milliseconds it took.
+     */
+    const insideClaims = async (holder: pg.Client, gate: pg.Client): Promise<number> => {
+      const started = performance.now();
+      for (const worker of workers) worker.signal("SIGSTOP");
+      await sleep(600);
+      await holder.connect();
+      await holder.query("BEGIN");
+      await gate.query("SELECT pg_advisory_lock($1)", [SUBMIT_LOCK]);
+      const { rows } = await holder.query("SELECT count(*)::int AS n FROM (SELECT id FROM cuzk.jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED) AS q");
+      for (const worker of workers) worker.signal("SIGCONT");
+      assert.ok(rows[0].n >= 4, `jobs queued while the workers were held back: ${rows[0].n}`);
+      await until(`${OUTAGES[2].mode}: both workers inside a claim`, async () => {
+        blocked = await blockedBackends(url);
+        return ["cuzk worker w1", "cuzk worker w2"].every((app) => blocked.get(app)?.some((q) => /^UPDATE cuzk\.jobs j SET state = 'running'/.test(q)));
+      }, 15_000, 50, url);
+      return performance.now() - started;
+    };
+    let blocked = new Map<string, string[]>();
+
     const settled = () => workers.map((w) => w.events.filter((e) => e.event === "batch_settled").length);
     const settledSince = (before: number[]) => settled().reduce((n, count, i) => n + count - before[i], 0);
     const outages: Array<Record<string, unknown>> = [];
-    for (const mode of ["immediate", "fast"] as const) {
+    const OUTAGES = [
+      { mode: "immediate", at: "in-transaction" },
+      { mode: "fast", at: "settle-commit" },
+      { mode: "immediate", at: "claim-commit" },
+    ] as const;
+    for (const { mode, at } of OUTAGES) {
+      const name = `${mode}, ${at}`;
       // Work under way first: settles since the last outage (or the start).
       const mark = settled();
-      await until(`${mode}: workers settling batches`, async () => settledSince(mark) >= 4, 20_000);
+      await until(`${name}: workers settling batches`, async () => settledSince(mark) >= 4, 20_000);
+      const eventsBefore = procs.map((p) => p.events.length);
 
-      // Claims and settles wait on cuzk.attempts, submissions on their lock: hold both, and stop
-      // the server once the API and both workers are inside such a transaction.
+      blocked = new Map<string, string[]>();
       const holder = new pg.Client({ connectionString: url, application_name: "chaos test" });
       holder.on("error", () => {}); // the server goes away under it
-      await holder.connect();
-      await holder.query("BEGIN");
-      await holder.query("LOCK TABLE cuzk.attempts IN EXCLUSIVE MODE");
-      let blocked = new Map<string, string[]>();
-      const waitedMs = await until(`${mode}: both workers inside a claim or settle`, async () => {
-        blocked = await blockedBackends(url);
-        return ["cuzk worker w1", "cuzk worker w2"].every((app) => blocked.get(app)?.some((q) => /cuzk\.attempts/.test(q)));
-      }, 15_000, 50);
-      await holder.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
-      await until(`${mode}: the API inside a submission`, async () => {
-        blocked = await blockedBackends(url);
-        return blocked.get("cuzk api")?.some((q) => /pg_advisory_xact_lock/.test(q)) ?? false;
-      }, 10_000, 50);
+      const apiInSubmission = () =>
+        until(`${name}: the API inside a submission`, async () => {
+          blocked = await blockedBackends(url);
+          return blocked.get("cuzk api")?.some((q) => /pg_advisory_xact_lock/.test(q)) ?? false;
+        }, 10_000, 50, url);
+      /** With `at: "commit"`: the process whose transaction committed while its COMMIT went unanswered. */
+      let committedUnanswered: string | undefined;
+      let waitedMs: number;
+      if (at === "in-transaction") {
+        // Claims and settles wait on cuzk.attempts (claims insert into it, settles update it)
+        // while the test holds it, submissions on their advisory lock: the server is stopped once
+        // the API and both workers are inside such a transaction.
+        await holder.connect();
+        await holder.query("BEGIN");
+        await holder.query("LOCK TABLE cuzk.attempts IN EXCLUSIVE MODE");
+        waitedMs = await until(`${name}: both workers inside a claim or settle`, async () => {
+          blocked = await blockedBackends(url);
+          return ["cuzk worker w1", "cuzk worker w2"].every((app) => blocked.get(app)?.some((q) => /cuzk\.attempts/.test(q)));
+        }, 15_000, 50, url);
+        await holder.query("SELECT pg_advisory_xact_lock($1)", [SUBMIT_LOCK]);
+        await apiInSubmission();
+      } else {
+        // COMMITs sent and not answered. With a synchronous standby that does not exist, a commit
+        // waits (SyncRep) once it is durable here. Both workers are brought to wait inside a
+        // settle, or inside a claim, on rows the test locks, the API inside a submission on its
+        // lock; the standby is named and the workers let go (a ROLLBACK never waits), then the
+        // API: the first worker to reach its COMMIT commits and waits, the other and the API wait
+        // behind it, not committed, for the lock that orders transactions which NOTIFY. Once all
+        // three wait, the setting is reset on disk (read at the next start, not now) and the
+        // server stopped.
+        const gate = new pg.Client({ connectionString: url, application_name: "chaos test" });
+        gate.on("error", () => {});
+        await gate.connect();
+        waitedMs = at === "settle-commit" ? await insideSettles(holder, gate) : await insideClaims(holder, gate);
+        await apiInSubmission();
+        await sql(url, "ALTER SYSTEM SET synchronous_standby_names = 'chaos_no_standby'");
+        await sql(url, "SELECT pg_reload_conf()");
+        await sleep(300); // the checkpointer publishes the standby list to the backends
+        // The workers first, so that the transaction that commits unanswered is a worker's; then the API.
+        await holder.query("ROLLBACK");
+        await until(`${name}: a worker committed, waiting in its COMMIT`, async () => {
+          blocked = await waitingCommits(url);
+          return ["cuzk worker w1", "cuzk worker w2"].some((app) => blocked.get(app)?.includes("SyncRep"));
+        }, 15_000, 50, url);
+        await gate.query("SELECT pg_advisory_unlock($1)", [SUBMIT_LOCK]);
+        await until(`${name}: the API and both workers in their COMMITs`, async () => {
+          blocked = await waitingCommits(url);
+          return SERVICE_APPS.every((app) => blocked.has(app));
+        }, 15_000, 50, url);
+        void gate.end().catch(() => {});
+        committedUnanswered = [...blocked].find(([, waits]) => waits.includes("SyncRep"))![0];
+        await sql(url, "ALTER SYSTEM RESET synchronous_standby_names");
+      }
 
       const settledBefore = settled();
       down = true;
@@ -282,29 +428,40 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
       const haltMs = performance.now() - haltStarted;
       void holder.end().catch(() => {});
       await sleep(5000);
-      for (const proc of procs) assert.equal(proc.exit, undefined, `${proc.name} exited during the ${mode} outage: ${JSON.stringify(proc.exit)}; ${proc.stderr.slice(-2000)}`);
+      for (const proc of procs) assert.equal(proc.exit, undefined, `${proc.name} exited during the ${name} outage: ${JSON.stringify(proc.exit)}; ${proc.stderr.slice(-2000)}`);
       const startStarted = performance.now();
       await postgres.start();
       const upAt = performance.now();
       const startMs = upAt - startStarted;
 
       // Back: the LISTEN connections, readiness, and the workers settling again.
-      const listenBackMs = await until(`${mode}: all 5 LISTEN connections back`, async () => (await listeners(url)) === 5, 15_000);
-      const readyBackMs = await until(`${mode}: /readyz ready`, async () => (await client.once("GET", "/readyz")).status === 200, 15_000);
+      const listenBackMs = await until(`${name}: all 5 LISTEN connections back`, async () => (await listeners(url)) === 5, 8000, 100, url);
+      const readyBackMs = await until(`${name}: /readyz ready`, async () => (await client.once("GET", "/readyz")).status === 200, 15_000);
       down = false;
       await probing;
-      await until(`${mode}: workers settling again`, async () => settledSince(settledBefore) > 0, 20_000);
+      await until(`${name}: workers settling again`, async () => settledSince(settledBefore) > 0, 20_000);
+      if (committedUnanswered) {
+        // The worker found that its transaction committed: a claim's jobs proved now (not after
+        // their lease), a settle not written again.
+        const proc = procs.find((p) => `cuzk ${p === api ? "api" : `worker ${p.name}`}` === committedUnanswered)!;
+        const since = proc.events.slice(eventsBefore[procs.indexOf(proc)]);
+        const found = at === "settle-commit"
+          ? (e: Event) => e.event === "batch_settled" && e.earlier === true
+          : (e: Event) => e.event === "claim_checked" && e.committed === true;
+        assert.ok(since.some(found), `${proc.name}: its ${at} not found: ${JSON.stringify(since.filter((e) => /claim|settle/.test(e.event)).slice(0, 6))}`);
+      }
       outages.push({
-        mode,
+        name,
         acceptedSoFar: accepted.length,
         blocked: Object.fromEntries([...blocked].map(([app, queries]) => [app, queries.map((q) => q.slice(0, 28))])),
         waitedForBlockMs: Math.round(waitedMs),
+        ...(committedUnanswered ? { committedUnanswered } : {}),
         haltMs: Math.round(haltMs),
         startMs: Math.round(startMs),
         listenBackMs: Math.round(listenBackMs),
         readyBackMs: Math.round(readyBackMs),
       });
-      for (const proc of procs) assert.equal(proc.exit, undefined, `${proc.name} exited during the ${mode} outage: ${JSON.stringify(proc.exit)}; ${proc.stderr.slice(-2000)}`);
+      for (const proc of procs) assert.equal(proc.exit, undefined, `${proc.name} exited during the ${name} outage: ${JSON.stringify(proc.exit)}; ${proc.stderr.slice(-2000)}`);
     }
     loadStopped = true;
     await load;
@@ -323,6 +480,10 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
       else assert.equal(n.code, "DATABASE_UNAVAILABLE", JSON.stringify(n));
     }
     assert.ok(noted.some((n) => n.what === "GET /readyz" && n.status === 503), "/readyz not ready while the database was down");
+    // The submission whose COMMIT went unanswered: a 503 saying so (its resend is a replay if it did commit).
+    const untold = noted.filter((n) => n.status === 503 && /whether it was accepted cannot be told yet/.test(n.message ?? ""));
+    assert.ok(untold.length > 0, "no 503 for a submission whose COMMIT went unanswered");
+    const replays = accepted.filter((a) => a.replayed).length;
     const healthz = noted.filter((n) => n.what === "GET /healthz (HTTP/1.0)");
     assert.ok(healthz.length > 0 && healthz.every((n) => n.status === 200), `/healthz while down: ${JSON.stringify(healthz.filter((n) => n.status !== 200))}`);
 
@@ -350,7 +511,7 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
     for (const proc of procs) {
       assert.equal(proc.exit, undefined, `${proc.name} exited: ${JSON.stringify(proc.exit)}`);
       assert.deepEqual([...events(proc, "uncaught_exception"), ...events(proc, "unhandled_rejection")], [], `${proc.name}: errors at the process level`);
-      assert.ok(events(proc, "listen_restored").length >= 2, `${proc.name}: listen_restored ${JSON.stringify(events(proc, "listen_restored"))}`);
+      assert.ok(events(proc, "listen_restored").length >= OUTAGES.length, `${proc.name}: listen_restored ${JSON.stringify(events(proc, "listen_restored"))}`);
     }
     for (const worker of workers) assert.ok(events(worker, "worker_error").length + events(worker, "settle_retry").length > 0, `${worker.name} saw no outage`);
     const leaseLost = attempts.reduce((n, row) => n + row.outcomes.filter((o) => o === "lease_lost").length, 0);
@@ -358,8 +519,10 @@ test("PostgreSQL stopped for 5 s and started again, immediate then fast, with cl
     const restored = procs.flatMap((p) => events(p, "listen_restored").map((e) => e.downMs as number));
     console.log(
       `chaos: ${accepted.length} jobs accepted and proved once each (${leaseLost} lease_lost attempts) in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-        `${unavailable.length} 503 DATABASE_UNAVAILABLE while down, 0 500; LISTEN down ${Math.min(...restored)}-${Math.max(...restored)} ms; ` +
-        `workers: ${count("worker_error")} worker_error, ${count("settle_retry")} settle_retry, ${count("claim_checked")} claim_checked; ` +
+        `${unavailable.length} 503 DATABASE_UNAVAILABLE while down (${untold.length} for an unanswered COMMIT), 0 500; ${replays} accepted as a replay; ` +
+        `LISTEN down ${Math.min(...restored)}-${Math.max(...restored)} ms; workers: ${count("worker_error")} worker_error, ${count("settle_retry")} settle_retry, ` +
+        `${workers.reduce((n, w) => n + events(w, "claim_checked").filter((e) => e.committed).length, 0)} committed claims found, ` +
+        `${workers.reduce((n, w) => n + events(w, "batch_settled").filter((e) => e.earlier).length, 0)} settles found written; ` +
         `outages: ${JSON.stringify(outages)}`,
     );
     // And each still stops cleanly (its own exit line: Deno reports a signalled child's code as null).
