@@ -14,7 +14,7 @@
 //                          (EngineOptions::h_copies = 0), and with B2 on the CPU
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
-//                          (cuda/msm_bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
+//                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
 //                          the copies' build time and memory; t = 1 (the chooser) as the baseline;
 //                          every result checked like section msm's; a table at the end
@@ -281,7 +281,7 @@ void section_fixed_base() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// msm-precompute: the key-point copies of cuda/msm_bases.cuh
+// msm-precompute: the key-point copies of cuda/msm/bases.cuh
 // ---------------------------------------------------------------------------------------------
 struct PrecomputeRow {
   std::string group;

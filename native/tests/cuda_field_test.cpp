@@ -1,11 +1,11 @@
-// The device field and curve code (native/src/cuda/field.cuh, curves.cuh) run through its host
+// The device field and curve code (native/src/cuda/field/field.cuh, curve/curves.cuh) run through its host
 // emulation of the PTX carry chains, against the host Fp: the same limb logic the GPU executes,
 // checked on any machine (no GPU needed).
 #include <cstring>
 #include <random>
 
 #include "check.hpp"
-#include "cuda/curves.cuh"
+#include "cuda/curve/curves.cuh"
 #include "curve/ops.hpp"
 
 using namespace cuzk;

@@ -6,6 +6,7 @@
 // no source under native/src names getenv.
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <set>
@@ -65,6 +66,13 @@ std::map<std::string, Floor> read_floors(const std::string& path) {
   return floors;
 }
 
+// "cuda/msm" for a file in native/src/cuda/msm/; "" for a file directly in its folder.
+std::string room_of(const fs::path& folder_path, const fs::path& file) {
+  const fs::path rel = fs::relative(file, folder_path);
+  if (std::distance(rel.begin(), rel.end()) < 2) return "";
+  return folder_path.filename().string() + "/" + rel.begin()->string();
+}
+
 }  // namespace
 
 int main() {
@@ -89,6 +97,13 @@ int main() {
     const bool listed = it != floors.end();
     CHECK(listed);
     if (!listed) { std::fprintf(stderr, "  native/src/%s/ has no row in docs/architecture.md\n", folder.c_str()); continue; }
+    for (const auto& sub : fs::directory_iterator(entry.path())) {
+      if (!sub.is_directory()) continue;
+      const std::string room = folder + "/" + sub.path().filename().string();
+      const bool room_listed = floors.count(room) > 0;
+      CHECK(room_listed);
+      if (!room_listed) std::fprintf(stderr, "  native/src/%s/ has no row in docs/architecture.md\n", room.c_str());
+    }
     for (const auto& file : fs::recursive_directory_iterator(entry.path())) {
       if (!file.is_regular_file()) continue;
       files++;
@@ -111,6 +126,18 @@ int main() {
         if (!allowed)
           std::fprintf(stderr, "  %s:%d includes %s/, which the %s/ row of docs/architecture.md does not name\n",
                        file.path().string().c_str(), n, dep.c_str(), folder.c_str());
+        // Inside a folder with rooms (rows "folder/room"): a room includes its own and lower rooms.
+        const std::string room = room_of(entry.path(), file.path());
+        size_t slash2 = t.find('/', slash + 1);
+        if (dep != folder || room.empty() || slash2 == std::string::npos || slash2 > close) continue;
+        const std::string dep_room = t.substr(a, slash2 - a);
+        auto own = floors.find(room);
+        const bool room_allowed =
+            dep_room == room || (own != floors.end() && own->second.includes.count(dep_room) > 0);
+        CHECK(room_allowed);
+        if (!room_allowed)
+          std::fprintf(stderr, "  %s:%d includes %s/, which the %s/ row of docs/architecture.md does not name\n",
+                       file.path().string().c_str(), n, dep_room.c_str(), room.c_str());
       }
     }
   }

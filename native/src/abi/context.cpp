@@ -5,7 +5,7 @@
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
 #include "cpu/cpu_engine.hpp"
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #include "prover/verify.hpp"
 
 using cuzk::abi::guarded;

@@ -14,7 +14,7 @@
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
-struct Device;  // cuda/cuda_backend.hpp
+struct DeviceContext;  // cuda/backend.hpp
 }
 
 struct cuzk_key {
@@ -35,7 +35,7 @@ struct cuzk_context {
   bool g2_on_cpu = false;  // CUZK_CONTEXT_G2_ON_CPU: copied into every prover's engine options
   std::unique_ptr<cuzk::ThreadPool> own_pool;  // when the caller asked for a thread count
   cuzk::ThreadPool* pool = nullptr;
-  cuzk::cuda::Device* gpu = nullptr;
+  cuzk::cuda::DeviceContext* gpu = nullptr;
   std::mutex kernel_mutex;      // standalone kernels (cuzk_msm/cuzk_ntt) one at a time
   std::atomic<int> provers{0};  // destroy refused while > 0
 };

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "abi/abi_util.hpp"
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #include "util/clock.hpp"
 #include "util/machine.hpp"
 

@@ -5,7 +5,7 @@
 #include "abi/handles.hpp"
 #include "cpu/msm.hpp"
 #include "cpu/ntt.hpp"
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #include "curve/ops.hpp"
 #include "engine/timings.hpp"
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "abi/abi_util.hpp"
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #include "util/machine.hpp"
 
 #ifndef CUZK_VERSION_STRING

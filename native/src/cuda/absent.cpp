@@ -2,7 +2,7 @@
 // that it was built without CUDA, and the CPU backend serves everything.
 #ifndef CUZK_WITH_CUDA
 
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 
 namespace cuzk::cuda {
 
@@ -24,29 +24,29 @@ cuzk_status device_info(int, cuzk_device_info*, std::string& err) {
 }
 int runtime_version() { return 0; }
 int driver_version() { return 0; }
-cuzk_status open_device(int, Device**, std::string& err) { return absent(err); }
-void close_device(Device*) {}
+cuzk_status open_device(int, DeviceContext**, std::string& err) { return absent(err); }
+void close_device(DeviceContext*) {}
 
 template <class C>
-cuzk_status make_engine(Device*, const engine::KeyView<C>&, const engine::EngineOptions&, const Progress&,
+cuzk_status make_engine(DeviceContext*, const engine::KeyView<C>&, const engine::EngineOptions&, const Progress&,
                         std::unique_ptr<engine::Engine<C>>*, std::string& err) {
   return absent(err);
 }
-template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+template cuzk_status make_engine<curve::Bn254>(DeviceContext*, const engine::KeyView<curve::Bn254>&,
                                                const engine::EngineOptions&, const Progress&,
                                                std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+template cuzk_status make_engine<curve::Bls12381>(DeviceContext*, const engine::KeyView<curve::Bls12381>&,
                                                   const engine::EngineOptions&, const Progress&,
                                                   std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 
-cuzk_status msm(Device*, cuzk_curve, cuzk_group, const uint8_t*, const uint8_t*, size_t, uint8_t*, engine::PhaseTimes&,
+cuzk_status msm(DeviceContext*, cuzk_curve, cuzk_group, const uint8_t*, const uint8_t*, size_t, uint8_t*, engine::PhaseTimes&,
                 std::string& err) {
   return absent(err);
 }
-cuzk_status ntt(Device*, cuzk_curve, uint8_t*, uint32_t, uint32_t, engine::PhaseTimes&, std::string& err) {
+cuzk_status ntt(DeviceContext*, cuzk_curve, uint8_t*, uint32_t, uint32_t, engine::PhaseTimes&, std::string& err) {
   return absent(err);
 }
-cuzk_status fixed_base_mul(Device*, cuzk_curve, cuzk_group, const uint8_t*, size_t, uint8_t*, std::string& err) {
+cuzk_status fixed_base_mul(DeviceContext*, cuzk_curve, cuzk_group, const uint8_t*, size_t, uint8_t*, std::string& err) {
   return absent(err);
 }
 cuzk_status host_alloc_pinned(size_t, int, void**, std::string& err) { return absent(err); }

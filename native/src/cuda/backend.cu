@@ -1,11 +1,11 @@
-// cuda_backend.hpp in the CUDA build: devices, pinned host memory, and the standalone kernels
+// cuda/backend.hpp in the CUDA build: devices, pinned host memory, and the standalone kernels
 // (cuzk_msm, cuzk_ntt). The prover engine is in engine.cu.
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
-#include "cuda/cuda_backend.hpp"
-#include "cuda/device.cuh"
+#include "cuda/backend.hpp"
+#include "cuda/context/device_context.cuh"
 #include "curve/ops.hpp"
 
 namespace cuzk::cuda {
@@ -80,14 +80,14 @@ int driver_version() {
   return v;
 }
 
-cuzk_status open_device(int index, Device** out, std::string& err) {
+cuzk_status open_device(int index, DeviceContext** out, std::string& err) {
   int count = 0;
   CUZK_TRY(device_count(&count, err));
   if (index < 0 || index >= count) {
     err = "no CUDA device " + std::to_string(index) + " (" + std::to_string(count) + " present)";
     return CUZK_ERR_NO_DEVICE;
   }
-  auto d = std::make_unique<Device>();
+  auto d = std::make_unique<DeviceContext>();
   d->index = index;
   CUZK_CU(cudaSetDevice(index));
   CUZK_CU(cudaGetDeviceProperties(&d->prop, index));
@@ -96,7 +96,7 @@ cuzk_status open_device(int index, Device** out, std::string& err) {
   return CUZK_OK;
 }
 
-void close_device(Device* d) {
+void close_device(DeviceContext* d) {
   if (!d) return;
   cudaSetDevice(d->index);
   if (d->stream) {
@@ -107,33 +107,10 @@ void close_device(Device* d) {
   (void)cudaGetLastError();
 }
 
-cuzk_status Staging::upload(void* dst, const void* src, size_t bytes, cudaStream_t s, std::string& err) {
-  if (bytes == 0) return CUZK_OK;
-  if (is_pinned(src)) {
-    CUZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
-    return CUZK_OK;
-  }
-  for (int i = 0; i < 2; i++) {
-    if (!buf_[i]) CUZK_CU(pinned_alloc(&buf_[i], kChunk));
-    if (!ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&ev_[i], cudaEventDisableTiming));
-  }
-  const uint8_t* in = static_cast<const uint8_t*>(src);
-  uint8_t* o = static_cast<uint8_t*>(dst);
-  for (size_t off = 0, i = 0; off < bytes; off += kChunk, i ^= 1) {
-    size_t len = bytes - off < kChunk ? bytes - off : kChunk;
-    CUZK_CU(cudaEventSynchronize(ev_[i]));  // the DMA out of this chunk two rounds ago is done
-    std::memcpy(buf_[i], in + off, len);
-    CUZK_CU(cudaMemcpyAsync(o + off, buf_[i], len, cudaMemcpyHostToDevice, s));
-    CUZK_CU(cudaEventRecord(ev_[i], s));
-  }
-  CUZK_CU(cudaStreamSynchronize(s));
-  return CUZK_OK;
-}
-
 namespace {
 
 template <class HC, int G>
-cuzk_status msm_on(Device* d, const uint8_t* points, const uint8_t* scalars, size_t n, uint8_t* out,
+cuzk_status msm_on(DeviceContext* d, const uint8_t* points, const uint8_t* scalars, size_t n, uint8_t* out,
                    engine::PhaseTimes& times, std::string& err) {
   using A = typename Group<HC, G>::Affine;
   using HX = typename Group<HC, G>::HostXyzz;
@@ -157,7 +134,7 @@ cuzk_status msm_on(Device* d, const uint8_t* points, const uint8_t* scalars, siz
 }
 
 template <class HC>
-cuzk_status ntt_on(Device* d, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
+cuzk_status ntt_on(DeviceContext* d, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
                    std::string& err) {
   using F = typename DeviceCurve<HC>::Fr;
   auto& ctx = d->ntt<HC>();
@@ -180,7 +157,7 @@ cuzk_status ntt_on(Device* d, uint8_t* values, uint32_t log_n, uint32_t kind, en
 
 }  // namespace
 
-cuzk_status msm(Device* d, cuzk_curve curve, cuzk_group group, const uint8_t* points, const uint8_t* scalars, size_t n,
+cuzk_status msm(DeviceContext* d, cuzk_curve curve, cuzk_group group, const uint8_t* points, const uint8_t* scalars, size_t n,
                 uint8_t* out, engine::PhaseTimes& times, std::string& err) {
   std::lock_guard<std::mutex> lock(d->mutex);
   CUZK_TRY(d->make_current(err));
@@ -191,7 +168,7 @@ cuzk_status msm(Device* d, cuzk_curve curve, cuzk_group group, const uint8_t* po
                           : msm_on<curve::Bls12381, 2>(d, points, scalars, n, out, times, err);
 }
 
-cuzk_status ntt(Device* d, cuzk_curve curve, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
+cuzk_status ntt(DeviceContext* d, cuzk_curve curve, uint8_t* values, uint32_t log_n, uint32_t kind, engine::PhaseTimes& times,
                 std::string& err) {
   std::lock_guard<std::mutex> lock(d->mutex);
   CUZK_TRY(d->make_current(err));

@@ -8,7 +8,7 @@
 //   H_j = L^(2n)_(2j+1)(tau) / delta G1: the Lagrange basis of the 2n-th roots of unity at the odd
 //   indices, because the prover feeds the H MSM the values of a*b - c on the odd coset w_2n <w_n>
 //   with no division by Z (p(tau) = sum_j p(odd_j) L^(2n)_(2j+1)(tau): p vanishes on the even points).
-// Every point is then a fixed-base product of a generator (fixed_base.hpp; cuda/fixed_base.cu on a GPU).
+// Every point is then a fixed-base product of a generator (fixed_base.hpp; cuda/setup/fixed_base.cu on a GPU).
 #include "setup/dev_setup.hpp"
 
 #include <unistd.h>
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #include "curve/curves.hpp"
 #include "curve/ops.hpp"
 #include "field/root_of_unity.hpp"
@@ -48,7 +48,7 @@ struct Cancelled {};
 
 // GPU 0 for the key points, when the library has CUDA and the machine a GPU; else none.
 struct GpuHandle {
-  cuda::Device* device = nullptr;
+  cuda::DeviceContext* device = nullptr;
   GpuHandle() {
     if (!cuda::compiled_in()) return;
     std::string err;

@@ -17,9 +17,9 @@
 #include <vector>
 #include <unistd.h>
 
-#include "cuda/cuda_backend.hpp"
-#include "cuda/device.cuh"
-#include "cuda/msm_bases.cuh"
+#include "cuda/backend.hpp"
+#include "cuda/context/device_context.cuh"
+#include "cuda/msm/bases.cuh"
 #include "cuzk.h"
 #include "curve/ops.hpp"
 #include "engine/engine.hpp"
@@ -27,7 +27,7 @@
 
 namespace cuzk::gpu_check {
 
-using cuda::Device;
+using cuda::DeviceContext;
 using cuda::DeviceCurve;
 using cuda::Group;
 
@@ -35,7 +35,7 @@ using cuda::Group;
 constexpr int kSkipped = 77;
 
 inline int g_failures = 0;
-inline Device* g_dev = nullptr;  // GPU 0, opened by run_on_gpu0
+inline DeviceContext* g_dev = nullptr;  // GPU 0, opened by run_on_gpu0
 
 #define EXPECT(cond, ...)                                 \
   do {                                                    \

@@ -1,7 +1,7 @@
 // gpu_tests <name> [args]: runs the GPU test registered as <name> (GPU_TEST, gpu_check.cuh).
 #include <cstdlib>
 
-#include "cuda/runtime.cuh"
+#include "cuda/runtime/runtime.cuh"
 #include "gpu_check.cuh"
 
 int main(int argc, char** argv) {

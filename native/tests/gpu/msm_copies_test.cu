@@ -1,4 +1,4 @@
-// MSMs over precomputed copies of the points (cuda/msm_bases.cuh) against the discrete-log
+// MSMs over precomputed copies of the points (cuda/msm/bases.cuh) against the discrete-log
 // reference, in all four groups: copy counts 2, 3, 4 and the most the window can use (one window
 // per copy), windows 3, 8, 13, 20 and the chooser's; n in {1, 2, 3, 1000, 2^16+1, 2^20 (G1)} with
 // points at infinity, repeated points, P and -P, scalars 0, 1 and r-1; scalar sets random (30 %

@@ -2,7 +2,7 @@
 // device type has the byte layout of its host twin (checked below), so buffers are copied as-is.
 #pragma once
 
-#include "cuda/field.cuh"
+#include "cuda/field/field.cuh"
 #include "curve/curves.hpp"
 #include "curve/point.hpp"
 #include "field/fp2.hpp"

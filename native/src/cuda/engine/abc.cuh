@@ -3,7 +3,7 @@
 // standard-form witness value is v*w in Montgomery form: the NTTs take the result as it is.
 #pragma once
 
-#include "cuda/runtime.cuh"
+#include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
 

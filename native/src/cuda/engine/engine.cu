@@ -1,22 +1,10 @@
-// The GPU prover engine: per proof, a/b/c from the witness and the key's rows, the H scalars by
-// six NTTs, and the five MSMs, all on one device. The key's points are held without the points at
-// infinity (engine/key_memory.hpp): per group of sections that share scalars (A and C, B1 and B2,
-// H) one support, whose scalars are gathered on the device before that group's one MSM plan
-// (same scalars, same sorted digits). C's points are stored at the witness indices of the A+C
-// support (explicit infinities for w[0..n_public]). Each section is resident or streamed in, as
-// the memory plan chosen from the budget at creation says (cuzk_prover_memory_plan); a batch reads
-// a streamed section once per group of proofs whose kept scalars fit (choose_group), else once
-// per proof.
-// A resident H section is held as precomputed copies of its points (msm_bases.cuh: t copies,
-// each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead of W),
-// made once when the engine is made: t as large as the budget's room after the plan and the
-// device's free memory allow (EngineOptions::h_copies forces a count, 0 turns them off; automatic,
-// the default, only from 2^16 points).
-// g2_on_cpu moves the G2 MSM to the CPU, concurrently with the GPU work (keys in memory);
-// keep_infinity stores the points at infinity too (for measurements). In a batch, proof p+1's
-// witness (pinned) is uploaded on a second stream into a second buffer while proof p computes,
-// when the device has room for that buffer (it is outside the memory plan: without room, each
-// proof uploads its own witness first, as proof 0 does).
+// The GPU prover engine's proof pipeline: per proof, its witness uploaded (proof p+1's on a second
+// stream while proof p computes, when the device has room for a second buffer: outside the memory
+// plan; without room, each proof uploads its own first), a/b/c from the witness and the key's rows,
+// the H scalars by six NTTs, and the five MSMs, all on one device (B2's on the CPU beside it with
+// g2_on_cpu). How the key is held is the key store's (key_store.cuh); how an MSM is planned and
+// run, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per group of
+// proofs whose kept scalars fit (choose_group), else once per proof.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -26,10 +14,11 @@
 #include <vector>
 
 #include "cpu/msm.hpp"
-#include "cuda/abc.cuh"
-#include "cuda/cuda_backend.hpp"
-#include "cuda/device.cuh"
-#include "cuda/msm_bases.cuh"
+#include "cuda/context/device_context.cuh"
+#include "cuda/engine/abc.cuh"
+#include "cuda/engine/key_store.cuh"
+#include "cuda/engine/make_engine.hpp"
+#include "cuda/engine/msm_dispatch.cuh"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -39,20 +28,6 @@ namespace {
 using formats::PointSection;
 using formats::kPointSections;
 
-struct RowBuffers {
-  DeviceBuffer start, signal, coef;
-};
-
-// out[j] = scalars[index[j]] (32-byte scalars): the scalars of a compacted point set, in its order.
-__global__ void gather_scalars(const uint4* __restrict__ scalars, const uint32_t* __restrict__ index, uint32_t m,
-                               uint4* __restrict__ out) {
-  uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m) return;
-  const uint4* src = scalars + 2 * (size_t)index[j];
-  out[2 * (size_t)j] = src[0];
-  out[2 * (size_t)j + 1] = src[1];
-}
-
 template <class C>
 class GpuEngine final : public engine::Engine<C> {
   using D = DeviceCurve<C>;
@@ -61,84 +36,23 @@ class GpuEngine final : public engine::Engine<C> {
   using A2 = typename D::G2;
 
  public:
-  GpuEngine(Device* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
+  GpuEngine(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key), store_(dev, key), msm_(dev, store_) {}
   ~GpuEngine() override {
-    for (int i = 0; i < 2; i++) {
-      pinned_free(pack_buf_[i], kPackChunk);
-      if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
-    }
     if (prefetch_.stream) cudaStreamDestroy(prefetch_.stream);
     if (prefetch_.after_reads) cudaEventDestroy(prefetch_.after_reads);
     if (prefetch_.uploaded) cudaEventDestroy(prefetch_.uploaded);
   }
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
-  engine::MemoryPlan memory_plan() const override { return plan_; }
+  engine::MemoryPlan memory_plan() const override { return store_.memory_plan(); }
   bool reads_host_rows() const override { return false; }  // uploaded in init, then only on the device
 
   cuzk_status init(const engine::EngineOptions& options, const Progress& progress, std::string& err) {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
-    const auto& z = *key_.zkey;
-    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
-    options_ = options;
-    cpu_b2_ = options.g2_on_cpu && z.points_b2 != nullptr;  // in place: a key in memory only
-    // The plan first, on the host: a key that does not fit is refused before any device allocation.
-    CUZK_TRY(compact_.build(z, default_thread_pool(), err));
-    // keep_infinity stores every point, infinities included (measurements: the same proofs).
-    if (options.keep_infinity) {
-      for (engine::Support& sup : compact_.support) {
-        sup.all = true;
-        sup.index.clear();
-      }
-    }
-    uint64_t point_bytes[kPointSections];
-    for (int s = 0; s < kPointSections; s++) point_bytes[s] = s == formats::kSecB2 ? (cpu_b2_ ? 0 : sizeof(A2)) : sizeof(A1);
-    plan_.memory = "device";
-    engine::describe_sections(z, compact_, point_bytes, plan_);
-    // Rows, the gather indices and scalars, and the proving workspace (witness, a/b/c, the sorted
-    // digits of the larger MSM, buckets): estimated generously, 320 bytes per scalar.
-    uint64_t gathered = 0;
-    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b);
-    for (const engine::Support& sup : compact_.support) {
-      if (sup.all) continue;
-      plan_.fixed += sup.index.size() * 4 + 16;
-      gathered = std::max<uint64_t>(gathered, sup.index.size() * 32 + 16);
-    }
-    plan_.fixed += gathered + 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
-    size_t free_b = 0, total_b = 0;
-    CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
-    // A budget above what is free would let the device run out mid-upload: the free memory caps it.
-    plan_.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
-    // stream_all streams every section (tests: it must give the same proofs).
-    CUZK_TRY(engine::choose_placements(plan_, options.stream_all, err));
-
+    CUZK_TRY(store_.plan(options, err));
     CUZK_TRY(dev_->ntt<C>().init(err));
-    // The upload's units: the rows, the supports' indices and the resident points, in bytes.
-    uint64_t index_bytes = 0;
-    for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
-    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes());
-    CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
-    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.a), err));
-    CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
-    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.b), err));
-    for (int g = 0; g < engine::kPointGroups; g++) {
-      const engine::Support& sup = compact_.support[g];
-      if (sup.all || sup.index.empty()) continue;
-      CUZK_TRY(index_[g].ensure(sup.index.size() * 4, err));
-      CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
-      CUZK_TRY(engine::upload_step(progress, sup.index.size() * 4, err));
-    }
-    if (gathered) CUZK_TRY(gathered_.ensure(gathered, err));
-    for (int i = 0; i < kPointSections; i++) {
-      const PointSection s = (PointSection)i;
-      if (plan_.placement[s] != engine::kResident || !plan_.stored_bytes[s]) continue;
-      CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
-      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
-    }
-    if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
-    CUZK_CU(cudaStreamSynchronize(dev_->stream));
-    return make_h_copies(err);
+    return store_.upload(progress, err);
   }
 
   cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
@@ -186,60 +100,6 @@ class GpuEngine final : public engine::Engine<C> {
   }
 
  private:
-  static constexpr size_t kPackChunk = Staging::kChunk;
-  static constexpr uint64_t kAutoCopiesFrom = 1u << 16;  // below, an MSM is launch-bound: copies gain nothing
-  static constexpr int kMaxAutoCopies = 16;
-
-  // The H section's copies (see the top of this file), when it is resident: they replace its
-  // points (copy 0 is those points).
-  cuzk_status make_h_copies(std::string& err) {
-    const PointSection h = formats::kSecH;
-    const uint64_t n = plan_.stored[h];
-    if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
-    const int forced = options_.h_copies;  // -1: automatic (checked at the ABI)
-    if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
-    constexpr int bits = C::Fr::Params::BITS;
-    const uint64_t pb = sizeof(A1);
-    int t = forced, c = 0;
-    if (forced < 0) {
-      // Room: what the budget leaves after the plan and what the device has free, less the
-      // proof's workspace not yet allocated (in plan_.fixed: counted once more here, a margin).
-      // While they are made, the copies, the points and 1 GiB of scratch are held at once.
-      size_t free_b = 0, total_b = 0;
-      CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
-      const uint64_t reserve = plan_.fixed + (1ull << 30);
-      const uint64_t device_room = free_b > reserve ? free_b - reserve : 0;
-      const uint64_t room = std::min(device_room, plan_.room());
-      t = 0;
-      for (int k = kMaxAutoCopies; k >= 2 && t == 0; k--) {
-        const int ck = msm_window_bits(n, bits, k);
-        if ((uint64_t)(msm_copies_used(bits, ck, k) + 1) * n * pb + (1ull << 30) <= room) {
-          t = k;
-          c = ck;
-        }
-      }
-      if (t == 0) return CUZK_OK;
-    } else {
-      c = msm_window_bits(n, bits, t);
-    }
-    const uint64_t t0 = now_ns();
-    CUZK_TRY((msm_bases_build<C, 1>(h_copies_, points_[h].as<A1>(), (uint32_t)n, t, c, dev_->stream, err)));
-    if (h_copies_.copies < 2) {  // no window gives two copies: the plain points
-      h_copies_.points.release();
-      h_copies_.copies = 0;
-      return CUZK_OK;
-    }
-    points_[h].release();
-    if (g_kernel_trace)
-      std::fprintf(stderr, "TRACE msm_h copies: %d of 2^%.1f points, window %d, %.2f GiB, made in %.1f ms\n",
-                   h_copies_.copies, std::log2((double)n), c, h_copies_.bytes() / 1073741824.0, (now_ns() - t0) / 1e6);
-    return CUZK_OK;
-  }
-
-  static uint64_t rows_bytes(const engine::SparseRows<typename C::Fr>& m) {
-    return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
-  }
-
   // Proof p (slot k of its group): its upload, a/b/c, NTTs and the MSMs it computes itself.
   cuzk_status prove_one(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
                         engine::PhaseTimes& times, engine::ProofSums<C>& out, std::string& err) {
@@ -274,7 +134,7 @@ class GpuEngine final : public engine::Engine<C> {
     };
     std::thread cpu_b2;
     bool b2_after = false;
-    if (cpu_b2_) {
+    if (store_.b2_on_cpu()) {
       try {
         cpu_b2 = std::thread(b2_on_cpu);
       } catch (const std::system_error&) {
@@ -305,7 +165,7 @@ class GpuEngine final : public engine::Engine<C> {
         CUZK_LAUNCHED("to_mont_kernel");
       }
     } else {
-      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(rows_a_, rows_b_, rows, nd, w_->as<F>(), va, vb, vc);
+      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb, vc);
       CUZK_LAUNCHED("abc_rows");
     }
     int t2 = tl.mark(err);
@@ -321,28 +181,28 @@ class GpuEngine final : public engine::Engine<C> {
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
 
     // In a group, the streamed sections wait for the group (streamed_sums): keep their scalars.
-    auto now = [&](PointSection sec) { return group_ == 1 || !engine::streamed(plan_, sec); };
+    auto now = [&](PointSection sec) { return group_ == 1 || !store_.streamed(sec); };
     if (keep_w_) CUZK_CU(cudaMemcpyAsync(w_store_.as<uint8_t>() + k * key_.n_vars * 32, w, (size_t)key_.n_vars * 32,
                                          cudaMemcpyDeviceToDevice, s));
     // One plan per group over its support's scalars; each phase's span includes its plan.
     const bool plan_ac = now(formats::kSecA) || now(formats::kSecC);
-    if (plan_ac) CUZK_TRY(plan_group(engine::kGroupAC, w, err));
-    if (now(formats::kSecA)) CUZK_TRY(run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
-    if (now(formats::kSecC)) CUZK_TRY(run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
+    if (plan_ac) CUZK_TRY(msm_.plan_group(engine::kGroupAC, w, err));
+    if (now(formats::kSecA)) CUZK_TRY(msm_.template run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
+    if (now(formats::kSecC)) CUZK_TRY(msm_.template run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
     int tb = tl.mark(err);
     // B over the whole witness too: A's plan is B's (one plan for four MSMs, as without compaction).
-    const bool b_shares_plan = compact_.support[engine::kGroupB].all && compact_.support[engine::kGroupAC].all;
-    const bool b2_here = !cpu_b2_ && now(formats::kSecB2);
+    const bool b_shares_plan = store_.support(engine::kGroupB).all && store_.support(engine::kGroupAC).all;
+    const bool b2_here = !store_.b2_on_cpu() && now(formats::kSecB2);
     if (now(formats::kSecB1) || b2_here) {
-      if (!(b_shares_plan && plan_ac)) CUZK_TRY(plan_group(engine::kGroupB, w, err));
-      if (now(formats::kSecB1)) CUZK_TRY(run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
-      if (b2_here) CUZK_TRY(run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
+      if (!(b_shares_plan && plan_ac)) CUZK_TRY(msm_.plan_group(engine::kGroupB, w, err));
+      if (now(formats::kSecB1)) CUZK_TRY(msm_.template run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
+      if (b2_here) CUZK_TRY(msm_.template run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
     }
     // The H MSM: its own plan over the NTT's output (standard form, in va).
     int th = tl.mark(err);
     if (now(formats::kSecH)) {
-      CUZK_TRY(plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
-      CUZK_TRY(run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
+      CUZK_TRY(msm_.plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
+      CUZK_TRY(msm_.template run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
     } else {
       CUZK_CU(cudaMemcpyAsync(h_store_.as<uint8_t>() + k * nd * 32, va, (size_t)nd * 32, cudaMemcpyDeviceToDevice, s));
     }
@@ -357,8 +217,8 @@ class GpuEngine final : public engine::Engine<C> {
     const uint64_t nv = key_.n_vars, nd = key_.domain_size;
     bool w_needed = false;
     for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2})
-      w_needed |= engine::streamed(plan_, sec);
-    const bool h_needed = engine::streamed(plan_, formats::kSecH);
+      w_needed |= store_.streamed(sec);
+    const bool h_needed = store_.streamed(formats::kSecH);
     const uint64_t per_proof = (w_needed ? nv * 32 : 0) + (h_needed ? nd * 32 : 0);
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) { (void)cudaGetLastError(); free_b = 0; }
@@ -366,8 +226,9 @@ class GpuEngine final : public engine::Engine<C> {
     // witness buffer when it is still to come and a margin for the runtime.
     const uint64_t held = w_store_.bytes() + h_store_.bytes(), margin = (256ull << 20) + (w_bufs_[1].bytes() ? 0 : nv * 32);
     const uint64_t device_room = free_b + held > margin ? free_b + held - margin : 0;
-    const size_t group = engine::stream_group_size(plan_, n, per_proof, std::min(device_room, plan_.room()),
-                                                    options_.stream_per_proof);
+    const engine::MemoryPlan& plan = store_.memory_plan();
+    const size_t group = engine::stream_group_size(plan, n, per_proof, std::min(device_room, plan.room()),
+                                                    store_.options().stream_per_proof);
     keep_w_ = false;
     if (group < 2) return 1;
     std::string e;
@@ -388,11 +249,12 @@ class GpuEngine final : public engine::Engine<C> {
     GpuTimeline& tl = dev_->timeline;
     const uint64_t nv = key_.n_vars, nd = key_.domain_size;
     for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2, formats::kSecH}) {
-      if (!engine::streamed(plan_, sec)) continue;
+      if (!store_.streamed(sec)) continue;
       const engine::PointGroup g = engine::group_of(sec);
       CUZK_TRY(tl.begin(dev_->stream, err));
       const int u0 = tl.mark(err);
-      cuzk_status st = upload_section(sec, stream_points_.as<uint8_t>(), nullptr, err);
+      const void* points = nullptr;
+      cuzk_status st = store_.stream_in(sec, &points, err);
       tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, first);
       if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess && st == CUZK_OK)
         st = fail(e, "cudaStreamSynchronize", err);  // the end mark must be complete to be read
@@ -402,11 +264,11 @@ class GpuEngine final : public engine::Engine<C> {
         CUZK_TRY(tl.begin(dev_->stream, err));
         const int from = tl.mark(err);
         const uint8_t* scalars = g == engine::kGroupH ? h_store_.as<uint8_t>() + k * nd * 32 : w_store_.as<uint8_t>() + k * nv * 32;
-        st = plan_group(g, reinterpret_cast<const uint32_t*>(scalars), err);
+        st = msm_.plan_group(g, reinterpret_cast<const uint32_t*>(scalars), err);
         engine::ProofSums<C>& out = sums[first + k];
         if (st == CUZK_OK)
-          st = sec == formats::kSecB2 ? msm_over<2>(stream_points_.as(), CUZK_PHASE_MSM_B2, first + k, &out.b2, from, err)
-                                      : msm_over<1>(stream_points_.as(), engine::msm_phase(sec), first + k, &out.g1(sec), from, err);
+          st = sec == formats::kSecB2 ? msm_.template msm_over<2>(points, CUZK_PHASE_MSM_B2, first + k, &out.b2, from, err)
+                                      : msm_.template msm_over<1>(points, engine::msm_phase(sec), first + k, &out.g1(sec), from, err);
         tl.flush(times);
         CUZK_TRY(st);
       }
@@ -447,123 +309,10 @@ class GpuEngine final : public engine::Engine<C> {
     prefetch_.into = other;
   }
 
-  // The device's plan over group g's scalars: all of them, or those of its support gathered.
-  cuzk_status plan_group(engine::PointGroup g, const uint32_t* scalars, std::string& err) {
-    const engine::Support& sup = compact_.support[g];
-    const uint32_t m = (uint32_t)sup.size();
-    if (!sup.all && m > 0) {
-      gather_scalars<<<ceil_div(m, 256), 256, 0, dev_->stream>>>(reinterpret_cast<const uint4*>(scalars),
-                                                                index_[g].as<uint32_t>(), m, gathered_.as<uint4>());
-      CUZK_LAUNCHED("gather_scalars");
-      scalars = gathered_.as<uint32_t>();
-    }
-    if (g == engine::kGroupH && h_copies_.copies > 1)
-      return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, h_copies_.c, dev_->stream, err,
-                                              h_copies_.copies);
-    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, 0, dev_->stream, err);
-  }
-
-  // Section s's MSM with the current plan: its points resident, or streamed in first.
-  // `from`: the mark the phase starts at (-1: now).
-  template <int G, class HX>
-  cuzk_status run(PointSection s, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
-    GpuTimeline& tl = dev_->timeline;
-    if (from < 0) from = tl.mark(err);
-    const bool copies = s == formats::kSecH && h_copies_.copies > 1;
-    if (copies && !h_copies_.serves(dev_->plan)) {
-      err = "msm_h: the plan's windows are not those of the H copies";
-      return CUZK_ERR_INTERNAL;
-    }
-    const void* points = copies ? h_copies_.points.as() : points_[s].as();
-    if (engine::streamed(plan_, s)) {
-      int u0 = tl.mark(err);
-      CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
-      tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, p);
-      points = stream_points_.as();
-    }
-    return msm_over<G>(points, phase, p, out, from, err);
-  }
-
-  // The MSM of the current plan over `points` (device) into out, timed as `phase` from mark `from`.
-  template <int G, class HX>
-  cuzk_status msm_over(const void* points, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
-    using A = typename Group<C, G>::Affine;
-    GpuTimeline& tl = dev_->timeline;
-    MsmMarks marks;
-    marks.timeline = &tl;
-    CUZK_TRY((msm_execute<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream, out, err, &marks)));
-    tl.span(from, marks.ones_done, phase, p);
-    if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
-    return CUZK_OK;
-  }
-
-  // dst (device) <- section s's stored points. A section stored whole from the key's memory goes
-  // through the device's staging; anything else (compacted, or read from the key file) is packed
-  // on the host straight into one of two pinned chunks while the other one's DMA runs. progress:
-  // the key upload's (a step per chunk, with its cancel check), or NULL for a section streamed in.
-  cuzk_status upload_section(PointSection s, uint8_t* dst, const Progress* progress, std::string& err) {
-    const auto& z = *key_.zkey;
-    cudaStream_t st = dev_->stream;
-    const uint64_t n = plan_.stored[s], pb = plan_.stored_bytes[s] / (n ? n : 1);
-    const engine::Support& sup = compact_.support[engine::group_of(s)];
-    if (sup.all && z.points(s)) {
-      const uint64_t lead = s == formats::kSecC ? (uint64_t)key_.n_public + 1 : 0;
-      if (lead) CUZK_CU(cudaMemsetAsync(dst, 0, lead * pb, st));
-      CUZK_TRY(dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err));
-      return progress ? engine::upload_step(*progress, n * pb, err) : CUZK_OK;
-    }
-    for (int i = 0; i < 2; i++) {
-      if (!pack_buf_[i]) CUZK_CU(pinned_alloc(&pack_buf_[i], kPackChunk));
-      if (!pack_ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&pack_ev_[i], cudaEventDisableTiming));
-    }
-    const uint64_t per_chunk = kPackChunk / pb;
-    int i = 0;
-    for (uint64_t j = 0; j < n; j += per_chunk, i ^= 1) {
-      const uint64_t count = std::min(per_chunk, n - j);
-      CUZK_CU(cudaEventSynchronize(pack_ev_[i]));  // the DMA out of this chunk two rounds ago is done
-      uint8_t* chunk = static_cast<uint8_t*>(pack_buf_[i]);
-      cuzk_status packed = compact_.pack(z, s, j, count, chunk, scratch_, err);
-      if (packed != CUZK_OK) {
-        cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
-        return packed;
-      }
-      CUZK_CU(cudaMemcpyAsync(dst + j * pb, chunk, count * pb, cudaMemcpyHostToDevice, st));
-      CUZK_CU(cudaEventRecord(pack_ev_[i], st));
-      if (progress) {
-        if (cuzk_status stop = engine::upload_step(*progress, count * pb, err); stop != CUZK_OK) {
-          cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
-          return stop;
-        }
-      }
-    }
-    CUZK_CU(cudaStreamSynchronize(st));
-    return CUZK_OK;
-  }
-
-  cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
-                          std::string& err) {
-    const size_t nnz = m.signal.size();
-    CUZK_TRY(b.start.ensure(m.row_start.size() * 8 + 8, err));
-    CUZK_TRY(b.signal.ensure(nnz * 4 + 4, err));
-    CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
-    CUZK_TRY(dev_->staging.upload(b.start.as(), m.row_start.data(), m.row_start.size() * 8, dev_->stream, err));
-    CUZK_TRY(dev_->staging.upload(b.signal.as(), m.signal.data(), nnz * 4, dev_->stream, err));
-    CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
-    rows = DeviceRows<F>{b.start.as<uint64_t>(), b.signal.as<uint32_t>(), b.coef.as<F>()};
-    return CUZK_OK;
-  }
-
-  Device* dev_;
+  DeviceContext* dev_;
   const engine::KeyView<C>& key_;
-  engine::EngineOptions options_;
-  bool cpu_b2_ = false;
-  engine::CompactKey compact_;
-  engine::MemoryPlan plan_;
-  RowBuffers bufs_a_, bufs_b_;
-  DeviceRows<F> rows_a_{}, rows_b_{};
-  DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
-  DeviceBuffer points_[kPointSections], stream_points_;
-  MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
+  GpuKeyStore<C> store_;
+  GpuMsmDispatch<C> msm_;
   DeviceBuffer w_bufs_[2], va_, vb_, vc_;
   // A group's kept scalars for its streamed sections (choose_group): witnesses, H scalars.
   size_t group_ = 1;
@@ -579,15 +328,12 @@ class GpuEngine final : public engine::Engine<C> {
     cudaStream_t stream = nullptr;
     cudaEvent_t after_reads = nullptr, uploaded = nullptr;
   } prefetch_;
-  void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
-  cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
-  std::vector<uint8_t> scratch_;  // reads from a key file
 };
 
 }  // namespace
 
 template <class C>
-cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const engine::EngineOptions& options,
+cuzk_status make_engine(DeviceContext* device, const engine::KeyView<C>& key, const engine::EngineOptions& options,
                         const Progress& progress, std::unique_ptr<engine::Engine<C>>* out, std::string& err) {
   if (!device) { err = "no CUDA device"; return CUZK_ERR_NO_DEVICE; }
   if (key.log_domain > kNttMaxLog - 1) { err = "domain 2^" + std::to_string(key.log_domain) + " exceeds the GPU NTT"; return CUZK_ERR_UNSUPPORTED; }
@@ -597,10 +343,10 @@ cuzk_status make_engine(Device* device, const engine::KeyView<C>& key, const eng
   return CUZK_OK;
 }
 
-template cuzk_status make_engine<curve::Bn254>(Device*, const engine::KeyView<curve::Bn254>&,
+template cuzk_status make_engine<curve::Bn254>(DeviceContext*, const engine::KeyView<curve::Bn254>&,
                                                const engine::EngineOptions&, const Progress&,
                                                std::unique_ptr<engine::Engine<curve::Bn254>>*, std::string&);
-template cuzk_status make_engine<curve::Bls12381>(Device*, const engine::KeyView<curve::Bls12381>&,
+template cuzk_status make_engine<curve::Bls12381>(DeviceContext*, const engine::KeyView<curve::Bls12381>&,
                                                   const engine::EngineOptions&, const Progress&,
                                                   std::unique_ptr<engine::Engine<curve::Bls12381>>*, std::string&);
 

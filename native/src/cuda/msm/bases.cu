@@ -1,7 +1,7 @@
-// The precomputed copies of msm_bases.cuh: copy j from copy j-1 by shift = c*V doublings per
+// The precomputed copies of msm/bases.cuh: copy j from copy j-1 by shift = c*V doublings per
 // point, in XYZZ, then to affine with one inversion per thread (Montgomery's batch trick over
 // the ~16 points a thread takes), in chunks of the copy so that the XYZZ scratch stays bounded.
-#include "cuda/msm_bases.cuh"
+#include "cuda/msm/bases.cuh"
 
 namespace cuzk::cuda {
 namespace {

@@ -2,10 +2,10 @@
 // copies > 1: copy j holds 2^(j*c*V) P_i at index j*n + i, V = msm_windows_per_copy(bits, c, t),
 // so that an MSM of W windows becomes one over t*n points and V = ceil(W/t) windows. Copy 0 is the
 // points themselves (the ones' batch addition and any plain MSM read it). Made once per point set
-// on the GPU (msm_bases.cu): repeated doublings, then affine by batched inversion.
+// on the GPU (msm/bases.cu): repeated doublings, then affine by batched inversion.
 #pragma once
 
-#include "cuda/msm.cuh"
+#include "cuda/msm/msm.cuh"
 
 namespace cuzk::cuda {
 

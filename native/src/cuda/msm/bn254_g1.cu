@@ -1,5 +1,5 @@
 // The MSM kernels for BN254 G1, compiled here once (see msm.cuh).
-#include "cuda/device.cuh"
+#include "cuda/msm/msm.cuh"
 
 namespace cuzk::cuda {
 using HC = curve::Bn254;

@@ -6,7 +6,7 @@
 //     digits    each remaining scalar cut into signed c-bit digits (|d| <= 2^(c-1)), one
 //               (bucket key, point index | sign) pair per window and nonzero digit;
 //     sort      one radix sort of all pairs by key = window * 2^(c-1) + |d| - 1.
-//   With t precomputed copies of the points (msm_bases.cuh: copy j = 2^(j*c*V) P, V = the
+//   With t precomputed copies of the points (msm/bases.cuh: copy j = 2^(j*c*V) P, V = the
 //   windows per copy, ceil(W/t) of the scalar's W windows), window w's digit goes to copy w / V's
 //   point in window w % V: the execute step sees an MSM of t*n points and V windows (the same
 //   additions into buckets, V windows to reduce instead of W).
@@ -26,8 +26,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "cuda/curves.cuh"
-#include "cuda/runtime.cuh"
+#include "cuda/curve/curves.cuh"
+#include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
 
@@ -335,7 +335,7 @@ inline int msm_window_bits(size_t m, int bits, int copies = 1) {
 struct MsmPlan {
   uint32_t n = 0, n_ones = 0, n_rest = 0;
   // nwin: the windows the execute step reduces (the scalar's windows, or one copy's: copies > 1
-  // means the points are `copies` arrays of n points, msm_bases.cuh's layout)
+  // means the points are `copies` arrays of n points, msm/bases.cuh's layout)
   int c = 0, nwin = 0, copies = 1, scalar_windows = 0;
   uint32_t sentinel = 0;
   uint32_t total = 0;  // n_rest * scalar_windows sorted pairs (zero digits sorted last, as sentinel)
@@ -351,7 +351,7 @@ struct MsmPlan {
 
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
 // window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
-// made for: required with copies > 1). copies: of the points (msm_bases.cuh), 1 for none.
+// made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
 template <class P>
 cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool split, int window, cudaStream_t s,
                      std::string& err, int copies = 1) {
@@ -563,5 +563,18 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   *out = total.add(*reinterpret_cast<const HX*>(host + (size_t)n_fold * xs));
   return CUZK_OK;
 }
+
+// The kernels are compiled once per curve and group (msm/<curve>_g<group>.cu); other files only
+// call them.
+#define CUZK_MSM_EXTERN(HC)                                                                                       \
+  extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
+                                                        std::string&, int);                                        \
+  extern template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,         \
+                                                  cudaStream_t, Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*); \
+  extern template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,         \
+                                                  cudaStream_t, Group<HC, 2>::HostXyzz*, std::string&, MsmMarks*);
+CUZK_MSM_EXTERN(curve::Bn254)
+CUZK_MSM_EXTERN(curve::Bls12381)
+#undef CUZK_MSM_EXTERN
 
 }  // namespace cuzk::cuda

@@ -1,5 +1,5 @@
 // The NTT drivers and kernels for both scalar fields, compiled here once; see ntt.cuh.
-#include "cuda/device.cuh"
+#include "cuda/ntt/ntt.cuh"
 
 namespace cuzk::cuda {
 
@@ -145,7 +145,7 @@ cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t 
   return CUZK_OK;
 }
 
-template class NttContext<curve::Bn254::Fr, BnFr>;
-template class NttContext<curve::Bls12381::Fr, BlsFr>;
+template class NttContext<curve::Bn254::Fr, DeviceCurve<curve::Bn254>::Fr>;
+template class NttContext<curve::Bls12381::Fr, DeviceCurve<curve::Bls12381>::Fr>;
 
 }  // namespace cuzk::cuda

@@ -21,8 +21,8 @@
 #include <cstring>
 #include <vector>
 
-#include "cuda/curves.cuh"
-#include "cuda/runtime.cuh"
+#include "cuda/curve/curves.cuh"
+#include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
 
@@ -343,5 +343,9 @@ class NttContext {
   NttRoots<F> dir_[2] = {};
   bool ready_ = false;
 };
+
+// Compiled once, for both scalar fields, in ntt/ntt.cu.
+extern template class NttContext<curve::Bn254::Fr, DeviceCurve<curve::Bn254>::Fr>;
+extern template class NttContext<curve::Bls12381::Fr, DeviceCurve<curve::Bls12381>::Fr>;
 
 }  // namespace cuzk::cuda

@@ -1,7 +1,7 @@
 // One GPU as the runtime sees it: its index and properties, the stream the backend's work on it
 // is ordered on, the mutex that serialises calls on it, the phase timeline, and pinned staging for
 // uploads from pageable memory. It knows no kernel family: their workspaces live beside it in the
-// backend's DeviceContext (engine/context.cuh). Each call first makes the device current.
+// backend's DeviceContext (context/device_context.cuh). Each call first makes the device current.
 #pragma once
 
 #include <mutex>

@@ -1,4 +1,4 @@
-// Batch fixed-base multiplication on the GPU (cuda_backend.hpp, fixed_base_mul): out[i] = k_i * G
+// Batch fixed-base multiplication on the GPU (cuda/backend.hpp, fixed_base_mul): out[i] = k_i * G
 // for the G1 or G2 generator of either curve, the key points of the insecure development setup
 // (setup/dev_setup.cpp). The CPU counterpart is setup/fixed_base.hpp.
 //
@@ -9,8 +9,8 @@
 // the host's byte layout, which is that encoding, so results are copied back as they are.
 #include <vector>
 
-#include "cuda/cuda_backend.hpp"
-#include "cuda/device.cuh"
+#include "cuda/setup/fixed_base.hpp"
+#include "cuda/context/device_context.cuh"
 #include "curve/ops.hpp"
 
 namespace cuzk::cuda {
@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(128) fixed_base_kernel(const DFr* __restrict__
 }
 
 template <class HC, int G>
-cuzk_status fixed_base_on(Device* d, const uint8_t* scalars, size_t n, uint8_t* out, std::string& err) {
+cuzk_status fixed_base_on(DeviceContext* d, const uint8_t* scalars, size_t n, uint8_t* out, std::string& err) {
   using Gr = Group<HC, G>;
   using A = typename Gr::Affine;
   using X = typename Gr::Xyzz;
@@ -93,7 +93,7 @@ cuzk_status fixed_base_on(Device* d, const uint8_t* scalars, size_t n, uint8_t* 
 
 }  // namespace
 
-cuzk_status fixed_base_mul(Device* d, cuzk_curve curve, cuzk_group group, const uint8_t* scalars_mont, size_t n,
+cuzk_status fixed_base_mul(DeviceContext* d, cuzk_curve curve, cuzk_group group, const uint8_t* scalars_mont, size_t n,
                            uint8_t* out, std::string& err) {
   std::lock_guard<std::mutex> lock(d->mutex);
   CUZK_TRY(d->make_current(err));

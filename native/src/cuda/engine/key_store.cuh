@@ -1,0 +1,269 @@
+// The memory plan's device side: how a GPU engine holds its key. The key's points are held without
+// the points at infinity (engine/key_memory.hpp): per group of sections that share scalars (A and
+// C, B1 and B2, H) one support, uploaded as an index so that each group's scalars can be gathered
+// on the device. C's points are stored at the witness indices of the A+C support (explicit
+// infinities for w[0..n_public]). Each section is resident or streamed in, as the plan chosen from
+// the budget at creation says (cuzk_prover_memory_plan). A resident H section is held as
+// precomputed copies of its points (msm/bases.cuh: t copies, each 2^(c*V) times the one before, so
+// that msm_h reduces V = ceil(W/t) windows instead of W): t as large as the budget's room after the
+// plan and the device's free memory allow (EngineOptions::h_copies forces a count, 0 turns them
+// off; automatic, the default, only from 2^16 points). g2_on_cpu leaves B2 in the key's memory for
+// the CPU; keep_infinity stores the points at infinity too (for measurements).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "cuda/context/device_context.cuh"
+#include "cuda/engine/abc.cuh"
+#include "cuda/msm/bases.cuh"
+#include "engine/key_memory.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::cuda {
+
+template <class C>
+class GpuKeyStore {
+  using D = DeviceCurve<C>;
+  using F = typename D::Fr;
+  using A1 = typename D::G1;
+  using A2 = typename D::G2;
+  using PointSection = formats::PointSection;
+  static constexpr int kPointSections = formats::kPointSections;
+
+ public:
+  GpuKeyStore(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
+  ~GpuKeyStore() {
+    for (int i = 0; i < 2; i++) {
+      pinned_free(pack_buf_[i], kPackChunk);
+      if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
+    }
+  }
+  GpuKeyStore(const GpuKeyStore&) = delete;
+  GpuKeyStore& operator=(const GpuKeyStore&) = delete;
+
+  // The plan, on the host: a key that does not fit is refused before any device allocation. The
+  // caller holds the device's mutex with the device current (also for upload).
+  cuzk_status plan(const engine::EngineOptions& options, std::string& err) {
+    const auto& z = *key_.zkey;
+    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
+    options_ = options;
+    cpu_b2_ = options.g2_on_cpu && z.points_b2 != nullptr;  // in place: a key in memory only
+    CUZK_TRY(compact_.build(z, default_thread_pool(), err));
+    if (options.keep_infinity) {
+      for (engine::Support& sup : compact_.support) {
+        sup.all = true;
+        sup.index.clear();
+      }
+    }
+    uint64_t point_bytes[kPointSections];
+    for (int s = 0; s < kPointSections; s++) point_bytes[s] = s == formats::kSecB2 ? (cpu_b2_ ? 0 : sizeof(A2)) : sizeof(A1);
+    plan_.memory = "device";
+    engine::describe_sections(z, compact_, point_bytes, plan_);
+    // Rows, the gather indices and scalars, and the proving workspace (witness, a/b/c, the sorted
+    // digits of the larger MSM, buckets): estimated generously, 320 bytes per scalar.
+    uint64_t gathered = 0;
+    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b);
+    for (const engine::Support& sup : compact_.support) {
+      if (sup.all) continue;
+      plan_.fixed += sup.index.size() * 4 + 16;
+      gathered = std::max<uint64_t>(gathered, sup.index.size() * 32 + 16);
+    }
+    plan_.fixed += gathered + 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
+    size_t free_b = 0, total_b = 0;
+    CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
+    // A budget above what is free would let the device run out mid-upload: the free memory caps it.
+    plan_.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
+    // stream_all streams every section (tests: it must give the same proofs).
+    CUZK_TRY(engine::choose_placements(plan_, options.stream_all, err));
+    gathered_bytes_ = gathered;
+    return CUZK_OK;
+  }
+
+  // The rows, the supports' indices and the resident points uploaded as the plan says, then the H
+  // copies made.
+  cuzk_status upload(const Progress& progress, std::string& err) {
+    // The upload's units: the rows, the supports' indices and the resident points, in bytes.
+    uint64_t index_bytes = 0;
+    for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
+    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes());
+    CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
+    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.a), err));
+    CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
+    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.b), err));
+    for (int g = 0; g < engine::kPointGroups; g++) {
+      const engine::Support& sup = compact_.support[g];
+      if (sup.all || sup.index.empty()) continue;
+      CUZK_TRY(index_[g].ensure(sup.index.size() * 4, err));
+      CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
+      CUZK_TRY(engine::upload_step(progress, sup.index.size() * 4, err));
+    }
+    if (gathered_bytes_) CUZK_TRY(gathered_.ensure(gathered_bytes_, err));
+    for (int i = 0; i < kPointSections; i++) {
+      const PointSection s = (PointSection)i;
+      if (plan_.placement[s] != engine::kResident || !plan_.stored_bytes[s]) continue;
+      CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
+      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
+    }
+    if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
+    CUZK_CU(cudaStreamSynchronize(dev_->stream));
+    return make_h_copies(err);
+  }
+
+  const engine::MemoryPlan& memory_plan() const { return plan_; }
+  const engine::EngineOptions& options() const { return options_; }
+  bool streamed(PointSection s) const { return engine::streamed(plan_, s); }
+  // B2's MSM runs on the CPU over the key's points in memory.
+  bool b2_on_cpu() const { return cpu_b2_; }
+  const engine::Support& support(engine::PointGroup g) const { return compact_.support[g]; }
+  const uint32_t* support_index(engine::PointGroup g) const { return index_[g].as<uint32_t>(); }
+  // Where a support's scalars are gathered before its plan.
+  uint4* gathered_scalars() { return gathered_.as<uint4>(); }
+  const DeviceRows<F>& rows_a() const { return rows_a_; }
+  const DeviceRows<F>& rows_b() const { return rows_b_; }
+  const MsmBases& h_copies() const { return h_copies_; }
+  // Section s's resident points (the H copies when they are held).
+  const void* resident_points(PointSection s) const {
+    return s == formats::kSecH && h_copies_.copies > 1 ? h_copies_.points.as() : points_[s].as();
+  }
+  // Reads streamed section s into the stream buffer (enqueued on the device's stream) and returns it.
+  cuzk_status stream_in(PointSection s, const void** out, std::string& err) {
+    CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
+    *out = stream_points_.as();
+    return CUZK_OK;
+  }
+
+ private:
+  static constexpr size_t kPackChunk = Staging::kChunk;
+  static constexpr uint64_t kAutoCopiesFrom = 1u << 16;  // below, an MSM is launch-bound: copies gain nothing
+  static constexpr int kMaxAutoCopies = 16;
+
+  struct RowBuffers {
+    DeviceBuffer start, signal, coef;
+  };
+
+  // The H section's copies, when it is resident: they replace its points (copy 0 is those points).
+  cuzk_status make_h_copies(std::string& err) {
+    const PointSection h = formats::kSecH;
+    const uint64_t n = plan_.stored[h];
+    if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
+    const int forced = options_.h_copies;  // -1: automatic (checked at the ABI)
+    if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
+    constexpr int bits = C::Fr::Params::BITS;
+    const uint64_t pb = sizeof(A1);
+    int t = forced, c = 0;
+    if (forced < 0) {
+      // Room: what the budget leaves after the plan and what the device has free, less the
+      // proof's workspace not yet allocated (in plan_.fixed: counted once more here, a margin).
+      // While they are made, the copies, the points and 1 GiB of scratch are held at once.
+      size_t free_b = 0, total_b = 0;
+      CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
+      const uint64_t reserve = plan_.fixed + (1ull << 30);
+      const uint64_t device_room = free_b > reserve ? free_b - reserve : 0;
+      const uint64_t room = std::min(device_room, plan_.room());
+      t = 0;
+      for (int k = kMaxAutoCopies; k >= 2 && t == 0; k--) {
+        const int ck = msm_window_bits(n, bits, k);
+        if ((uint64_t)(msm_copies_used(bits, ck, k) + 1) * n * pb + (1ull << 30) <= room) {
+          t = k;
+          c = ck;
+        }
+      }
+      if (t == 0) return CUZK_OK;
+    } else {
+      c = msm_window_bits(n, bits, t);
+    }
+    const uint64_t t0 = now_ns();
+    CUZK_TRY((msm_bases_build<C, 1>(h_copies_, points_[h].as<A1>(), (uint32_t)n, t, c, dev_->stream, err)));
+    if (h_copies_.copies < 2) {  // no window gives two copies: the plain points
+      h_copies_.points.release();
+      h_copies_.copies = 0;
+      return CUZK_OK;
+    }
+    points_[h].release();
+    if (g_kernel_trace)
+      std::fprintf(stderr, "TRACE msm_h copies: %d of 2^%.1f points, window %d, %.2f GiB, made in %.1f ms\n",
+                   h_copies_.copies, std::log2((double)n), c, h_copies_.bytes() / 1073741824.0, (now_ns() - t0) / 1e6);
+    return CUZK_OK;
+  }
+
+  static uint64_t rows_bytes(const engine::SparseRows<typename C::Fr>& m) {
+    return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
+  }
+
+  // dst (device) <- section s's stored points. A section stored whole from the key's memory goes
+  // through the device's staging; anything else (compacted, or read from the key file) is packed
+  // on the host straight into one of two pinned chunks while the other one's DMA runs. progress:
+  // the key upload's (a step per chunk, with its cancel check), or NULL for a section streamed in.
+  cuzk_status upload_section(PointSection s, uint8_t* dst, const Progress* progress, std::string& err) {
+    const auto& z = *key_.zkey;
+    cudaStream_t st = dev_->stream;
+    const uint64_t n = plan_.stored[s], pb = plan_.stored_bytes[s] / (n ? n : 1);
+    const engine::Support& sup = compact_.support[engine::group_of(s)];
+    if (sup.all && z.points(s)) {
+      const uint64_t lead = s == formats::kSecC ? (uint64_t)key_.n_public + 1 : 0;
+      if (lead) CUZK_CU(cudaMemsetAsync(dst, 0, lead * pb, st));
+      CUZK_TRY(dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err));
+      return progress ? engine::upload_step(*progress, n * pb, err) : CUZK_OK;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!pack_buf_[i]) CUZK_CU(pinned_alloc(&pack_buf_[i], kPackChunk));
+      if (!pack_ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&pack_ev_[i], cudaEventDisableTiming));
+    }
+    const uint64_t per_chunk = kPackChunk / pb;
+    int i = 0;
+    for (uint64_t j = 0; j < n; j += per_chunk, i ^= 1) {
+      const uint64_t count = std::min(per_chunk, n - j);
+      CUZK_CU(cudaEventSynchronize(pack_ev_[i]));  // the DMA out of this chunk two rounds ago is done
+      uint8_t* chunk = static_cast<uint8_t*>(pack_buf_[i]);
+      cuzk_status packed = compact_.pack(z, s, j, count, chunk, scratch_, err);
+      if (packed != CUZK_OK) {
+        cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
+        return packed;
+      }
+      CUZK_CU(cudaMemcpyAsync(dst + j * pb, chunk, count * pb, cudaMemcpyHostToDevice, st));
+      CUZK_CU(cudaEventRecord(pack_ev_[i], st));
+      if (progress) {
+        if (cuzk_status stop = engine::upload_step(*progress, count * pb, err); stop != CUZK_OK) {
+          cudaStreamSynchronize(st);  // nothing in flight reads the chunks when this returns
+          return stop;
+        }
+      }
+    }
+    CUZK_CU(cudaStreamSynchronize(st));
+    return CUZK_OK;
+  }
+
+  cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
+                          std::string& err) {
+    const size_t nnz = m.signal.size();
+    CUZK_TRY(b.start.ensure(m.row_start.size() * 8 + 8, err));
+    CUZK_TRY(b.signal.ensure(nnz * 4 + 4, err));
+    CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
+    CUZK_TRY(dev_->staging.upload(b.start.as(), m.row_start.data(), m.row_start.size() * 8, dev_->stream, err));
+    CUZK_TRY(dev_->staging.upload(b.signal.as(), m.signal.data(), nnz * 4, dev_->stream, err));
+    CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
+    rows = DeviceRows<F>{b.start.as<uint64_t>(), b.signal.as<uint32_t>(), b.coef.as<F>()};
+    return CUZK_OK;
+  }
+
+  DeviceContext* dev_;
+  const engine::KeyView<C>& key_;
+  engine::EngineOptions options_;
+  bool cpu_b2_ = false;
+  engine::CompactKey compact_;
+  engine::MemoryPlan plan_;
+  uint64_t gathered_bytes_ = 0;  // the largest support's gathered scalars
+  RowBuffers bufs_a_, bufs_b_;
+  DeviceRows<F> rows_a_{}, rows_b_{};
+  DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
+  DeviceBuffer points_[kPointSections], stream_points_;
+  MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
+  void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
+  cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
+  std::vector<uint8_t> scratch_;  // reads from a key file
+};
+
+}  // namespace cuzk::cuda
