@@ -33,21 +33,20 @@ export function opsRoutes(deps: OpsRoutesDeps): Routes {
       GET: async () => {
         // With a database, reading the queue depth is also the probe of it: not ready while it
         // cannot be reached, ready again as soon as it answers.
+        // (The error itself is not shown: this path needs no token, and it names the server.)
         let queueDepth: number | undefined;
-        let databaseError: string | undefined;
+        let reachable = true;
         try {
           queueDepth = await store.queueDepth();
         } catch (error) {
           if (!isConnectionError(error)) throw error;
-          databaseError = String((error as Error)?.message ?? error);
+          reachable = false;
         }
-        const database = store.listening === undefined
-          ? {}
-          : { databaseReachable: databaseError === undefined, databaseListening: store.listening, ...(databaseError ? { databaseError } : {}) };
-        const ready = deps.ready() && !store.closing && databaseError === undefined;
+        const database = store.listening === undefined ? {} : { databaseReachable: reachable, databaseListening: store.listening };
+        const ready = deps.ready() && !store.closing && reachable;
         return Response.json(
           { ready, shuttingDown: store.closing, keys: keys.list().map((k) => k.id), queueDepth, ...deps.describe(), ...database },
-          { status: ready ? 200 : 503, headers: databaseError ? { "Retry-After": String(DATABASE_RETRY_AFTER_S) } : {} },
+          { status: ready ? 200 : 503, headers: reachable ? {} : { "Retry-After": String(DATABASE_RETRY_AFTER_S) } },
         );
       },
     },
