@@ -183,7 +183,7 @@ export class KeyRegistry {
       const code = (error as { code?: string }).code ?? "KEY_OPEN";
       // Clients see paths relative to the keys directory, not where it lies on the server.
       const message = (error as Error).message.replaceAll(this.#root + sep, "");
-      throw new ServiceError(422, code === "FORMAT" || code === "UNSUPPORTED" || code === "CURVE_MISMATCH" ? `KEY_${code}` : "KEY_OPEN", `cannot open key ${JSON.stringify(name)}: ${message}`, "/name");
+      throw new ServiceError(422, code === "FORMAT" || code === "UNSUPPORTED" || code === "CURVE_MISMATCH" ? `KEY_${code}` : "KEY_OPEN", message.startsWith("cannot open the key") ? message : `cannot open key ${JSON.stringify(name)}: ${message}`, "/name");
     }
     const info = prover.info;
     return {

@@ -9,7 +9,7 @@
  * WitnessCalculator.load picks the circuit's native witness library when one lies beside the
  * .wasm (`cuzk witness compile`, docs/witness.md): it computes off this process's JS thread, gives
  * the same bytes, and this process keeps computing the next input job's witness while the server
- * proves a batch (the pipeline of issue 16, item 3).
+ * proves a batch (src/witness/pipeline.ts).
  */
 import process from "node:process";
 import { WitnessCalculator } from "../mod.ts";

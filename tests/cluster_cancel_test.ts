@@ -1,7 +1,7 @@
 /**
  * @module
  * Promise: with PostgreSQL the service does what it does in one process for a running job and for
- * large witnesses (issue 15's last gaps). A real PostgreSQL (tests/support/postgres.ts), the API
+ * large witnesses. A real PostgreSQL (tests/support/postgres.ts), the API
  * and workers as processes (`bun service/main.ts --role ...`), driven over HTTP with fetch, so the
  * test runs the same under Deno, Bun and Node:
  *

@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise: the proving service spread over processes on PostgreSQL (issue 15) loses nothing and
+ * Promise: the proving service spread over processes on PostgreSQL loses nothing and
  * proves nothing twice when its processes die. A real PostgreSQL (tests/support/postgres.ts), one
  * API process and three worker processes (`bun service/main.ts --role ...`), driven over HTTP with
  * fetch, so the test runs the same under Deno, Bun and Node:

@@ -1,6 +1,6 @@
 /**
  * @module
- * Promise: the proving service (service/, issue 5) run as a real Bun process on loopback answers
+ * Promise: the proving service (service/) run as a real Bun process on loopback answers
  * many clients correctly. 200 jobs from 20 concurrent clients on two keys all come back exactly
  * once with proofs snarkjs accepts and the public signals of their own witness; /healthz stays
  * fast meanwhile; a full queue answers 429 with Retry-After; cancellation and Idempotency-Key
@@ -386,7 +386,7 @@ test("keys API, malformed requests (4xx with a clear message), Idempotency-Key, 
       { what: "absolute path", method: "POST", path: "/v1/keys", send: json({ name: "/etc/passwd" }), status: 400, code: "VALIDATION", message: /no leading "\/"/ },
       { what: "symbolic link out of the keys directory", method: "POST", path: "/v1/keys", send: json({ name: "nested/escape" }), status: 400, code: "PATH_OUTSIDE_KEYS_DIR", message: /resolves outside the keys directory/ },
       { what: "no such key file", method: "POST", path: "/v1/keys", send: json({ name: "missing" }), status: 404, code: "KEY_FILE_NOT_FOUND", message: /no missing\.zkey or missing\/circuit\.zkey/ },
-      { what: "not a zkey", method: "POST", path: "/v1/keys", send: json({ name: "broken" }), status: 422, code: "KEY_FORMAT", message: /^cannot open key "broken": cuzk_key_open\(broken\.zkey\): broken\.zkey: zkey file is truncated/ },
+      { what: "not a zkey", method: "POST", path: "/v1/keys", send: json({ name: "broken" }), status: 422, code: "KEY_FORMAT", message: /^cannot open the key broken\.zkey: zkey file is truncated/ },
       { what: "key file is a FIFO", method: "POST", path: "/v1/keys", send: json({ name: "fifo" }), status: 422, code: "KEY_FILE_NOT_REGULAR", message: /^fifo\.zkey is not a regular file/, path_: "/name" },
       ...(existsSync(join(keysDir, "zero.zkey"))
         ? [{ what: "key file is a character device (as /dev/zero)", method: "POST", path: "/v1/keys", send: json({ name: "zero" }), status: 422, code: "KEY_FILE_NOT_REGULAR", message: /^zero\.zkey is not a regular file/ }]

@@ -19,7 +19,9 @@
 #include "cuda/context/device_context.cuh"
 #include "cuda/engine/abc.cuh"
 #include "cuda/msm/bases.cuh"
+#include "engine/engine.hpp"
 #include "engine/key_memory.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -245,7 +247,7 @@ class GpuKeyStore {
     CUZK_TRY(dev_->staging.upload(b.start.as(), m.row_start.data(), m.row_start.size() * 8, dev_->stream, err));
     CUZK_TRY(dev_->staging.upload(b.signal.as(), m.signal.data(), nnz * 4, dev_->stream, err));
     CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
-    rows = DeviceRows<F>{b.start.as<uint64_t>(), b.signal.as<uint32_t>(), b.coef.as<F>()};
+    rows = DeviceRows<F>{b.start.template as<uint64_t>(), b.signal.template as<uint32_t>(), b.coef.template as<F>()};
     return CUZK_OK;
   }
 
