@@ -174,7 +174,7 @@ export class Key extends NativeHandle {
     return this.#checkWitness(witness, false);
   }
 
-  /** cuzk_key_check_witness_detail: with `scan`, every value < r too; a refusal carries its facts. */
+  /** cuzk_key_check_witness: with `scan`, every value < r too; a refusal carries its facts. */
   #checkWitness(witness: Uint8Array | NativeBuffer, scan: boolean): WitnessCheck {
     const handle = this.live();
     const bytes = witness instanceof NativeBuffer ? witness.bytes : witness;
@@ -182,12 +182,12 @@ export class Key extends NativeHandle {
     const found = allocateStruct(WITNESS_CHECK_LAYOUT);
     const memory = witness instanceof NativeBuffer ? witness.unsafePointer : witness;
     try {
-      invoke(this.native, "cuzk_key_check_witness_detail", [
+      invoke(this.native, "cuzk_key_check_witness", [
         handle,
         memory,
         bytes.byteLength,
         format === "wtns" ? ABI.WITNESS_WTNS : ABI.WITNESS_RAW,
-        scan ? 1 : 0,
+        scan ? ABI.CHECK_SCAN : 0,
         found,
       ]);
     } catch (error) {

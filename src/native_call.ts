@@ -54,8 +54,6 @@ const CALL_PHRASES: Record<CheckedSymbol, string> = {
   cuzk_key_export_vk: "export the verification key",
   cuzk_key_export_vk_alphabeta: "export the verification key",
   cuzk_key_check_witness: "use the witness",
-  cuzk_key_check_witness_shape: "use the witness",
-  cuzk_key_check_witness_detail: "use the witness",
   cuzk_key_close: "close the key",
   cuzk_context_create: "start the backend",
   cuzk_context_destroy: "close the backend",

@@ -14,7 +14,7 @@ import { refusedWith as refused } from "./support/errors.ts";
 import { fixtures, needs } from "./support/native.ts";
 import { rawValues, wtnsParts } from "./support/wtns.ts";
 
-const api = ["cuzk_key_open", "cuzk_key_get_info", "cuzk_key_close", "cuzk_key_check_witness_detail", "cuzk_host_alloc", "cuzk_host_free"] as const;
+const api = ["cuzk_key_open", "cuzk_key_get_info", "cuzk_key_close", "cuzk_key_check_witness", "cuzk_host_alloc", "cuzk_host_free"] as const;
 
 const all = fixtures();
 const bn = all.find((f) => f.curve === "bn254" && f.name === "mulchain_4")!;

@@ -49,12 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Fixture& f = fixture(curve);
   char err[512];
-  uint64_t offset = 0;
-  cuzk_status raw = cuzk_key_check_witness(f.key, data, size, CUZK_WITNESS_RAW, &offset, err, sizeof err);
+  cuzk_witness_check found{};
+  found.struct_size = sizeof found;
+  cuzk_status raw =
+      cuzk_key_check_witness(f.key, data, size, CUZK_WITNESS_RAW, CUZK_CHECK_SCAN, &found, err, sizeof err);
   require_clean(raw, err, sizeof err, "cuzk_key_check_witness(raw)");
-  cuzk_status checked = cuzk_key_check_witness(f.key, data, size, CUZK_WITNESS_WTNS, &offset, err, sizeof err);
+  cuzk_status checked = cuzk_key_check_witness(f.key, data, size, CUZK_WITNESS_WTNS, CUZK_CHECK_SCAN, &found, err,
+                                               sizeof err);
   require_clean(checked, err, sizeof err, "cuzk_key_check_witness(.wtns)");
   if (checked == CUZK_OK) {
+    const uint64_t offset = found.values_offset;
     if (parsed != CUZK_OK) die("cuzk_key_check_witness accepted a .wtns that parse_wtns refuses: " + why);
     if (offset > size || size - offset < uint64_t(f.n_vars) * CUZK_FR_BYTES) die("cuzk_key_check_witness: values outside the input");
   }

@@ -38,6 +38,12 @@
  * Verification is native (pairing check in the library) so that a proof can be self-checked
  * wherever it is made (CPU, GPU, service) without a round trip through JavaScript; the tests
  * also check proofs with snarkjs itself, which is the reference verifier.
+ *
+ * Sections, in order: the library (versions, status codes, curves, devices); contexts; keys
+ * (open, facts, .r1cs, the witness check, verification key, close); provers (options, create,
+ * memory plan, destroy); proving (timings, cuzk_prove, cuzk_prove_list, cuzk_prove_abc);
+ * verification; kernels (MSM, NTT); host memory; synthetic circuits and the development setup;
+ * progress and cancellation. Each flag is defined just before the function that takes it.
  */
 #ifndef CUZK_H
 #define CUZK_H
@@ -55,11 +61,18 @@ extern "C" {
 #define CUZK_API __attribute__((visibility("default")))
 #endif
 
-/* Bumped on every incompatible change of a signature, enum value or struct layout. */
-#define CUZK_ABI_VERSION 2 /* 2: cuzk_progress parameter, CUZK_ERR_CANCELLED */
+/* Bumped on every incompatible change of a signature, enum value or struct layout.
+ *  2: cuzk_progress parameter, CUZK_ERR_CANCELLED.
+ *  3: one witness check entry point with flags (cuzk_key_check_witness, CUZK_CHECK_SCAN);
+ *     cuzk_prover_options grew h_copies and the CUZK_PROVER_* flags; CUZK_CONTEXT_G2_ON_CPU;
+ *     the header ordered by topic. */
+#define CUZK_ABI_VERSION 3
+
+/* Defined in the last section; taken by the long calls of the sections before it. */
+typedef struct cuzk_progress cuzk_progress;
 
 /* ---------------------------------------------------------------------------------------------
- * Status codes
+ * The library: status codes, curves and backends, what was compiled in, GPUs.
  * ------------------------------------------------------------------------------------------- */
 typedef enum cuzk_status {
   CUZK_OK = 0,
@@ -80,9 +93,6 @@ typedef enum cuzk_status {
   CUZK_ERR_CANCELLED = 15        /* the caller asked the call to stop (cuzk_progress.cancel) */
 } cuzk_status;
 
-/* ---------------------------------------------------------------------------------------------
- * Enumerations and bit masks
- * ------------------------------------------------------------------------------------------- */
 typedef enum cuzk_curve {
   CUZK_CURVE_BN254 = 1,     /* a.k.a. bn128, alt_bn128: circom's default */
   CUZK_CURVE_BLS12_381 = 2  /* Filecoin */
@@ -94,27 +104,10 @@ typedef enum cuzk_backend {
   CUZK_BACKEND_CUDA = 2
 } cuzk_backend;
 
-typedef enum cuzk_group { CUZK_G1 = 1, CUZK_G2 = 2 } cuzk_group;
-
-/* Witness layouts accepted by cuzk_prove. */
-typedef enum cuzk_witness_format {
-  CUZK_WITNESS_RAW = 0,  /* n_vars Fr values, 32 bytes each (standard form, LE), w[0] = 1 */
-  CUZK_WITNESS_WTNS = 1  /* the bytes of a snarkjs .wtns file */
-} cuzk_witness_format;
-
-/* Flags of cuzk_prove / cuzk_prove_abc. By default every proof is verified (pairing check, timed as
- * CUZK_PHASE_SELF_CHECK) before it is returned: a proof that fails is never returned. The check
- * costs about one Groth16 verification per proof (a few ms; docs/benchmarks.md), which matters only
- * for the smallest circuits; callers that verify elsewhere may skip it with CUZK_PROVE_NO_SELF_CHECK.
- * Giving both CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK is CUZK_ERR_INVALID_ARGUMENT. */
-#define CUZK_PROVE_SELF_CHECK 0x1u       /* kept for compatibility: the self-check is now the default */
-#define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u  /* do not check the witness against an attached .r1cs */
-#define CUZK_PROVE_NO_SELF_CHECK 0x4u    /* skip the pairing self-check (the caller verifies elsewhere) */
-
-/* Flags of cuzk_host_alloc. */
-#define CUZK_HOST_PINNED 0x1u /* page-locked through the CUDA driver when one is present */
-/* Bits reported back by cuzk_host_alloc in *out_flags. */
-#define CUZK_HOST_IS_PINNED 0x1u /* the memory really is page-locked */
+/* Sizes of the fixed-layout encodings. */
+#define CUZK_FR_BYTES 32u
+#define CUZK_PROOF_BYTES_BN254 256u     /* A (64) | B (128) | C (64) */
+#define CUZK_PROOF_BYTES_BLS12_381 384u /* A (96) | B (192) | C (96) */
 
 /* Bits of cuzk_library_info.backends and .curves */
 #define CUZK_HAS_CPU 0x1u
@@ -122,43 +115,297 @@ typedef enum cuzk_witness_format {
 #define CUZK_HAS_BN254 0x1u
 #define CUZK_HAS_BLS12_381 0x2u
 
-/* Sizes of the fixed-layout encodings. */
-#define CUZK_FR_BYTES 32u
-#define CUZK_PROOF_BYTES_BN254 256u     /* A (64) | B (128) | C (64) */
-#define CUZK_PROOF_BYTES_BLS12_381 384u /* A (96) | B (192) | C (96) */
+typedef struct cuzk_library_info {
+  uint32_t struct_size; /* = sizeof(cuzk_library_info) = 64 */
+  uint32_t abi_version; /* CUZK_ABI_VERSION of the library */
+  uint32_t backends;    /* CUZK_HAS_CPU | CUZK_HAS_CUDA compiled in */
+  uint32_t curves;      /* CUZK_HAS_BN254 | CUZK_HAS_BLS12_381 */
+  uint32_t cpu_threads; /* online CPUs: the threads of the shared CPU pool, and the most cpu_threads
+                           cuzk_context_create / cuzk_setup_insecure_dev accept */
+  uint32_t cuda_device_count; /* usable GPUs now (0 without driver or device) */
+  uint32_t cuda_runtime_version; /* e.g. 13000; 0 if CUDA not compiled in */
+  uint32_t cuda_driver_version;  /* 0 when no driver */
+  char version[32];     /* library version string, NUL-terminated */
+} cuzk_library_info;
+
+typedef struct cuzk_device_info {
+  uint32_t struct_size; /* = sizeof(cuzk_device_info) = 296 */
+  int32_t index;
+  uint32_t cc_major;
+  uint32_t cc_minor;
+  uint32_t sm_count;
+  uint32_t reserved;
+  uint64_t total_memory;
+  uint64_t free_memory;
+  char name[256];
+} cuzk_device_info;
+
+/* Always succeeds. */
+CUZK_API uint32_t cuzk_abi_version(void);
+CUZK_API cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, size_t err_cap);
+/* Describes GPU `index`; CUZK_ERR_NO_DEVICE when there is no such device. */
+CUZK_API cuzk_status cuzk_device_info_get(int32_t index, cuzk_device_info* out, char* err, size_t err_cap);
+/* The fixed message for a status code (static storage, never NULL). */
+CUZK_API const char* cuzk_status_name(int32_t status);
 
 /* ---------------------------------------------------------------------------------------------
- * Progress of a long call, and the caller's request to stop it. The caller owns the memory (its
- * own, or cuzk_host_alloc; 8-byte aligned) and sets struct_size; it passes the pointer to one call
- * at a time (NULL: no progress, no cancellation). While the call runs the library updates
- * done/total/stage with atomic stores (readable from any thread, e.g. a JS timer reading a
- * typed-array view) and reads `cancel` with atomic loads between units of work: the circuits of a
- * proving batch, the chunks of a setup or a key upload. A call that sees cancel != 0 stops at the
- * next such point, frees what it allocated, leaves no output (proof bytes zeroed; setup output
- * files removed) and returns CUZK_ERR_CANCELLED. struct_size < 32 or a pointer not 8-byte aligned
- * is CUZK_ERR_INVALID_ARGUMENT. A cancel set before the call stops it before any work.
+ * Contexts: one backend on one device (CPU thread pool, or a GPU with its streams and pools).
+ * No work of a context ever runs on another device.
  * ------------------------------------------------------------------------------------------- */
-typedef enum cuzk_stage {
-  CUZK_STAGE_IDLE = 0,
-  CUZK_STAGE_KEY_UPLOAD = 1, /* cuzk_prover_create: key rows/points to the engine (units: bytes) */
-  CUZK_STAGE_PROVE = 2,      /* cuzk_prove / cuzk_prove_abc (units: proofs of the batch) */
-  CUZK_STAGE_SETUP = 3       /* cuzk_setup_insecure_dev (units: key points made) */
-} cuzk_stage;
+typedef struct cuzk_context cuzk_context;
 
-typedef struct cuzk_progress {
-  uint32_t struct_size; /* sizeof(cuzk_progress) = 32, set by the caller */
-  uint32_t cancel;      /* set non-zero by the caller: stop at the next unit boundary */
-  uint32_t stage;       /* cuzk_stage, written by the library */
-  uint32_t reserved;    /* 0 */
-  uint64_t done;        /* units finished, written by the library */
-  uint64_t total;       /* units in all (0 until known), written by the library */
-} cuzk_progress;
+/* cuzk_context_create flag, CUDA backend: the B2 (G2) MSM of a key in memory runs on the CPU pool,
+ * beside the GPU's work, instead of on the GPU (its points then take no device memory; a key whose
+ * points are not in memory keeps it on the GPU). Off by default; the proofs are the same. */
+#define CUZK_CONTEXT_G2_ON_CPU 0x1u
+
+/* backend: cuzk_backend; flags: 0 or CUZK_CONTEXT_G2_ON_CPU (other bits: CUZK_ERR_INVALID_ARGUMENT).
+ * device: GPU index >= 0 (not used by the CPU backend, but a negative index is refused on every
+ *   backend: CUZK_ERR_INVALID_ARGUMENT); no such GPU is CUZK_ERR_NO_DEVICE for CUZK_BACKEND_CUDA
+ *   (AUTO then takes the CPU).
+ * cpu_threads: 0 = the shared pool (every core); n > 0 a pool of its own of exactly n threads, at most
+ *   cuzk_library_info.cpu_threads (the online CPUs): more is CUZK_ERR_INVALID_ARGUMENT, and a thread
+ *   the OS refuses to start is CUZK_ERR_OUT_OF_MEMORY (nothing is left running). */
+CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
+                                         cuzk_context** out, char* err, size_t err_cap);
+/* The backend actually chosen (resolves AUTO). */
+CUZK_API uint32_t cuzk_context_backend(const cuzk_context* ctx);
+CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
 
 /* ---------------------------------------------------------------------------------------------
- * Phase timings: one record per proof, written by the library with a monotonic clock.
+ * Proving keys (.zkey), read whole into memory the key owns (large sequential reads into huge
+ * pages), so that nothing done to the file or the caller's buffer after open can change or fault a
+ * proof: a key file truncated or rewritten in place, or a freed buffer, does not affect an open key.
+ * Every header is checked: magic, protocol, prime, section sizes against the file size, counts
+ * against each other. A key takes its file's size in memory (plus the A/B rows of each prover).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_key cuzk_key;
+
+/* Flags of cuzk_key_open / cuzk_key_open_memory. */
+#define CUZK_KEY_SKIP_POINT_CHECKS 0x1u /* trust the key: skip the on-curve check of every point
+                                           (saves ~0.1 s per million points at open time) */
+/* cuzk_key_open flag: keep the headers, IC and coefficients in memory and leave the point sections
+ * (A, B1, B2, C, H: most of a key) in the file, read from it when a prover is made (and for every
+ * read of a section the prover streams). The file stays open and must stay as it was: a change of
+ * its size or modification time since open is CUZK_ERR_IO at the next read (never a fault: the key
+ * is read, not mapped). The point checks at open read the points in chunks. cuzk_key_open_memory
+ * refuses this flag (CUZK_ERR_INVALID_ARGUMENT). */
+#define CUZK_KEY_POINTS_ON_DEMAND 0x2u
+
+/* Opens and checks a .zkey file: headers, sizes, coefficients and (unless skipped) that every
+ * point lies on its curve, so a corrupted key fails here instead of yielding wrong proofs.
+ * Returns: CUZK_OK (*out set; on any failure *out = NULL);
+ *   CUZK_ERR_INVALID_ARGUMENT  path or out NULL, unknown flags;
+ *   CUZK_ERR_IO                the file cannot be opened or read, is not a regular file (a directory,
+ *                              FIFO or device such as /dev/zero is refused before any read), or
+ *                              changes size while it is read;
+ *   CUZK_ERR_FORMAT            empty or malformed .zkey (magic, version, sections, sizes, counts,
+ *                              coefficients), or a point off its curve (message names section and index);
+ *   CUZK_ERR_CURVE_MISMATCH    the key's primes are not those of BN254 or BLS12-381;
+ *   CUZK_ERR_UNSUPPORTED       a protocol other than Groth16 (PLONK, FFLONK keys);
+ *   CUZK_ERR_OUT_OF_MEMORY     the file is larger than this machine's physical memory (checked
+ *                              before reading), or host memory ran out. */
+CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
+/* Same over bytes in memory, which are copied: the caller may free or reuse them once this returns.
+ * Returns: as cuzk_key_open (data NULL is CUZK_ERR_INVALID_ARGUMENT; never CUZK_ERR_IO). */
+CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
+                                          char* err, size_t err_cap);
+
+typedef struct cuzk_key_info {
+  uint32_t struct_size;   /* = sizeof(cuzk_key_info) = 64 */
+  uint32_t curve;         /* cuzk_curve */
+  uint32_t n_vars;        /* witness length, w[0] = 1 included */
+  uint32_t n_public;      /* public signals (outputs + public inputs), w[1..n_public] */
+  uint32_t n_constraints; /* R1CS rows (derived from the coefficient section) */
+  uint32_t domain_size;   /* NTT size, a power of two >= n_constraints + n_public + 1 */
+  uint32_t log_domain;
+  uint32_t n_coefs;       /* A and B coefficients in the key */
+  uint32_t fq_bytes;      /* 32 (BN254) or 48 (BLS12-381) */
+  uint32_t proof_bytes;   /* CUZK_PROOF_BYTES_* */
+  uint32_t vk_bytes;      /* bytes cuzk_key_export_vk writes */
+  uint32_t has_r1cs;      /* 1 after cuzk_key_attach_r1cs */
+  uint64_t file_bytes;
+  uint64_t open_ns;       /* time spent mapping and checking the file */
+} cuzk_key_info;
+
+/* The key's facts, written whole to *out. */
+CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
+/* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving
+ * (and so that a failed self-check can say whether the witness or the key is at fault).
+ * Checked against the key: same prime, same variable, public and constraint counts. The file is
+ * read whole into memory the key owns, with the checks and codes of cuzk_key_open (CUZK_ERR_IO,
+ * CUZK_ERR_FORMAT, CUZK_ERR_OUT_OF_MEMORY); CUZK_ERR_CURVE_MISMATCH or CUZK_ERR_INVALID_ARGUMENT
+ * when it belongs to another circuit; CUZK_ERR_BUSY while provers use the key. */
+CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
+
+/* Witness layouts accepted by cuzk_key_check_witness and cuzk_prove. */
+typedef enum cuzk_witness_format {
+  CUZK_WITNESS_RAW = 0,  /* n_vars Fr values, 32 bytes each (standard form, LE), w[0] = 1 */
+  CUZK_WITNESS_WTNS = 1  /* the bytes of a snarkjs .wtns file */
+} cuzk_witness_format;
+
+/* What a witness check found, as data: the facts its messages word (a caller words its own refusals
+ * from these, not from the message text). Filled by cuzk_key_check_witness on CUZK_OK and on a
+ * refusal, as far as the check got before it stopped; a fact not reached keeps its "unknown" value. */
+typedef struct cuzk_witness_check {
+  uint32_t struct_size;      /* set by the caller: sizeof(cuzk_witness_check) = 32 */
+  uint32_t witness_curve;    /* cuzk_curve the .wtns prime names; 0 for raw, or a prime (or value
+                                size) of no supported curve, or a header not read */
+  uint64_t values;           /* values the witness holds: the .wtns count, or witness_len / 32 for raw
+                                (rounded down); 0 when the .wtns header was not read */
+  uint64_t first_bad_index;  /* index of the first value not < r; UINT64_MAX when every value is < r
+                                or the scan was not made (no CUZK_CHECK_SCAN, or a refusal before it) */
+  uint64_t values_offset;    /* byte offset of w[0] inside `witness` once the layout passed (0 for
+                                raw, and 0 before) */
+} cuzk_witness_check;
+
+/* cuzk_key_check_witness flag: also scan every value < r (O(n_vars): ~7 ms at 2^24 on 16 cores).
+ * Without it only the O(1) checks are made: cuzk_prove makes the scan itself, on its pool, beside
+ * the previous proof of a batch, so a caller that checks a witness before queueing it need not
+ * pay for the scan twice. */
+#define CUZK_CHECK_SCAN 0x1u
+
+/* Checks one witness against the key without proving: the checks cuzk_prove makes before any work
+ * (one implementation, shared with cuzk_prove): the .wtns header and its prime against the key's
+ * curve, the value count against the key's n_vars, w[0] = 1, and with CUZK_CHECK_SCAN every value
+ * < r. It does not check the constraints of an attached .r1cs (cuzk_prove does that next, and
+ * times it as CUZK_PHASE_WITNESS_CHECK).
+ * witness_format: CUZK_WITNESS_WTNS or CUZK_WITNESS_RAW (n_vars * 32 bytes, standard-form LE).
+ * flags: 0 or CUZK_CHECK_SCAN.
+ * out: NULL, or a cuzk_witness_check whose struct_size the caller set: receives what the check
+ *   found (see cuzk_witness_check; values_offset is where the n_vars raw 32-byte values start
+ *   inside `witness`, 0 for CUZK_WITNESS_RAW) on CUZK_OK and on every refusal but those of
+ *   out->struct_size and flags, which leave it unwritten; struct_size is left as the caller set it.
+ * Returns: CUZK_OK;
+ *   CUZK_ERR_INVALID_ARGUMENT  key NULL, witness NULL with witness_len > 0, unknown witness_format,
+ *                              out->struct_size < 32, unknown flags, a value not < r (with
+ *                              CUZK_CHECK_SCAN; the message names its index);
+ *   CUZK_ERR_FORMAT            malformed .wtns (magic, version, sections, sizes, n8 not a field size);
+ *   CUZK_ERR_CURVE_MISMATCH    the .wtns is over another prime field (message names both), including
+ *                              values of another plausible field size (n8 = 8..64, a multiple of 8, not 32);
+ *   CUZK_ERR_WITNESS_LENGTH    value count (or raw length) differs from the key's n_vars, or
+ *                              witness_len is 0 (an empty witness);
+ *   CUZK_ERR_UNSATISFIED       w[0] != 1 (the constant wire). */
+CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+                                            uint32_t witness_format, uint32_t flags, cuzk_witness_check* out,
+                                            char* err, size_t err_cap);
+
+/* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
+ * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short).
+ * To ask the size, call it with out = NULL, out_cap = 0: it returns CUZK_ERR_SHORT_BUFFER with
+ * *out_len set (cuzk_key_info.vk_bytes holds the same number). */
+CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+                                        char* err, size_t err_cap);
+/* Writes e(alpha1, beta2), snarkjs's vk_alphabeta_12 of verification_key.json, as snarkjs computes it
+ * (its final exponentiation, a fixed power of the reduced pairing that cuzk_verify uses: BN254
+ * 2x(6x^2 + 3x + 1), BLS12-381 3). 12 Fq coefficients, standard form LE, cuzk_key_info.fq_bytes
+ * each: Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi), Fq2 = Fq[u]/(u^2 + 1), in the order
+ * c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1 (c<w power><v power><u power>), which is snarkjs's
+ * JSON [[[c000, c001], [c010, c011], [c020, c021]], [[c100, c101], [c110, c111], [c120, c121]]].
+ * Size protocol as cuzk_key_export_vk (out = NULL, out_cap = 0 asks it). One pairing: a few ms.
+ * Returns: CUZK_OK;
+ *   CUZK_ERR_INVALID_ARGUMENT  key NULL;
+ *   CUZK_ERR_SHORT_BUFFER      out NULL or out_cap < 12 * fq_bytes (*out_len set, out untouched);
+ *   CUZK_ERR_FORMAT            the key's alpha1 or beta2 is outside its order-r subgroup. */
+CUZK_API cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
+                                                  char* err, size_t err_cap);
+/* Releases the key. Fails with CUZK_ERR_BUSY while a prover made from it still exists. */
+CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Provers: a key bound to a context, with the workspace that repeated proofs reuse
+ * (nothing is allocated per proof after the first call of a given batch size).
+ * Calls on one prover run one at a time (a second call waits); see "Threads" above.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct cuzk_prover cuzk_prover;
+
+/* The key memory plan: points at infinity are not stored, each point section is resident in
+ * the engine's memory or streamed in as a budget allows, and a key may leave its point sections in
+ * its file. A batch reads each streamed section once per group of proofs (all the group's MSMs of
+ * that section from one read): as many proofs as the room the budget leaves after the plan keeps
+ * their scalars for (CPU: domain_size x 32 bytes a proof when H streams; CUDA: that on the device,
+ * and n_vars x 32 more when A, B1, B2 or C streams); with room for fewer than two, once per proof. */
+
+/* cuzk_prover_options.flags (each off by default; none changes a proof's bytes). */
+#define CUZK_PROVER_STREAM_ALL 0x1u       /* every point section the engine holds is streamed, none
+                                             resident (tests and measurements of the streamed path) */
+#define CUZK_PROVER_STREAM_PER_PROOF 0x2u /* a batch reads each streamed section once per proof, not
+                                             once per group of proofs (measurements) */
+#define CUZK_PROVER_KEEP_INFINITY 0x4u    /* CUDA: store the key's points at infinity too, instead of
+                                             only the others (measurements) */
+#define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
+#define CUZK_H_COPIES_MAX 64
+
+typedef struct cuzk_prover_options {
+  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 24, or 16 (the fields
+                             before h_copies only: the others take their defaults) */
+  uint32_t flags;         /* CUZK_PROVER_* */
+  uint64_t memory_budget; /* bytes of the engine's memory (CUDA: device; CPU: host) the prover may
+                             take for the key's rows, points and the proving workspace; 0 = automatic
+                             (CUDA: the device's free memory; CPU: physical memory). A key that does
+                             not fit even with every section streamed is CUZK_ERR_OUT_OF_MEMORY, with
+                             the sizes and the budget in the message, before anything is allocated. */
+  int32_t h_copies;       /* CUDA: precomputed copies of the H points, made when the prover is made
+                             (msm_h then reduces fewer windows): CUZK_H_COPIES_AUTO (the default: as
+                             many as the memory the plan leaves allows, from 2^16 H points; ~2 s of
+                             prover creation at 2^24, so a process that makes one proof passes 0),
+                             0 or 1 = none, 2..CUZK_H_COPIES_MAX = that many where they fit (fewer
+                             where a window cannot give them). Other values: CUZK_ERR_INVALID_ARGUMENT.
+                             The CPU engine ignores it. */
+  uint32_t reserved;      /* 0 */
+} cuzk_prover_options;
+
+/* Makes a prover with every default (cuzk_prover_create_with takes options). flags: 0 (other
+ * values: CUZK_ERR_INVALID_ARGUMENT).
+ * progress: NULL or a cuzk_progress (stage CUZK_STAGE_KEY_UPLOAD, units: bytes of key rows and
+ * points the engine uploads, counted as each chunk of points lands; on the CPU backend the resident
+ * points of a key whose points are not in memory (on demand, or made in memory), 0 of 0 for a key
+ * read whole, which it reads in place). Cancellation is checked at the start, after every chunk and
+ * at the end: CUZK_ERR_CANCELLED, no prover (what was allocated is freed). */
+CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
+                                        cuzk_progress* progress, char* err, size_t err_cap);
+/* cuzk_prover_create with options (NULL: as cuzk_prover_create, every default). struct_size not
+ * 16 or >= 24, unknown flags, h_copies out of range or reserved not 0: CUZK_ERR_INVALID_ARGUMENT. */
+CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
+                                             cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
+
+#define CUZK_POINT_SECTIONS 5 /* A, B1, B2, C, H: the index of the arrays below */
+#define CUZK_PLACEMENT_IN_KEY 1   /* read in place from the key's memory (CPU engine, key in memory) */
+#define CUZK_PLACEMENT_RESIDENT 2 /* stored once in the engine's memory */
+#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer per proof or group of proofs */
+
+typedef struct cuzk_memory_plan {
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 248 */
+  uint32_t backend;                  /* cuzk_backend of the engine */
+  uint64_t budget;                   /* bytes the engine may use (the option, or automatic) */
+  uint64_t fixed_bytes;              /* rows and proving workspace */
+  uint64_t resident_bytes;           /* points stored in the engine's memory */
+  uint64_t stream_buffer_bytes;      /* one buffer that streamed sections are read into in turn */
+  uint64_t streamed_bytes_per_proof; /* points read into it per proof (or per group of a batch's proofs) */
+  uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
+  uint64_t points_dropped;           /* points at infinity not stored, all sections together */
+  uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
+  uint32_t reserved;
+  uint64_t points[CUZK_POINT_SECTIONS];   /* points of each section in the key */
+  uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity */
+  uint64_t stored[CUZK_POINT_SECTIONS];   /* points the engine holds (a few infinities may be kept where
+                                             another section summed over the same scalars has a point) */
+  uint64_t stored_bytes[CUZK_POINT_SECTIONS];
+} cuzk_memory_plan;
+
+/* The plan the prover was made with. */
+CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err,
+                                             size_t err_cap);
+
+/* Releases the prover and its workspace (the key and the context stay open). */
+CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Proving: a batch of witnesses (or of evaluations) to proofs, with per-proof timings.
+ * ------------------------------------------------------------------------------------------- */
+/* Phase timings: one record per proof, written by the library with a monotonic clock.
  * start/end are nanoseconds from the start of the call; a phase that did not run has both 0.
- * Phases may overlap (e.g. the G2 MSM on the CPU while the GPU works); the waterfall shows it.
- * ------------------------------------------------------------------------------------------- */
+ * Phases may overlap (e.g. the G2 MSM on the CPU while the GPU works); the waterfall shows it. */
 typedef enum cuzk_phase {
   CUZK_PHASE_PARSE = 0,         /* witness bytes/.wtns header checks */
   CUZK_PHASE_WITNESS_CHECK = 1, /* constraints checked against an attached .r1cs */
@@ -194,212 +441,14 @@ typedef struct cuzk_timings {
   cuzk_interval phases[CUZK_PHASE_SLOTS];
 } cuzk_timings;
 
-/* ---------------------------------------------------------------------------------------------
- * Library and devices
- * ------------------------------------------------------------------------------------------- */
-typedef struct cuzk_library_info {
-  uint32_t struct_size; /* = sizeof(cuzk_library_info) = 64 */
-  uint32_t abi_version; /* CUZK_ABI_VERSION of the library */
-  uint32_t backends;    /* CUZK_HAS_CPU | CUZK_HAS_CUDA compiled in */
-  uint32_t curves;      /* CUZK_HAS_BN254 | CUZK_HAS_BLS12_381 */
-  uint32_t cpu_threads; /* online CPUs: the threads of the shared CPU pool, and the most cpu_threads
-                           cuzk_context_create / cuzk_setup_insecure_dev accept */
-  uint32_t cuda_device_count; /* usable GPUs now (0 without driver or device) */
-  uint32_t cuda_runtime_version; /* e.g. 13000; 0 if CUDA not compiled in */
-  uint32_t cuda_driver_version;  /* 0 when no driver */
-  char version[32];     /* library version string, NUL-terminated */
-} cuzk_library_info;
-
-typedef struct cuzk_device_info {
-  uint32_t struct_size; /* = sizeof(cuzk_device_info) = 296 */
-  int32_t index;
-  uint32_t cc_major;
-  uint32_t cc_minor;
-  uint32_t sm_count;
-  uint32_t reserved;
-  uint64_t total_memory;
-  uint64_t free_memory;
-  char name[256];
-} cuzk_device_info;
-
-/* Always succeeds. */
-CUZK_API uint32_t cuzk_abi_version(void);
-CUZK_API cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, size_t err_cap);
-/* Describes GPU `index`; CUZK_ERR_NO_DEVICE when there is no such device. */
-CUZK_API cuzk_status cuzk_device_info_get(int32_t index, cuzk_device_info* out, char* err, size_t err_cap);
-/* The fixed message for a status code (static storage, never NULL). */
-CUZK_API const char* cuzk_status_name(int32_t status);
-
-/* ---------------------------------------------------------------------------------------------
- * Proving keys (.zkey), read whole into memory the key owns (large sequential reads into huge
- * pages), so that nothing done to the file or the caller's buffer after open can change or fault a
- * proof: a key file truncated or rewritten in place, or a freed buffer, does not affect an open key.
- * Every header is checked: magic, protocol, prime, section sizes against the file size, counts
- * against each other. A key takes its file's size in memory (plus the A/B rows of each prover).
- * ------------------------------------------------------------------------------------------- */
-typedef struct cuzk_key cuzk_key;
-
-typedef struct cuzk_key_info {
-  uint32_t struct_size;   /* = sizeof(cuzk_key_info) = 64 */
-  uint32_t curve;         /* cuzk_curve */
-  uint32_t n_vars;        /* witness length, w[0] = 1 included */
-  uint32_t n_public;      /* public signals (outputs + public inputs), w[1..n_public] */
-  uint32_t n_constraints; /* R1CS rows (derived from the coefficient section) */
-  uint32_t domain_size;   /* NTT size, a power of two >= n_constraints + n_public + 1 */
-  uint32_t log_domain;
-  uint32_t n_coefs;       /* A and B coefficients in the key */
-  uint32_t fq_bytes;      /* 32 (BN254) or 48 (BLS12-381) */
-  uint32_t proof_bytes;   /* CUZK_PROOF_BYTES_* */
-  uint32_t vk_bytes;      /* bytes cuzk_key_export_vk writes */
-  uint32_t has_r1cs;      /* 1 after cuzk_key_attach_r1cs */
-  uint64_t file_bytes;
-  uint64_t open_ns;       /* time spent mapping and checking the file */
-} cuzk_key_info;
-
-/* Flags of cuzk_key_open / cuzk_key_open_memory. */
-#define CUZK_KEY_SKIP_POINT_CHECKS 0x1u /* trust the key: skip the on-curve check of every point
-                                           (saves ~0.1 s per million points at open time) */
-
-/* Opens and checks a .zkey file: headers, sizes, coefficients and (unless skipped) that every
- * point lies on its curve, so a corrupted key fails here instead of yielding wrong proofs.
- * Returns: CUZK_OK (*out set; on any failure *out = NULL);
- *   CUZK_ERR_INVALID_ARGUMENT  path or out NULL, unknown flags;
- *   CUZK_ERR_IO                the file cannot be opened or read, is not a regular file (a directory,
- *                              FIFO or device such as /dev/zero is refused before any read), or
- *                              changes size while it is read;
- *   CUZK_ERR_FORMAT            empty or malformed .zkey (magic, version, sections, sizes, counts,
- *                              coefficients), or a point off its curve (message names section and index);
- *   CUZK_ERR_CURVE_MISMATCH    the key's primes are not those of BN254 or BLS12-381;
- *   CUZK_ERR_UNSUPPORTED       a protocol other than Groth16 (PLONK, FFLONK keys);
- *   CUZK_ERR_OUT_OF_MEMORY     the file is larger than this machine's physical memory (checked
- *                              before reading), or host memory ran out. */
-CUZK_API cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
-/* Same over bytes in memory, which are copied: the caller may free or reuse them once this returns.
- * Returns: as cuzk_key_open (data NULL is CUZK_ERR_INVALID_ARGUMENT; never CUZK_ERR_IO). */
-CUZK_API cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
-                                          char* err, size_t err_cap);
-CUZK_API cuzk_status cuzk_key_get_info(const cuzk_key* key, cuzk_key_info* out, char* err, size_t err_cap);
-/* Attaches the circuit's .r1cs so that witnesses are checked constraint by constraint before proving
- * (and so that a failed self-check can say whether the witness or the key is at fault).
- * Checked against the key: same prime, same variable, public and constraint counts. The file is
- * read whole into memory the key owns, with the checks and codes of cuzk_key_open (CUZK_ERR_IO,
- * CUZK_ERR_FORMAT, CUZK_ERR_OUT_OF_MEMORY); CUZK_ERR_CURVE_MISMATCH or CUZK_ERR_INVALID_ARGUMENT
- * when it belongs to another circuit; CUZK_ERR_BUSY while provers use the key. */
-CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
-/* Checks one witness against the key without proving: exactly the checks cuzk_prove makes before
- * any work (one implementation, shared with cuzk_prove): the .wtns header and its prime against the
- * key's curve, the value count against the key's n_vars, every value < r, and w[0] = 1.
- * It does not check the constraints of an attached .r1cs (cuzk_prove does that next, and times it
- * as CUZK_PHASE_WITNESS_CHECK).
- * witness_format: CUZK_WITNESS_WTNS or CUZK_WITNESS_RAW (n_vars * 32 bytes, standard-form LE).
- * *out_values_offset (may be NULL) receives the byte offset inside `witness` where the n_vars raw
- * 32-byte values start (0 for CUZK_WITNESS_RAW); written on CUZK_OK only.
- * Returns: CUZK_OK;
- *   CUZK_ERR_INVALID_ARGUMENT  key NULL, witness NULL with witness_len > 0, unknown witness_format,
- *                              a value not < r (the message names its index);
- *   CUZK_ERR_FORMAT            malformed .wtns (magic, version, sections, sizes, n8 not a field size);
- *   CUZK_ERR_CURVE_MISMATCH    the .wtns is over another prime field (message names both), including
- *                              values of another plausible field size (n8 = 8..64, a multiple of 8, not 32);
- *   CUZK_ERR_WITNESS_LENGTH    value count (or raw length) differs from the key's n_vars, or
- *                              witness_len is 0 (an empty witness);
- *   CUZK_ERR_UNSATISFIED       w[0] != 1 (the constant wire). */
-CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                            uint32_t witness_format, uint64_t* out_values_offset,
-                                            char* err, size_t err_cap);
-/* The O(1) checks of cuzk_key_check_witness: the .wtns header and its prime, the value count, and
- * w[0] = 1, but not the scan of every value < r (O(n_vars): ~7 ms at 2^24 on 16 cores), which
- * cuzk_prove makes itself on its pool, beside the previous proof of a batch. For callers that
- * check a witness before queueing it without paying that scan twice. Arguments as for
- * cuzk_key_check_witness.
- * Returns: as cuzk_key_check_witness, except that a value not < r is not looked for. */
-CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                                  uint32_t witness_format, uint64_t* out_values_offset,
-                                                  char* err, size_t err_cap);
-/* What a witness check found, as data: the facts its messages word (a caller words its own refusals
- * from these, not from the message text). Filled by cuzk_key_check_witness_detail on CUZK_OK and on
- * a refusal, as far as the check got before it stopped; a fact not reached keeps its "unknown" value. */
-typedef struct cuzk_witness_check {
-  uint32_t struct_size;      /* set by the caller: sizeof(cuzk_witness_check) = 32 */
-  uint32_t witness_curve;    /* cuzk_curve the .wtns prime names; 0 for raw, or a prime (or value
-                                size) of no supported curve, or a header not read */
-  uint64_t values;           /* values the witness holds: the .wtns count, or witness_len / 32 for raw
-                                (rounded down); 0 when the .wtns header was not read */
-  uint64_t first_bad_index;  /* index of the first value not < r; UINT64_MAX when every value is < r
-                                or the scan was not made (scan = 0, or a refusal before it) */
-  uint64_t values_offset;    /* byte offset of w[0] inside `witness` once the layout passed (0 for
-                                raw, and 0 before) */
-} cuzk_witness_check;
-
-/* cuzk_key_check_witness (scan = 1) or cuzk_key_check_witness_shape (scan = 0), with what the check
- * found written to *out (see cuzk_witness_check; struct_size is left as the caller set it) on
- * CUZK_OK and on every refusal but the three below that leave *out unwritten. Same checks, status
- * codes and messages as those two (one implementation).
- * Returns: as cuzk_key_check_witness (scan = 0: as cuzk_key_check_witness_shape); also
- *   CUZK_ERR_INVALID_ARGUMENT  out NULL, out->struct_size < 32, or scan not 0 or 1. */
-CUZK_API cuzk_status cuzk_key_check_witness_detail(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                                   uint32_t witness_format, uint32_t scan, cuzk_witness_check* out,
-                                                   char* err, size_t err_cap);
-/* Writes the verification key: alpha1 (G1) | beta2 (G2) | gamma2 (G2) | delta2 (G2) |
- * IC[0..n_public] (G1), output encoding. *out_len receives the size (also when too short).
- * To ask the size, call it with out = NULL, out_cap = 0: it returns CUZK_ERR_SHORT_BUFFER with
- * *out_len set (cuzk_key_info.vk_bytes holds the same number). */
-CUZK_API cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
-                                        char* err, size_t err_cap);
-/* Writes e(alpha1, beta2), snarkjs's vk_alphabeta_12 of verification_key.json, as snarkjs computes it
- * (its final exponentiation, a fixed power of the reduced pairing that cuzk_verify uses: BN254
- * 2x(6x^2 + 3x + 1), BLS12-381 3). 12 Fq coefficients, standard form LE, cuzk_key_info.fq_bytes
- * each: Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi), Fq2 = Fq[u]/(u^2 + 1), in the order
- * c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1 (c<w power><v power><u power>), which is snarkjs's
- * JSON [[[c000, c001], [c010, c011], [c020, c021]], [[c100, c101], [c110, c111], [c120, c121]]].
- * Size protocol as cuzk_key_export_vk (out = NULL, out_cap = 0 asks it). One pairing: a few ms.
- * Returns: CUZK_OK;
- *   CUZK_ERR_INVALID_ARGUMENT  key NULL;
- *   CUZK_ERR_SHORT_BUFFER      out NULL or out_cap < 12 * fq_bytes (*out_len set, out untouched);
- *   CUZK_ERR_FORMAT            the key's alpha1 or beta2 is outside its order-r subgroup. */
-CUZK_API cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
-                                                  char* err, size_t err_cap);
-/* Releases the key. Fails with CUZK_ERR_BUSY while a prover made from it still exists. */
-CUZK_API cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
-
-/* ---------------------------------------------------------------------------------------------
- * Contexts: one backend on one device (CPU thread pool, or a GPU with its streams and pools).
- * No work of a context ever runs on another device.
- * ------------------------------------------------------------------------------------------- */
-typedef struct cuzk_context cuzk_context;
-
-/* cuzk_context_create flag, CUDA backend: the B2 (G2) MSM of a key in memory runs on the CPU pool,
- * beside the GPU's work, instead of on the GPU (its points then take no device memory; a key whose
- * points are not in memory keeps it on the GPU). Off by default; the proofs are the same. */
-#define CUZK_CONTEXT_G2_ON_CPU 0x1u
-
-/* backend: cuzk_backend; flags: 0 or CUZK_CONTEXT_G2_ON_CPU (other bits: CUZK_ERR_INVALID_ARGUMENT).
- * device: GPU index >= 0 (not used by the CPU backend, but a negative index is refused on every
- *   backend: CUZK_ERR_INVALID_ARGUMENT); no such GPU is CUZK_ERR_NO_DEVICE for CUZK_BACKEND_CUDA
- *   (AUTO then takes the CPU).
- * cpu_threads: 0 = the shared pool (every core); n > 0 a pool of its own of exactly n threads, at most
- *   cuzk_library_info.cpu_threads (the online CPUs): more is CUZK_ERR_INVALID_ARGUMENT, and a thread
- *   the OS refuses to start is CUZK_ERR_OUT_OF_MEMORY (nothing is left running). */
-CUZK_API cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
-                                         cuzk_context** out, char* err, size_t err_cap);
-/* The backend actually chosen (resolves AUTO). */
-CUZK_API uint32_t cuzk_context_backend(const cuzk_context* ctx);
-CUZK_API cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
-
-/* ---------------------------------------------------------------------------------------------
- * Provers: a key bound to a context, with the workspace that repeated proofs reuse
- * (nothing is allocated per proof after the first call of a given batch size).
- * Calls on one prover run one at a time (a second call waits); see "Threads" above.
- * ------------------------------------------------------------------------------------------- */
-typedef struct cuzk_prover cuzk_prover;
-
-/* progress: NULL or a cuzk_progress (stage CUZK_STAGE_KEY_UPLOAD, units: bytes of key rows and
- * points the engine uploads, counted as each chunk of points lands; on the CPU backend the resident
- * points of a key whose points are not in memory (on demand, or made in memory), 0 of 0 for a key
- * read whole, which it reads in place). Cancellation is checked at the start, after every chunk and
- * at the end: CUZK_ERR_CANCELLED, no prover (what was allocated is freed). */
-CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
-                                        cuzk_progress* progress, char* err, size_t err_cap);
-CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
+/* Flags of cuzk_prove / cuzk_prove_abc. By default every proof is verified (pairing check, timed as
+ * CUZK_PHASE_SELF_CHECK) before it is returned: a proof that fails is never returned. The check
+ * costs about one Groth16 verification per proof (a few ms; docs/benchmarks.md), which matters only
+ * for the smallest circuits; callers that verify elsewhere may skip it with CUZK_PROVE_NO_SELF_CHECK.
+ * Giving both CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK is CUZK_ERR_INVALID_ARGUMENT. */
+#define CUZK_PROVE_SELF_CHECK 0x1u       /* kept for compatibility: the self-check is now the default */
+#define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u  /* do not check the witness against an attached .r1cs */
+#define CUZK_PROVE_NO_SELF_CHECK 0x4u    /* skip the pairing self-check (the caller verifies elsewhere) */
 
 /*
  * Proves n_proofs witnesses against the prover's key (a batch).
@@ -419,8 +468,8 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
  * accepted, any failure (a witness, a cancel, the device) zeroes the proofs buffer: no proof of a
  * failed call is ever returned.
  * A witness that fails a check fails the whole call and names the proof index; use batches of one
- * to isolate failures. Each witness is checked as by cuzk_key_check_witness, then (with an attached
- * .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
+ * to isolate failures. Each witness is checked as by cuzk_key_check_witness with CUZK_CHECK_SCAN,
+ * then (with an attached .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
  * Returns: CUZK_OK (proofs written);
  *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown or contradicting flags, n_proofs 0, proofs NULL,
  *                              witnesses NULL, only one of r and s, n_proofs * witness_stride
@@ -493,6 +542,8 @@ CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_le
  * Kernels on their own (benchmarks, tests, callers with their own pipeline). Serialised per
  * context: a second kernel call on the same context waits for the first.
  * ------------------------------------------------------------------------------------------- */
+typedef enum cuzk_group { CUZK_G1 = 1, CUZK_G2 = 2 } cuzk_group;
+
 /* out = sum scalars[i] * points[i], n < 2^31 (else CUZK_ERR_INVALID_ARGUMENT). points: key encoding;
  * scalars: Fr standard LE (any 256-bit value is reduced mod r); out: one point, output encoding.
  * timings may be NULL. */
@@ -517,6 +568,11 @@ CUZK_API cuzk_status cuzk_ntt(cuzk_context* ctx, uint32_t curve, uint8_t* values
  * back to ordinary page-aligned memory and *out_flags says so.
  * cuzk_host_alloc does not zero the memory: its contents are undefined until written.
  * ------------------------------------------------------------------------------------------- */
+/* Flags of cuzk_host_alloc. */
+#define CUZK_HOST_PINNED 0x1u /* page-locked through the CUDA driver when one is present */
+/* Bits reported back by cuzk_host_alloc in *out_flags. */
+#define CUZK_HOST_IS_PINNED 0x1u /* the memory really is page-locked */
+
 /* bytes: 1 .. this machine's physical memory (more is CUZK_ERR_OUT_OF_MEMORY, before any allocation);
  * device: the GPU whose driver pins the memory, >= 0 (negative: CUZK_ERR_INVALID_ARGUMENT). */
 CUZK_API cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
@@ -564,6 +620,20 @@ CUZK_API cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32
 CUZK_API cuzk_status cuzk_synth_circuit_write(uint32_t curve, uint32_t profile, uint32_t n_constraints,
                                               uint32_t n_public, uint64_t seed, const char* r1cs_path,
                                               const char* wtns_path, char* err, size_t err_cap);
+
+/*
+ * Witnesses of other inputs to one synthetic circuit (the circuit of curve, profile, n_constraints,
+ * n_public and seed, as cuzk_synth_circuit makes it), as raw values: n_wires x 32 bytes, standard
+ * form LE, what cuzk_prove takes as a witness. witness_seeds[i] picks witness i's public and
+ * private inputs (0: cuzk_synth_circuit's own witness; any other value its own inputs; every
+ * output follows from the inputs, so each witness satisfies the circuit). values[i]: caller memory
+ * of values_cap bytes each (cuzk_synth_circuit's wtns_len less its 64-byte header is the size
+ * needed; shorter: CUZK_ERR_SHORT_BUFFER naming it). The witnesses are made in parallel on the
+ * library's pool. 1 <= n_witnesses <= 1024; other arguments as cuzk_synth_circuit.
+ */
+CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+                                          uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
+                                          size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
 
 typedef struct cuzk_setup_info {
   uint32_t struct_size;    /* = sizeof(cuzk_setup_info) = 80 */
@@ -637,97 +707,32 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev_key(const char* r1cs_path, uint32_t
                                                  cuzk_key** out, cuzk_setup_info* info, cuzk_progress* progress,
                                                  char* err, size_t err_cap);
 
-/*
- * Witnesses of other inputs to one synthetic circuit (the circuit of curve, profile, n_constraints,
- * n_public and seed, as cuzk_synth_circuit makes it), as raw values: n_wires x 32 bytes, standard
- * form LE, what cuzk_prove takes as a witness. witness_seeds[i] picks witness i's public and
- * private inputs (0: cuzk_synth_circuit's own witness; any other value its own inputs; every
- * output follows from the inputs, so each witness satisfies the circuit). values[i]: caller memory
- * of values_cap bytes each (cuzk_synth_circuit's wtns_len less its 64-byte header is the size
- * needed; shorter: CUZK_ERR_SHORT_BUFFER naming it). The witnesses are made in parallel on the
- * library's pool. 1 <= n_witnesses <= 1024; other arguments as cuzk_synth_circuit.
- */
-CUZK_API cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
-                                          uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
-                                          size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
-
 /* ---------------------------------------------------------------------------------------------
- * Key memory plan: points at infinity are not stored, each point section is resident in
- * the engine's memory or streamed in as a budget allows, and a key may leave its point sections in
- * its file. A batch reads each streamed section once per group of proofs (all the group's MSMs of
- * that section from one read): as many proofs as the room the budget leaves after the plan keeps
- * their scalars for (CPU: domain_size x 32 bytes a proof when H streams; CUDA: that on the device,
- * and n_vars x 32 more when A, B1, B2 or C streams); with room for fewer than two, once per proof.
+ * Progress of a long call, and the caller's request to stop it. The caller owns the memory (its
+ * own, or cuzk_host_alloc; 8-byte aligned) and sets struct_size; it passes the pointer to one call
+ * at a time (NULL: no progress, no cancellation). While the call runs the library updates
+ * done/total/stage with atomic stores (readable from any thread, e.g. a JS timer reading a
+ * typed-array view) and reads `cancel` with atomic loads between units of work: the circuits of a
+ * proving batch, the chunks of a setup or a key upload. A call that sees cancel != 0 stops at the
+ * next such point, frees what it allocated, leaves no output (proof bytes zeroed; setup output
+ * files removed) and returns CUZK_ERR_CANCELLED. struct_size < 32 or a pointer not 8-byte aligned
+ * is CUZK_ERR_INVALID_ARGUMENT. A cancel set before the call stops it before any work.
  * ------------------------------------------------------------------------------------------- */
-/* cuzk_key_open flag: keep the headers, IC and coefficients in memory and leave the point sections
- * (A, B1, B2, C, H: most of a key) in the file, read from it when a prover is made (and for every
- * read of a section the prover streams). The file stays open and must stay as it was: a change of
- * its size or modification time since open is CUZK_ERR_IO at the next read (never a fault: the key
- * is read, not mapped). The point checks at open read the points in chunks. cuzk_key_open_memory
- * refuses this flag (CUZK_ERR_INVALID_ARGUMENT). */
-#define CUZK_KEY_POINTS_ON_DEMAND 0x2u
+typedef enum cuzk_stage {
+  CUZK_STAGE_IDLE = 0,
+  CUZK_STAGE_KEY_UPLOAD = 1, /* cuzk_prover_create: key rows/points to the engine (units: bytes) */
+  CUZK_STAGE_PROVE = 2,      /* cuzk_prove / cuzk_prove_abc (units: proofs of the batch) */
+  CUZK_STAGE_SETUP = 3       /* cuzk_setup_insecure_dev (units: key points made) */
+} cuzk_stage;
 
-/* cuzk_prover_options.flags (each off by default; none changes a proof's bytes). */
-#define CUZK_PROVER_STREAM_ALL 0x1u       /* every point section the engine holds is streamed, none
-                                             resident (tests and measurements of the streamed path) */
-#define CUZK_PROVER_STREAM_PER_PROOF 0x2u /* a batch reads each streamed section once per proof, not
-                                             once per group of proofs (measurements) */
-#define CUZK_PROVER_KEEP_INFINITY 0x4u    /* CUDA: store the key's points at infinity too, instead of
-                                             only the others (measurements) */
-#define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
-#define CUZK_H_COPIES_MAX 64
-
-typedef struct cuzk_prover_options {
-  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 24, or 16 (the fields
-                             before h_copies only: the others take their defaults) */
-  uint32_t flags;         /* CUZK_PROVER_* */
-  uint64_t memory_budget; /* bytes of the engine's memory (CUDA: device; CPU: host) the prover may
-                             take for the key's rows, points and the proving workspace; 0 = automatic
-                             (CUDA: the device's free memory; CPU: physical memory). A key that does
-                             not fit even with every section streamed is CUZK_ERR_OUT_OF_MEMORY, with
-                             the sizes and the budget in the message, before anything is allocated. */
-  int32_t h_copies;       /* CUDA: precomputed copies of the H points, made when the prover is made
-                             (msm_h then reduces fewer windows): CUZK_H_COPIES_AUTO (the default: as
-                             many as the memory the plan leaves allows, from 2^16 H points; ~2 s of
-                             prover creation at 2^24, so a process that makes one proof passes 0),
-                             0 or 1 = none, 2..CUZK_H_COPIES_MAX = that many where they fit (fewer
-                             where a window cannot give them). Other values: CUZK_ERR_INVALID_ARGUMENT.
-                             The CPU engine ignores it. */
-  uint32_t reserved;      /* 0 */
-} cuzk_prover_options;
-
-/* cuzk_prover_create with options (NULL: as cuzk_prover_create, every default). struct_size not
- * 16 or >= 24, unknown flags, h_copies out of range or reserved not 0: CUZK_ERR_INVALID_ARGUMENT. */
-CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
-                                             cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
-
-#define CUZK_POINT_SECTIONS 5 /* A, B1, B2, C, H: the index of the arrays below */
-#define CUZK_PLACEMENT_IN_KEY 1   /* read in place from the key's memory (CPU engine, key in memory) */
-#define CUZK_PLACEMENT_RESIDENT 2 /* stored once in the engine's memory */
-#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer per proof or group of proofs */
-
-typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 248 */
-  uint32_t backend;                  /* cuzk_backend of the engine */
-  uint64_t budget;                   /* bytes the engine may use (the option, or automatic) */
-  uint64_t fixed_bytes;              /* rows and proving workspace */
-  uint64_t resident_bytes;           /* points stored in the engine's memory */
-  uint64_t stream_buffer_bytes;      /* one buffer that streamed sections are read into in turn */
-  uint64_t streamed_bytes_per_proof; /* points read into it per proof (or per group of a batch's proofs) */
-  uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
-  uint64_t points_dropped;           /* points at infinity not stored, all sections together */
-  uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
-  uint32_t reserved;
-  uint64_t points[CUZK_POINT_SECTIONS];   /* points of each section in the key */
-  uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity */
-  uint64_t stored[CUZK_POINT_SECTIONS];   /* points the engine holds (a few infinities may be kept where
-                                             another section summed over the same scalars has a point) */
-  uint64_t stored_bytes[CUZK_POINT_SECTIONS];
-} cuzk_memory_plan;
-
-/* The plan the prover was made with. */
-CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err,
-                                             size_t err_cap);
+struct cuzk_progress {
+  uint32_t struct_size; /* sizeof(cuzk_progress) = 32, set by the caller */
+  uint32_t cancel;      /* set non-zero by the caller: stop at the next unit boundary */
+  uint32_t stage;       /* cuzk_stage, written by the library */
+  uint32_t reserved;    /* 0 */
+  uint64_t done;        /* units finished, written by the library */
+  uint64_t total;       /* units in all (0 until known), written by the library */
+};
 
 #ifdef __cplusplus
 }

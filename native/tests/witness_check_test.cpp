@@ -1,6 +1,7 @@
 // cuzk_key_check_witness, the one witness check: every return code it documents, on both curves,
 // and for each case cuzk_prove gives the same status (it calls the same check) and never a proof;
-// cuzk_key_check_witness_detail gives the same status and message, and the facts of each case.
+// with a cuzk_witness_check the same status and message, and the facts of each case; without
+// CUZK_CHECK_SCAN the same checks but the scan of values < r.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -43,7 +44,7 @@ Bytes make_wtns(const Bytes& prime, const Bytes& values) {
   return b;
 }
 
-// What cuzk_key_check_witness_detail must report (scan = 1) about a case.
+// What cuzk_key_check_witness must write to its cuzk_witness_check (with CUZK_CHECK_SCAN) about a case.
 struct Facts {
   uint32_t witness_curve = 0;
   uint64_t values = 0;
@@ -94,46 +95,54 @@ bool same_facts(const cuzk_witness_check& got, const Facts& want) {
          got.first_bad_index == want.first_bad_index && got.values_offset == want.values_offset;
 }
 
-// cuzk_key_check_witness_detail: with scan = 1 the status and message of cuzk_key_check_witness and
-// the case's facts; with scan = 0 those of cuzk_key_check_witness_shape, the same facts but no scan.
+// With a cuzk_witness_check: with CUZK_CHECK_SCAN the status and message of the call without one and
+// the case's facts; without the flag the status and message of the shape check (no out) and the same
+// facts but no scan, and the case's own status wherever the scan finds nothing.
 void check_detail(Keyed& k, const Case& c, cuzk_status plain, const char* plain_err) {
   char err[512] = {0};
   cuzk_witness_check got;
   std::memset(&got, 0xAB, sizeof got);
   got.struct_size = sizeof got;
-  cuzk_status st = cuzk_key_check_witness_detail(k.key, c.witness.data(), c.witness.size(), c.format, 1, &got, err,
-                                                 sizeof err);
+  cuzk_status st = cuzk_key_check_witness(k.key, c.witness.data(), c.witness.size(), c.format, CUZK_CHECK_SCAN, &got,
+                                          err, sizeof err);
   const bool ok = st == plain && std::string(err) == plain_err && same_facts(got, c.facts) &&
                   got.struct_size == sizeof got;
   CHECK(ok);
   if (!ok) {
-    std::fprintf(stderr, "  %s: detail %d '%s' curve %u values %llu first_bad %llu offset %llu\n", c.what, (int)st, err,
-                 got.witness_curve, (unsigned long long)got.values, (unsigned long long)got.first_bad_index,
+    std::fprintf(stderr, "  %s: with out %d '%s' curve %u values %llu first_bad %llu offset %llu\n", c.what, (int)st,
+                 err, got.witness_curve, (unsigned long long)got.values, (unsigned long long)got.first_bad_index,
                  (unsigned long long)got.values_offset);
   }
 
   char shape_err[512] = {0};
-  uint64_t offset = 0;
-  cuzk_status shape = cuzk_key_check_witness_shape(k.key, c.witness.data(), c.witness.size(), c.format, &offset,
-                                                   shape_err, sizeof shape_err);
+  cuzk_status shape = cuzk_key_check_witness(k.key, c.witness.data(), c.witness.size(), c.format, 0, nullptr, shape_err,
+                                             sizeof shape_err);
   std::memset(&got, 0xAB, sizeof got);
   got.struct_size = sizeof got;
-  st = cuzk_key_check_witness_detail(k.key, c.witness.data(), c.witness.size(), c.format, 0, &got, err, sizeof err);
+  st = cuzk_key_check_witness(k.key, c.witness.data(), c.witness.size(), c.format, 0, &got, err, sizeof err);
   Facts unscanned = c.facts;
   unscanned.first_bad_index = UINT64_MAX;
   const bool shape_ok = st == shape && std::string(err) == shape_err && same_facts(got, unscanned);
   CHECK(shape_ok);
-  if (!shape_ok) std::fprintf(stderr, "  %s: detail (scan 0) %d '%s', shape %d '%s'\n", c.what, (int)st, err, (int)shape, shape_err);
+  if (!shape_ok) {
+    std::fprintf(stderr, "  %s: shape with out %d '%s', without %d '%s'\n", c.what, (int)st, err, (int)shape,
+                 shape_err);
+  }
+  // The scan is all that the flag adds: a case it does not refuse is refused alike without it, and
+  // the shape check never names a value not < r.
+  const bool scan_only = c.facts.first_bad_index == UINT64_MAX ? shape == c.want
+                                                               : std::strstr(shape_err, "is not < r") == nullptr;
+  CHECK(scan_only);
+  if (!scan_only) std::fprintf(stderr, "  %s: shape check %d '%s'\n", c.what, (int)shape, shape_err);
 }
 
 void check_case(Keyed& k, const Case& c) {
   char err[512] = {0};
-  uint64_t offset = 12345;
-  cuzk_status st = cuzk_key_check_witness(k.key, c.witness.data(), c.witness.size(), c.format, &offset, err, sizeof err);
+  cuzk_status st = cuzk_key_check_witness(k.key, c.witness.data(), c.witness.size(), c.format, CUZK_CHECK_SCAN,
+                                          nullptr, err, sizeof err);
   const bool ok = st == c.want && std::strstr(err, c.message_part) != nullptr;
   CHECK(ok);
   if (!ok) std::fprintf(stderr, "  %s: status %d (%s) message '%s'\n", c.what, (int)st, cuzk_status_name(st), err);
-  if (c.want != CUZK_OK) CHECK(offset == 12345);  // written on success only
   check_detail(k, c, st, err);
 
   // cuzk_prove runs the same check: same status, the message prefixed with the proof index.
@@ -163,44 +172,53 @@ void curve_cases(const std::string& dir, const std::string& other_dir) {
   const Bytes raw(parsed.values, parsed.values + (size_t)parsed.n_witness * 32);
   char err[512];
 
-  // CUZK_OK, both formats; the offset points at the values.
-  uint64_t offset = 999;
-  CHECK(cuzk_key_check_witness(k.key, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, &offset, err, sizeof err) == CUZK_OK);
-  CHECK(offset == values_offset);
-  CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, &offset, err, sizeof err) == CUZK_OK);
-  CHECK(offset == 0);
-  CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, nullptr, err, sizeof err) == CUZK_OK);
+  // CUZK_OK, both formats, with and without the scan; the offset points at the values.
+  for (uint32_t flags : {0u, CUZK_CHECK_SCAN}) {
+    cuzk_witness_check found{};
+    found.struct_size = sizeof found;
+    found.values_offset = 999;
+    CHECK(cuzk_key_check_witness(k.key, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, flags, &found, err, sizeof err) ==
+          CUZK_OK);
+    CHECK(found.values_offset == values_offset);
+    CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, flags, &found, err, sizeof err) ==
+          CUZK_OK);
+    CHECK(found.values_offset == 0);
+    CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, flags, nullptr, err, sizeof err) ==
+          CUZK_OK);
+  }
 
   // CUZK_ERR_INVALID_ARGUMENT for NULL handles (cuzk_prove has its own NULL checks).
-  CHECK(cuzk_key_check_witness(nullptr, raw.data(), raw.size(), CUZK_WITNESS_RAW, nullptr, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(cuzk_key_check_witness(k.key, nullptr, raw.size(), CUZK_WITNESS_RAW, nullptr, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_key_check_witness(nullptr, raw.data(), raw.size(), CUZK_WITNESS_RAW, CUZK_CHECK_SCAN, nullptr, err,
+                               sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_key_check_witness(k.key, nullptr, raw.size(), CUZK_WITNESS_RAW, CUZK_CHECK_SCAN, nullptr, err,
+                               sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   // An empty witness (NULL from the FFIs) is a witness of the wrong length, said in words.
-  CHECK(cuzk_key_check_witness(k.key, nullptr, 0, CUZK_WITNESS_WTNS, nullptr, err, sizeof err) ==
+  CHECK(cuzk_key_check_witness(k.key, nullptr, 0, CUZK_WITNESS_WTNS, CUZK_CHECK_SCAN, nullptr, err, sizeof err) ==
         CUZK_ERR_WITNESS_LENGTH);
   CHECK(std::string(err).find("the witness is empty") != std::string::npos);
 
-  // cuzk_key_check_witness_detail's own arguments: out, its struct_size, scan; *out left as it was.
+  // The call's own arguments: out's struct_size, unknown flags; *out left as it was.
   cuzk_witness_check detail;
   std::memset(&detail, 0x5A, sizeof detail);
   detail.struct_size = sizeof detail - 8;
-  CHECK(cuzk_key_check_witness_detail(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, &detail, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, CUZK_CHECK_SCAN, &detail, err,
+                               sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(err, "struct_size is 24; it must be at least 32") != nullptr);
   CHECK(detail.values == 0x5A5A5A5A5A5A5A5Aull && detail.witness_curve == 0x5A5A5A5Au);
   detail.struct_size = 0;
-  CHECK(cuzk_key_check_witness_detail(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, &detail, err, sizeof err) ==
+  CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, 0, &detail, err, sizeof err) ==
         CUZK_ERR_INVALID_ARGUMENT);
   detail.struct_size = sizeof detail;
-  CHECK(cuzk_key_check_witness_detail(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, 2, &detail, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
-  CHECK(std::strstr(err, "scan must be 0 or 1") != nullptr && detail.values == 0x5A5A5A5A5A5A5A5Aull);
-  CHECK(cuzk_key_check_witness_detail(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, nullptr, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
-  // A NULL key is the plain call's refusal, with nothing known.
-  CHECK(cuzk_key_check_witness_detail(nullptr, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, &detail, err, sizeof err) ==
-        CUZK_ERR_INVALID_ARGUMENT);
+  for (uint32_t flags : {0x2u, CUZK_CHECK_SCAN | 0x80000000u}) {
+    CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, flags, &detail, err, sizeof err) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(std::strstr(err, "unknown flags") != nullptr && detail.values == 0x5A5A5A5A5A5A5A5Aull);
+    CHECK(cuzk_key_check_witness(k.key, raw.data(), raw.size(), CUZK_WITNESS_RAW, flags, nullptr, err, sizeof err) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+  }
+  // A NULL key is refused as without out, with nothing known.
+  CHECK(cuzk_key_check_witness(nullptr, raw.data(), raw.size(), CUZK_WITNESS_RAW, CUZK_CHECK_SCAN, &detail, err,
+                               sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(detail.values == 0 && detail.first_bad_index == UINT64_MAX && detail.witness_curve == 0);
 
   // The facts each case must report (cuzk_witness_check): the key's count and curve where they match.

@@ -168,7 +168,7 @@ export const MEMORY_PLAN_LAYOUT = {
 
 /**
  * `cuzk_witness_check`, 32 bytes: the caller sets struct_size; the library writes what a witness
- * check found (cuzk_key_check_witness_detail), on success and on refusal.
+ * check found (cuzk_key_check_witness), on success and on refusal.
  */
 export const WITNESS_CHECK_LAYOUT = {
   name: "cuzk_witness_check",

@@ -21,7 +21,7 @@ const s = <const P extends readonly NativeType[], R extends NativeType>(
 
 /** Every exported function of cuzk.h, keyed by its C name. */
 export const symbols = {
-  // ---- library and devices ------------------------------------------------------------------
+  // ---- library and devices -------------------------------------------------------------------
   // uint32_t cuzk_abi_version(void);
   cuzk_abi_version: s([], "u32"),
   // cuzk_status cuzk_library_info_get(cuzk_library_info* out, char* err, size_t err_cap);
@@ -31,7 +31,16 @@ export const symbols = {
   // const char* cuzk_status_name(int32_t status);
   cuzk_status_name: s(["i32"], "cstring"),
 
-  // ---- proving keys -------------------------------------------------------------------------
+  // ---- contexts ------------------------------------------------------------------------------
+  // cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
+  //                                 cuzk_context** out, char* err, size_t err_cap);
+  cuzk_context_create: s(["u32", "i32", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
+  // uint32_t cuzk_context_backend(const cuzk_context* ctx);
+  cuzk_context_backend: s(["pointer"], "u32"),
+  // cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
+  cuzk_context_destroy: s(["pointer", "buffer", "usize"], "i32"),
+
+  // ---- proving keys --------------------------------------------------------------------------
   // cuzk_status cuzk_key_open(const char* path, uint32_t flags, cuzk_key** out, char* err, size_t err_cap);
   cuzk_key_open: s(["cstring", "u32", "buffer", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_key_open_memory(const uint8_t* data, size_t len, uint32_t flags, cuzk_key** out,
@@ -41,45 +50,32 @@ export const symbols = {
   cuzk_key_get_info: s(["pointer", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, char* err, size_t err_cap);
   cuzk_key_attach_r1cs: s(["pointer", "cstring", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
+  //                                    uint32_t witness_format, uint32_t flags, cuzk_witness_check* out,
+  //                                    char* err, size_t err_cap);
+  cuzk_key_check_witness: s(["pointer", "buffer", "usize", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_export_vk(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
   //                                char* err, size_t err_cap);
   cuzk_key_export_vk: s(["pointer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),
-  // cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-  //                                    uint32_t witness_format, uint64_t* out_values_offset, char* err, size_t err_cap);
-  cuzk_key_check_witness: s(["pointer", "buffer", "usize", "u32", "buffer", "buffer", "usize"], "i32"),
-  // cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-  //                                          uint32_t witness_format, uint64_t* out_values_offset, char* err, size_t err_cap);
-  cuzk_key_check_witness_shape: s(["pointer", "buffer", "usize", "u32", "buffer", "buffer", "usize"], "i32"),
-  // cuzk_status cuzk_key_check_witness_detail(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-  //                                           uint32_t witness_format, uint32_t scan, cuzk_witness_check* out,
-  //                                           char* err, size_t err_cap);
-  cuzk_key_check_witness_detail: s(["pointer", "buffer", "usize", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_export_vk_alphabeta(const cuzk_key* key, uint8_t* out, size_t out_cap, size_t* out_len,
   //                                          char* err, size_t err_cap);
   cuzk_key_export_vk_alphabeta: s(["pointer", "buffer", "usize", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_key_close(cuzk_key* key, char* err, size_t err_cap);
   cuzk_key_close: s(["pointer", "buffer", "usize"], "i32"),
 
-  // ---- contexts -----------------------------------------------------------------------------
-  // cuzk_status cuzk_context_create(uint32_t backend, int32_t device, uint32_t cpu_threads, uint32_t flags,
-  //                                 cuzk_context** out, char* err, size_t err_cap);
-  cuzk_context_create: s(["u32", "i32", "u32", "u32", "buffer", "buffer", "usize"], "i32"),
-  // uint32_t cuzk_context_backend(const cuzk_context* ctx);
-  cuzk_context_backend: s(["pointer"], "u32"),
-  // cuzk_status cuzk_context_destroy(cuzk_context* ctx, char* err, size_t err_cap);
-  cuzk_context_destroy: s(["pointer", "buffer", "usize"], "i32"),
-
-  // ---- provers ------------------------------------------------------------------------------
+  // ---- provers -------------------------------------------------------------------------------
   // cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
   //                                cuzk_progress* progress, char* err, size_t err_cap);
   cuzk_prover_create: s(["pointer", "pointer", "u32", "buffer", "buffer", "buffer", "usize"], "i32", true),
-  // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
-  cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
   //                                     cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
   cuzk_prover_create_with: s(["pointer", "pointer", "buffer", "buffer", "buffer", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err, size_t err_cap);
   cuzk_prover_memory_plan: s(["pointer", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
+  cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
+
+  // ---- proving -------------------------------------------------------------------------------
   // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
   //                        uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
   //                        uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
@@ -108,13 +104,13 @@ export const symbols = {
     true,
   ),
 
-  // ---- verification -------------------------------------------------------------------------
+  // ---- verification --------------------------------------------------------------------------
   // cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
   //                         size_t proof_len, const uint8_t* public_signals, size_t n_public,
   //                         int32_t* out_valid, char* err, size_t err_cap);
   cuzk_verify: s(["u32", "buffer", "usize", "buffer", "usize", "buffer", "usize", "buffer", "buffer", "usize"], "i32", true),
 
-  // ---- kernels ------------------------------------------------------------------------------
+  // ---- kernels -------------------------------------------------------------------------------
   // cuzk_status cuzk_msm(cuzk_context* ctx, uint32_t curve, uint32_t group, const uint8_t* points,
   //                      const uint8_t* scalars, size_t n, uint8_t* out, size_t out_cap,
   //                      cuzk_timings* timings, char* err, size_t err_cap);
@@ -123,7 +119,7 @@ export const symbols = {
   //                      cuzk_timings* timings, char* err, size_t err_cap);
   cuzk_ntt: s(["pointer", "u32", "buffer", "u32", "u32", "buffer", "buffer", "usize"], "i32", true),
 
-  // ---- host memory --------------------------------------------------------------------------
+  // ---- host memory ---------------------------------------------------------------------------
   // cuzk_status cuzk_host_alloc(size_t bytes, uint32_t flags, int32_t device, void** out_ptr,
   //                             uint32_t* out_flags, char* err, size_t err_cap);
   cuzk_host_alloc: s(["usize", "u32", "i32", "buffer", "buffer", "buffer", "usize"], "i32"),
@@ -139,7 +135,7 @@ export const symbols = {
   // cuzk_status cuzk_staging_stats(uint64_t* pinned_bytes, uint64_t* allocations, uint64_t* alloc_ns);
   cuzk_staging_stats: s(["buffer", "buffer", "buffer"], "i32"),
 
-  // ---- synthetic circuits and the insecure development setup --------------------------------
+  // ---- synthetic circuits and the insecure development setup ---------------------------------
   // cuzk_status cuzk_synth_circuit(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
   //                                uint64_t seed, uint8_t* r1cs, size_t r1cs_cap, size_t* r1cs_len,
   //                                uint8_t* wtns, size_t wtns_cap, size_t* wtns_len, char* err, size_t err_cap);
@@ -152,6 +148,10 @@ export const symbols = {
   //                                      uint32_t n_public, uint64_t seed, const char* r1cs_path,
   //                                      const char* wtns_path, char* err, size_t err_cap);
   cuzk_synth_circuit_write: s(["u32", "u32", "u32", "u32", "u64", "cstring", "cstring", "buffer", "usize"], "i32", true),
+  // cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
+  //                                  uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
+  //                                  size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
+  cuzk_synth_witnesses: s(["u32", "u32", "u32", "u32", "u64", "buffer", "buffer", "usize", "usize", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_setup_insecure_dev(const char* r1cs_path, const char* zkey_path, uint32_t cpu_threads,
   //                                     uint32_t flags, cuzk_setup_info* info, cuzk_progress* progress,
   //                                     char* err, size_t err_cap);
@@ -160,10 +160,6 @@ export const symbols = {
   //                                         cuzk_key** out, cuzk_setup_info* info, cuzk_progress* progress,
   //                                         char* err, size_t err_cap);
   cuzk_setup_insecure_dev_key: s(["cstring", "u32", "u32", "buffer", "buffer", "buffer", "buffer", "usize"], "i32", true),
-  // cuzk_status cuzk_synth_witnesses(uint32_t curve, uint32_t profile, uint32_t n_constraints, uint32_t n_public,
-  //                                  uint64_t seed, const uint64_t* witness_seeds, uint8_t* const* values,
-  //                                  size_t n_witnesses, size_t values_cap, char* err, size_t err_cap);
-  cuzk_synth_witnesses: s(["u32", "u32", "u32", "u32", "u64", "buffer", "buffer", "usize", "usize", "buffer", "usize"], "i32", true),
 } as const satisfies Record<string, SymbolDefinition>;
 
 /** The C name of a function of the table. */
@@ -194,7 +190,7 @@ export const STATUS_NAMES = [
 
 /** Constants of cuzk.h that the TypeScript side uses. */
 export const ABI = {
-  ABI_VERSION: 2,
+  ABI_VERSION: 3,
   CURVE_BN254: 1,
   CURVE_BLS12_381: 2,
   BACKEND_AUTO: 0,
@@ -204,6 +200,7 @@ export const ABI = {
   G2: 2,
   WITNESS_RAW: 0,
   WITNESS_WTNS: 1,
+  CHECK_SCAN: 0x1,
   KEY_SKIP_POINT_CHECKS: 0x1,
   PROVE_SELF_CHECK: 0x1,
   PROVE_SKIP_R1CS_CHECK: 0x2,

@@ -85,7 +85,7 @@ export interface CStruct {
 
 const SCALAR_SIZES: Record<string, number> = { uint32_t: 4, int32_t: 4, uint64_t: 8, char: 1, uint8_t: 1 };
 
-/** Every `typedef struct name { ... } name;` with a body, laid out. */
+/** Every struct of the header with a body, laid out (see the two forms below). */
 export function headerStructs(): Map<string, CStruct> {
   const raw = readFileSync(HEADER_PATH, "utf8");
   const source = headerSource();
@@ -115,8 +115,11 @@ export function headerStructs(): Map<string, CStruct> {
       fields,
     };
   };
-  for (const match of source.matchAll(/typedef\s+struct\s+(\w+)\s*\{([^}]*)\}\s*(\w+)\s*;/g)) {
-    structs.set(match[3], layout(match[2], match[3]));
+  // `typedef struct name { ... } name;`, or `struct name { ... };` completing an earlier
+  // `typedef struct name name;` (a struct that functions take before the section that defines it).
+  for (const match of source.matchAll(/(?:typedef\s+)?\bstruct\s+(\w+)\s*\{([^}]*)\}\s*(\w*)\s*;/g)) {
+    const name = match[3] || match[1];
+    structs.set(name, layout(match[2], name));
   }
   return structs;
 }

@@ -68,14 +68,13 @@ cuzk_status cuzk::abi::finish_key_open(std::unique_ptr<cuzk_key> key, uint32_t f
 
 namespace {
 
-
 static_assert(sizeof(cuzk_witness_check) == 32 && offsetof(cuzk_witness_check, values) == 8 &&
                   offsetof(cuzk_witness_check, first_bad_index) == 16 &&
                   offsetof(cuzk_witness_check, values_offset) == 24,
               "cuzk_witness_check layout");
 
-// The one check behind cuzk_key_check_witness (scan: every value < r too), cuzk_key_check_witness_shape
-// and cuzk_key_check_witness_detail; `facts` says what it found.
+// cuzk_key_check_witness's own argument checks in front of the one witness check (shared with
+// cuzk_prove; scan: every value < r too); `facts` says what it found.
 cuzk_status check_key_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len, uint32_t witness_format,
                               bool scan, cuzk::prover::WitnessFacts& facts, std::string& msg) {
   if (!key) { msg = "key must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
@@ -88,17 +87,6 @@ cuzk_status check_key_witness(const cuzk_key* key, const uint8_t* witness, size_
   return scan ? cuzk::prover::check_witness(key->zkey, witness, witness_len, witness_format, cuzk::default_thread_pool(),
                                             &values, msg, &facts)
               : cuzk::prover::check_witness_shape(key->zkey, witness, witness_len, witness_format, &values, msg, &facts);
-}
-
-cuzk_status check_key_witness_offset(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                     uint32_t witness_format, bool scan, uint64_t* out_values_offset, char* err,
-                                     size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    cuzk::prover::WitnessFacts facts;
-    cuzk_status st = check_key_witness(key, witness, witness_len, witness_format, scan, facts, msg);
-    if (st == CUZK_OK && out_values_offset) *out_values_offset = facts.values_offset;
-    return st;
-  });
 }
 }  // namespace
 
@@ -194,34 +182,24 @@ CUZK_API cuzk_status cuzk_key_attach_r1cs(cuzk_key* key, const char* r1cs_path, 
 }
 
 CUZK_API cuzk_status cuzk_key_check_witness(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                            uint32_t witness_format, uint64_t* out_values_offset, char* err,
+                                            uint32_t witness_format, uint32_t flags, cuzk_witness_check* out, char* err,
                                             size_t err_cap) {
-  return check_key_witness_offset(key, witness, witness_len, witness_format, true, out_values_offset, err, err_cap);
-}
-
-CUZK_API cuzk_status cuzk_key_check_witness_shape(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                                  uint32_t witness_format, uint64_t* out_values_offset, char* err,
-                                                  size_t err_cap) {
-  return check_key_witness_offset(key, witness, witness_len, witness_format, false, out_values_offset, err, err_cap);
-}
-
-CUZK_API cuzk_status cuzk_key_check_witness_detail(const cuzk_key* key, const uint8_t* witness, size_t witness_len,
-                                                   uint32_t witness_format, uint32_t scan, cuzk_witness_check* out,
-                                                   char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
-    if (!out) { msg = "out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    if (out->struct_size < sizeof *out) {
+    if (out && out->struct_size < sizeof *out) {
       msg = "cuzk_witness_check.struct_size is " + std::to_string(out->struct_size) + "; it must be at least " +
             std::to_string(sizeof *out);
       return CUZK_ERR_INVALID_ARGUMENT;
     }
-    if (scan > 1) { msg = "scan must be 0 or 1, not " + std::to_string(scan); return CUZK_ERR_INVALID_ARGUMENT; }
+    if (flags & ~CUZK_CHECK_SCAN) { msg = "unknown flags"; return CUZK_ERR_INVALID_ARGUMENT; }
     cuzk::prover::WitnessFacts facts;
-    cuzk_status st = check_key_witness(key, witness, witness_len, witness_format, scan == 1, facts, msg);
-    out->witness_curve = facts.curve;
-    out->values = facts.values;
-    out->first_bad_index = facts.first_bad_index;
-    out->values_offset = facts.values_offset;
+    cuzk_status st = check_key_witness(key, witness, witness_len, witness_format, (flags & CUZK_CHECK_SCAN) != 0, facts,
+                                       msg);
+    if (out) {
+      out->witness_curve = facts.curve;
+      out->values = facts.values;
+      out->first_bad_index = facts.first_bad_index;
+      out->values_offset = facts.values_offset;
+    }
     return st;
   });
 }
