@@ -9,7 +9,8 @@
  *   node tools/run-tests.mjs [--runtime deno|bun|node]... [test files...]
  *
  * Environment: CUZK_TEST_RUNTIMES=deno,bun,node (default: all three), CUZK_TEST_TIMEOUT_S
- * (per runtime, default 1200), CUZK_NODE24 (path of a Node >= 23.6 binary, if not the npm one).
+ * (per runtime, default 1200), CUZK_NODE24 (path of a Node >= 23.6 binary, if not the npm one),
+ * CUZK_TEST_ALL_RUNTIMES=1 (every file under every runtime: see ONE_RUNTIME).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -42,6 +43,31 @@ function findNode24() {
 }
 
 const stripAnsi = (text) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+
+/**
+ * Files whose subject is not the runtime that drives them, run (in a whole-suite run) under one
+ * runtime only: the service's processes are Bun processes whichever runtime sends them requests,
+ * and snarkjs_compat compares the CLI's files with snarkjs's (cli_test runs the CLI under every
+ * runtime). The bindings' tests run under all three. Files named on the command line run wherever
+ * asked; CUZK_TEST_ALL_RUNTIMES=1 runs every file everywhere.
+ */
+const ONE_RUNTIME = {
+  "cluster_test.ts": "bun",
+  "cluster_cancel_test.ts": "bun",
+  "service_test.ts": "bun",
+  "service_progress_test.ts": "bun",
+  "snarkjs_compat_test.ts": "node",
+};
+
+/** The files `name` runs: all of them, less those ONE_RUNTIME gives to another runtime of this run. */
+function filesFor(name, files, runtimes, named) {
+  if (named || process.env.CUZK_TEST_ALL_RUNTIMES === "1") return files;
+  return files.filter((file) => {
+    const owner = ONE_RUNTIME[file.split("/").pop()];
+    if (!owner) return true;
+    return (runtimes.includes(owner) ? owner : runtimes[0]) === name;
+  });
+}
 
 /** How each runtime is started and how its own summary is read. */
 const RUNTIMES = {
@@ -127,8 +153,10 @@ async function main() {
       summaries.push({ name, passed: 0, failed: 1, skipped: 0, note: "runtime not found" });
       continue;
     }
-    console.log(`\n=== ${name}: ${command} ${runtime.args(["<files>"]).join(" ")}`);
-    const result = await run(command, runtime.args(files), timeoutS);
+    const mine = filesFor(name, files, runtimes, requested.length > 0);
+    const elsewhere = files.length - mine.length;
+    console.log(`\n=== ${name}: ${command} ${runtime.args(["<files>"]).join(" ")}${elsewhere ? ` (${mine.length} files; ${elsewhere} run under one other runtime only)` : ""}`);
+    const result = await run(command, runtime.args(mine), timeoutS);
     const counts = runtime.counts(result.output) ?? { passed: 0, failed: 0, skipped: 0 };
     let note = "";
     if (result.timedOut) note = `timed out after ${timeoutS} s`;
