@@ -34,7 +34,7 @@ export { Prover, verify } from "./src/prover.ts";
 export type { ProofResult, ProveOptions, ProverOptions, Randomness, Witness } from "./src/prover.ts";
 export { batchShares, MAX_SET_DEVICES, ProverSet } from "./src/prover_set.ts";
 export type { DeviceProofResult, ProverSetOptions } from "./src/prover_set.ts";
-export type { MemoryPlan, PointSectionName, SectionPlan } from "./src/memory_plan.ts";
+export type { EngineSettings, MemoryPlan, PointSectionName, SectionPlan } from "./src/memory_plan.ts";
 export { groth16 } from "./src/groth16.ts";
 export type { FullProveOptions, FullProveResult, FullProveTimings, Groth16Options, Groth16Result, ZkeySource } from "./src/groth16.ts";
 export { WitnessCalculator } from "./src/witness_calculator.ts";

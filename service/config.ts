@@ -45,6 +45,10 @@ export interface ServiceConfig {
   maxKeyBytes: number;
   /** Check witnesses against circuit.r1cs when the key has one. */
   r1csCheck: boolean;
+  /** The provers' engine settings, passed to every prover the service makes (src/memory_plan.ts). */
+  hCopies: "auto" | number;
+  memoryBudget: number;
+  g2OnCpu: boolean;
   /** Path of libcuzk.so (else $CUZK_LIB, else build/libcuzk.so). */
   library: string;
   /** api: the HTTP API (with the database: no proving); worker: proves jobs from the database. */
@@ -65,7 +69,7 @@ export interface ServiceConfig {
   witnessDir: string;
 }
 
-type Kind = "string" | "int" | "list" | "bool" | "backend" | "role" | "devices";
+type Kind = "string" | "int" | "list" | "bool" | "backend" | "role" | "devices" | "copies";
 
 interface Setting {
   key: keyof ServiceConfig;
@@ -111,6 +115,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: "drainS", flag: "--drain-s", env: "CUZK_SERVICE_DRAIN_S", kind: "int", default: "10", min: 0, max: 3600, help: "on shutdown, seconds to keep proving queued jobs" },
   { key: "resultGraceS", flag: "--result-grace-s", env: "CUZK_SERVICE_RESULT_GRACE_S", kind: "int", default: "15", min: 0, max: 3600, help: "after the drain, seconds unfetched results stay retrievable (the process exits sooner once all are fetched)" },
   { key: "maxKeyBytes", flag: "--max-key-bytes", env: "CUZK_SERVICE_MAX_KEY_BYTES", kind: "int", default: String(MEMORY_BYTES), min: 1024, max: MEMORY_BYTES, help: "largest .zkey, .r1cs or .wasm read (at most the machine's memory, the default)" },
+  { key: "hCopies", flag: "--h-copies", env: "CUZK_SERVICE_H_COPIES", kind: "copies", default: "auto", help: "GPU: precomputed copies of each key's H points, made when a key is registered (auto: as many as the memory left allows; 0: none; or 2..64)" },
+  { key: "memoryBudget", flag: "--memory-budget", env: "CUZK_SERVICE_MEMORY_BUDGET", kind: "int", default: "0", min: 0, max: Number.MAX_SAFE_INTEGER, help: "bytes of engine memory (GPU: device; CPU: host) each key's prover may take; 0 = automatic; sections that do not fit are streamed" },
+  { key: "g2OnCpu", flag: "--g2-on-cpu", env: "CUZK_SERVICE_G2_ON_CPU", kind: "bool", default: "false", help: "GPU: run the G2 MSM on the CPU beside the GPU's work" },
   { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
   { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },
   { key: "role", flag: "--role", env: "CUZK_SERVICE_ROLE", kind: "role", default: "api", help: "api (HTTP; with --database-url it proves nothing) | worker (proves jobs from the database; needs --database-url)" },
@@ -153,6 +160,11 @@ function parseValue(setting: Setting, raw: string, source: string): unknown {
       });
       if (new Set(devices).size !== devices.length) throw new ConfigError(`${source}: ${raw} names a device twice`);
       return devices;
+    }
+    case "copies": {
+      if (raw === "auto") return raw;
+      if (!/^\d+$/.test(raw) || Number(raw) > 64) throw new ConfigError(`${source}: expected auto or a copy count from 0 to 64, got ${JSON.stringify(raw)}`);
+      return Number(raw);
     }
     case "role":
       if (raw === "api" || raw === "worker") return raw;

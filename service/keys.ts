@@ -11,7 +11,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import { Context, ProverSet } from "../mod.ts";
-import type { KeyInfo, Library, VerificationKeyJson } from "../mod.ts";
+import type { EngineSettings, KeyInfo, Library, VerificationKeyJson } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 
 /** A key kept resident by the service. */
@@ -57,6 +57,8 @@ export interface KeyRegistryOptions {
   r1csCheck: boolean;
   /** Largest file (.zkey, .r1cs, .wasm) a key may bring: the library reads keys into memory. */
   maxFileBytes: number;
+  /** Every prover's engine settings (the service's --h-copies and --memory-budget). */
+  engine: EngineSettings;
 }
 
 /** The default id of a name: "bn254/mulchain_4" -> "bn254.mulchain_4". */
@@ -178,6 +180,7 @@ export class KeyRegistry {
         library: this.#options.library,
         r1cs: attach ? files.r1cs : undefined,
         selfCheck: true,
+        ...this.#options.engine,
       });
     } catch (error) {
       const code = (error as { code?: string }).code ?? "KEY_OPEN";

@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const contexts: Context[] = [];
   for (const device of devices) {
     try {
-      contexts.push(Context.create({ backend: config.backend, device, cpuThreads: config.cpuThreads, library }));
+      contexts.push(Context.create({ backend: config.backend, device, cpuThreads: config.cpuThreads, g2OnCpu: config.g2OnCpu, library }));
     } catch (error) {
       for (const c of contexts) c.close();
       throw new ConfigError(`cannot start the ${config.backend} backend on device ${device} (--backend, --device, --devices): ${(error as Error).message}`);
@@ -94,7 +94,8 @@ async function main(): Promise<void> {
   const context = contexts[0];
   let keys: KeyRegistry;
   try {
-    keys = new KeyRegistry({ keysDir: config.keysDir, contexts, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes });
+    const engine = { hCopies: config.hCopies, memoryBudget: config.memoryBudget };
+    keys = new KeyRegistry({ keysDir: config.keysDir, contexts, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes, engine });
   } catch (error) {
     throw new ConfigError(`--keys-dir: ${(error as Error).message}`);
   }

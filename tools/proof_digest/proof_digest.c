@@ -1,7 +1,7 @@
 // Proves every fixture given on the command line with fixed r, s through a cuzk library chosen at
 // run time (dlopen), and prints one line per fixture: its directory and the proof bytes in hex.
-// Two libraries' outputs diffed show whether a change left proofs byte-identical (issue 11's rule
-// for refactors). Usage: proof_digest LIB.so cpu|cuda DIR... (each DIR holds circuit.zkey and
+// Two libraries' outputs diffed show whether a change left proofs byte-identical (the rule for
+// refactors). Usage: proof_digest LIB.so cpu|cuda DIR... (each DIR holds circuit.zkey and
 // witness.wtns). Build: cc -O2 -o proof_digest tools/proof_digest/proof_digest.c -ldl
 #include <dlfcn.h>
 #include <stdint.h>
