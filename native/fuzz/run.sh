@@ -6,7 +6,8 @@
 # copied to native/tests/regressions/<target>/ (commit it: the fuzz_<target>_replay ctest replays it
 # in every build once the bug is fixed) and reproduced with `BUILD_DIR/native/fuzz/fuzz_<target> <file>`.
 # Env: CUZK_FUZZ_TARGETS="key_open wtns r1cs verify input_json", CLANGXX/CLANG (default clang++-19/clang-19),
-# CUZK_FUZZ_JOBS (build parallelism, default nproc), CUZK_FUZZ_NO_BUILD=1 (run the targets as built).
+# CUZK_FUZZ_JOBS (build parallelism, default nproc), CUZK_FUZZ_NO_BUILD=1 (run the targets as built),
+# CUZK_FUZZ_PARALLEL (targets fuzzed at once, default 1: each libFuzzer process uses one core).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 seconds=${1:-30}
@@ -36,18 +37,34 @@ symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true
 [[ -n "$symbolizer" ]] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
 
 failed=0
+parallel=${CUZK_FUZZ_PARALLEL:-1}
+# One target's run: its log in $work/<target>.log, its exit status in $work/<target>.rc.
+fuzz_one() {
+  local t=$1
+  mkdir -p "$work/corpus-$t" "$work/artifacts-$t"
+  set +e
+  # The seed folder is read-only input; new inputs go to the corpus folder (listed first).
+  "$build/native/fuzz/fuzz_$t" "$work/corpus-$t" "$work/seeds/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+    -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" >"$work/$t.log" 2>&1
+  echo $? >"$work/$t.rc"
+}
+running=0
+for t in $targets; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if ((running >= parallel)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+
 printf '%-10s %12s %10s %8s %s\n' target executions exec/s corpus result
 for t in $targets; do
   corpus="$work/corpus-$t"
   artifacts="$work/artifacts-$t"
-  mkdir -p "$corpus" "$artifacts"
   log="$work/$t.log"
-  set +e
-  # The seed folder is read-only input; new inputs go to the corpus folder (listed first).
-  "$build/native/fuzz/fuzz_$t" "$corpus" "$work/seeds/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
-    -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
-  rc=$?
-  set -e
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo 1)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   units=$(find "$corpus" -type f | wc -l)
