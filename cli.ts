@@ -32,7 +32,7 @@ import process from "node:process";
 
 import { CUZK_COMMANDS } from "./cli/cuzk_commands.ts";
 import { EXIT, parseArgs, say, UsageError } from "./cli/io.ts";
-import { matchSnarkjs, runSnarkjs, SNARKJS_OPTIONS, snarkjsUsage } from "./cli/snarkjs_commands.ts";
+import { matchSnarkjs, runSnarkjs, SNARKJS_OPTIONS, snarkjsOnly, snarkjsUsage } from "./cli/snarkjs_commands.ts";
 import { WITNESS_USAGE, witnessCommand } from "./cli/witness_command.ts";
 
 const USAGE = `usage (docs/cli.md):
@@ -94,9 +94,17 @@ export async function main(argv: string[]): Promise<number> {
       }
       return await cuzk(parsed);
     }
+    // Before options are read: snarkjs's own options (e.g. zkey contribute's --name) are not cuzk's.
+    const elsewhere = snarkjsOnly(argv);
+    if (elsewhere) throw new UsageError(elsewhere);
     const parsed = parseArgs(argv, SNARKJS_OPTIONS);
     const matched = matchSnarkjs(parsed.positional);
-    if (!matched) throw new UsageError(`unknown command ${command} (cuzk --help lists them)`);
+    if (!matched) {
+      // A word of snarkjs's command groups names the command by its first two words.
+      const group = ["groth16", "zkey", "wtns", "r1cs", "powersoftau", "plonk", "fflonk"].includes(command.toLowerCase());
+      const said = group && parsed.positional[1] !== undefined ? `${parsed.positional[0]} ${parsed.positional[1]}` : command;
+      throw new UsageError(`unknown command "${said}" (cuzk --help lists them)`);
+    }
     if (parsed.flags.has("--help")) {
       process.stdout.write(snarkjsUsage(matched.command) + "\n");
       return EXIT.ok;

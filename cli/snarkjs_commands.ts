@@ -107,6 +107,38 @@ export const SNARKJS_COMMANDS: SnarkjsCommand[] = [
   },
 ];
 
+/**
+ * snarkjs's commands (node_modules/snarkjs/cli.js) that cuzk does not run: ceremonies, other
+ * protocols, exports and inspections. Asked for one, cuzk names the snarkjs command line to run
+ * instead, rather than an error about an option or a word it does not know.
+ */
+const SNARKJS_ONLY = [
+  "powersoftau new", "powersoftau contribute", "powersoftau export challenge", "powersoftau challenge contribute",
+  "powersoftau import response", "powersoftau beacon", "powersoftau prepare phase2", "powersoftau convert",
+  "powersoftau truncate", "powersoftau verify", "powersoftau export json",
+  "r1cs info", "r1cs print", "r1cs export json",
+  "wtns debug", "wtns export json", "wtns check",
+  "zkey contribute", "zkey export bellman", "zkey bellman contribute", "zkey import bellman", "zkey beacon",
+  "zkey verify r1cs", "zkey verify init", "zkey export json", "zkey export solidityverifier",
+  "groth16 setup", "zksnark setup",
+  "plonk setup", "plonk prove", "plonk fullprove", "plonk verify",
+  "fflonk setup", "fflonk prove", "fflonk fullprove", "fflonk verify",
+  "file info", "witness verify",
+].map((words) => words.split(" "));
+
+/**
+ * When `argv` asks for a snarkjs command cuzk does not run: the message that says so and gives
+ * the snarkjs command line (the user's own arguments) to run instead; else undefined.
+ */
+export function snarkjsOnly(argv: readonly string[]): string | undefined {
+  const words = argv.map((word) => word.toLowerCase());
+  const match = SNARKJS_ONLY.find((command) => command.every((word, i) => words[i] === word));
+  if (!match) return undefined;
+  const name = match.join(" ");
+  const quoted = argv.map((arg) => (/^[\w./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)).join(" ");
+  return `"${name}" is snarkjs's, not cuzk's (cuzk proves, verifies and exports verification keys and calldata; setups, ceremonies and other protocols stay with snarkjs): run it with snarkjs, e.g. npx snarkjs ${quoted}`;
+}
+
 /** The command whose words (or an alias's) begin `positional`, and the file names after them. */
 export function matchSnarkjs(positional: string[]): { command: SnarkjsCommand; rest: string[] } | undefined {
   for (const command of SNARKJS_COMMANDS) {

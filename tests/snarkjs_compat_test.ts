@@ -180,6 +180,32 @@ test("exit statuses of both CLIs: missing file 1, too many files 99, unknown com
   }
 });
 
+test("snarkjs commands cuzk does not run are refused with the snarkjs command line to run instead, before their options are read", needs(...proverApi), async () => {
+  const dirs = workspace("elsewhere", pick("bn254", "mulchain_8"));
+  const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+  const cases: string[][] = [
+    ["groth16", "setup", "circuit.r1cs", "pot.ptau", "circuit_0000.zkey"],
+    ["zkey", "contribute", "circuit_0000.zkey", "circuit_0001.zkey", "--name=First contribution", "-v", "-e=entropy"],
+    ["powersoftau", "new", "bn128", "12", "pot12_0000.ptau"],
+    ["ZKEY", "export", "solidityverifier", "circuit_final.zkey", "verifier.sol"],
+    ["plonk", "prove", "circuit.zkey", "witness.wtns"],
+    ["r1cs", "info", "circuit.r1cs"],
+    ["wtns", "check", "circuit.r1cs", "witness.wtns"],
+  ];
+  for (const args of cases) {
+    const c = await run(process.execPath, [...ours, ...args], dirs.cuzk);
+    assert.equal(c.code, 99, `cuzk ${args.join(" ")}: ${c.stderr}`);
+    assert.equal(c.stderr.trim().split("\n").length, 1, c.stderr);
+    assert.match(c.stderr, new RegExp(`"${args.slice(0, args[0] === "ZKEY" ? 3 : 2).join(" ").toLowerCase()}" is snarkjs's, not cuzk's`));
+    // The line to run is the user's own, options and all, quoted for a shell where needed.
+    assert.ok(c.stderr.includes(`npx snarkjs ${args.map((a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a}'`)).join(" ")}`), c.stderr);
+    assert.doesNotMatch(c.stderr, /unknown (option|command)/);
+  }
+  const typo = await run(process.execPath, [...ours, "groth16", "sett"], dirs.cuzk);
+  assert.equal(typo.code, 99);
+  assert.match(typo.stderr, /unknown command "groth16 sett"/);
+});
+
 test("zKey.exportVerificationKey of every committed fixture is its verification_key.json (snarkjs's) byte for byte, vk_alphabeta_12 from the library", needs(...proverApi), async () => {
   const all = fixtures();
   assert.ok(all.length >= 22, `${all.length} fixtures`);
