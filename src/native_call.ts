@@ -62,8 +62,6 @@ const CALL_PHRASES: Record<CheckedSymbol, string> = {
   cuzk_prover_destroy: "close the prover",
   cuzk_prover_memory_plan: "plan the prover's memory",
   cuzk_prove: "prove",
-  cuzk_prove_list: "prove",
-  cuzk_prove_abc: "prove",
   cuzk_verify: "verify",
   cuzk_msm: "run the MSM",
   cuzk_ntt: "run the NTT",

@@ -9,7 +9,7 @@ import { Context, contextArguments } from "./context.ts";
 import type { ContextOptions } from "./context.ts";
 import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
-import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
+import { allocateStruct, PROVE_ARGS_LAYOUT, TIMINGS_LAYOUT, writeField } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
 import { asPointer } from "./ffi/types.ts";
@@ -105,20 +105,46 @@ interface CheckedWitness {
   publicSignals: string[];
 }
 
+/**
+ * Where a call's own buffers lie in its call block, one native block per call: cuzk_prove_args holds
+ * addresses, and a JS array's address is not stable across the runtimes' FFIs, so everything the
+ * struct points at is native memory. r | s | proofs | timings (8-byte aligned) | witness list.
+ */
+interface CallLayout {
+  r: number;
+  s: number;
+  proofs: number;
+  timings: number;
+  list: number;
+  size: number;
+}
+
+function callLayout(n: number, proofBytes: number): CallLayout {
+  const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
+  const r = 0, s = n * ABI.FR_BYTES;
+  const proofs = s + n * ABI.FR_BYTES;
+  const timings = align8(proofs + n * proofBytes);
+  const list = align8(timings + n * TIMINGS_LAYOUT.size);
+  return { r, s, proofs, timings, list, size: list + n * 8 };
+}
+
 /** The arguments of one cuzk_prove call, fixed when the call is made. */
 interface PreparedCall {
   checked: CheckedWitness[];
   /** The witnesses as the library reads them: staged copies, or one caller native buffer in place. */
   source: NativeBuffer | undefined;
   /**
-   * Set when the batch has native buffers: one address per witness (cuzk_prove_list), each the
-   * caller's buffer read in place or a slot of `source` for a witness in JS memory.
+   * Set when the batch has native buffers: the call block holds one address per witness
+   * (CUZK_INPUT_WITNESS_LIST), each the caller's buffer read in place or a slot of `source` for a
+   * witness in JS memory.
    */
-  addresses?: BigUint64Array;
+  list: boolean;
   /** The staging buffer to give back to the pool once the call settles. */
   staging?: PinnedBuffer;
-  r: Uint8Array | null;
-  s: Uint8Array | null;
+  /** The call block (see CallLayout), r and s written in when `blinded`; absent for an empty batch. */
+  block?: PinnedBuffer;
+  layout?: CallLayout;
+  blinded: boolean;
   flags: number;
   progress: LongCallOptions;
 }
@@ -158,7 +184,8 @@ export class Prover extends NativeHandle {
     this.#curve = curveOf(this.#info.curve);
     this.#selfCheck = options.selfCheck ?? true;
     this.#progress = progress;
-    this.#staging = new BufferPool({ library: options.library, device: context.device, maxBuffers: LIMITS.queuedCalls });
+    // Two blocks a queued call: its staged witnesses and its call block.
+    this.#staging = new BufferPool({ library: options.library, device: context.device, maxBuffers: 2 * LIMITS.queuedCalls });
     key[ADD_USER](this);
     context[ADD_USER](this);
   }
@@ -249,6 +276,7 @@ export class Prover extends NativeHandle {
       releases.push(this.hold());
       call = this.#prepare(checked, options);
       if (call.staging) releases.push(() => this.#staging.give(call.staging!));
+      if (call.block) releases.push(() => this.#staging.give(call.block!));
     } catch (error) {
       for (const release of releases) release();
       return Promise.reject(error);
@@ -278,60 +306,90 @@ export class Prover extends NativeHandle {
     return checked;
   }
 
-  /** Fixes the arguments of one native call: witnesses staged (or one native buffer in place), r and s, flags. */
+  /**
+   * Fixes the arguments of one native call: witnesses staged (or one native buffer in place), the
+   * call block with r and s (and the witness list) written in, flags.
+   */
   #prepare(checked: CheckedWitness[], options: ProveOptions & { randomness?: ReadonlyArray<Randomness> }): PreparedCall {
     const n = checked.length;
     const stride = checked[0]?.stride ?? 0;
-    let r: Uint8Array | null = null, s: Uint8Array | null = null;
-    if (options.randomness) {
-      r = new Uint8Array(n * ABI.FR_BYTES);
-      s = new Uint8Array(n * ABI.FR_BYTES);
-      options.randomness.forEach(({ r: ri, s: si }, i) => {
-        writeLE(r!, i * ABI.FR_BYTES, ABI.FR_BYTES, ri % this.#curve.r);
-        writeLE(s!, i * ABI.FR_BYTES, ABI.FR_BYTES, si % this.#curve.r);
-      });
-    }
     // Said either way: the self-check is the library's default, and naming it works with libraries from before.
     let flags = (options.selfCheck ?? this.#selfCheck) ? ABI.PROVE_SELF_CHECK : ABI.PROVE_NO_SELF_CHECK;
     if (options.skipR1csCheck) flags |= ABI.PROVE_SKIP_R1CS_CHECK;
-    const direct = n === 1 ? checked[0].native : undefined;
     const progress = { signal: options.signal, onProgress: options.onProgress };
-    if (n === 0 || direct) return { checked, source: direct, r, s, flags, progress };
-    // Native buffers are read in place, never gathered (4 x 512 MiB at 2^24 cost ~300 ms to copy):
-    // only the witnesses in JS memory are staged, packed in one pinned block.
-    const inJs = checked.filter((w) => !w.native);
-    const staging = inJs.length > 0 ? this.#staging.take(inJs.length * stride) : undefined;
+    const blinded = options.randomness !== undefined;
+    if (n === 0) return { checked, source: undefined, list: false, blinded, flags, progress };
+    const layout = callLayout(n, this.#info.proofBytes);
+    const block = this.#staging.take(layout.size);
+    let staging: PinnedBuffer | undefined;
     try {
+      const bytes = block.bytes;
+      options.randomness?.forEach(({ r, s }, i) => {
+        writeLE(bytes, layout.r + i * ABI.FR_BYTES, ABI.FR_BYTES, r % this.#curve.r);
+        writeLE(bytes, layout.s + i * ABI.FR_BYTES, ABI.FR_BYTES, s % this.#curve.r);
+      });
+      const direct = n === 1 ? checked[0].native : undefined;
+      if (direct) return { checked, source: direct, list: false, block, layout, blinded, flags, progress };
+      // Native buffers are read in place, never gathered (4 x 512 MiB at 2^24 cost ~300 ms to copy):
+      // only the witnesses in JS memory are staged, packed in one pinned block.
+      const inJs = checked.filter((w) => !w.native);
+      staging = inJs.length > 0 ? this.#staging.take(inJs.length * stride) : undefined;
       inJs.forEach((w, i) => staging!.bytes.set(w.bytes.subarray(0, stride), i * stride));
+      if (inJs.length === n) return { checked, source: staging, list: false, staging, block, layout, blinded, flags, progress };
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      let slot = 0;
+      checked.forEach((w, i) => {
+        const address = w.native ? w.native.unsafePointer : staging!.unsafePointer + BigInt(stride * slot++);
+        view.setBigUint64(layout.list + i * 8, address, true);
+      });
+      return { checked, source: staging, list: true, staging, block, layout, blinded, flags, progress };
     } catch (error) {
-      this.#staging.give(staging!);
+      if (staging) this.#staging.give(staging);
+      this.#staging.give(block);
       throw error;
     }
-    if (inJs.length === n) return { checked, source: staging, staging, r, s, flags, progress };
-    let slot = 0;
-    const addresses = BigUint64Array.from(checked, (w) => w.native ? w.native.unsafePointer : staging!.unsafePointer + BigInt(stride * slot++));
-    return { checked, source: staging, staging, addresses, r, s, flags, progress };
   }
 
   async #proveNow(call: PreparedCall): Promise<ProofResult[]> {
     const handle = this.live();
-    const { checked, source, addresses, r, s, flags, progress } = call;
+    const { checked, source, list, block, layout, blinded, flags, progress } = call;
     const n = checked.length;
-    if (n === 0 || !(source || addresses)) return [];
+    if (n === 0 || !block || !layout || !(source || list)) return [];
     const { format, stride } = checked[0];
-    const proofs = new Uint8Array(n * this.#info.proofBytes);
-    const timings = allocateStruct(TIMINGS_LAYOUT, n);
-    const release = source?.acquire();
+    const proofBytes = n * this.#info.proofBytes;
+    const at = (offset: number) => block.unsafePointer + BigInt(offset);
+    const fields = PROVE_ARGS_LAYOUT.fields;
+    const args = allocateStruct(PROVE_ARGS_LAYOUT);
+    const view = new DataView(args.buffer);
+    const set = (field: keyof typeof fields, value: number | bigint) => writeField(view, 0, fields[field], value);
+    set("input", list ? ABI.INPUT_WITNESS_LIST : ABI.INPUT_WITNESSES);
+    set("witness_format", format);
+    set("flags", flags);
+    set("n_proofs", n);
+    set("witness_stride", stride);
+    if (list) set("witness_list", at(layout.list));
+    else set("witnesses", source!.unsafePointer);
+    if (blinded) {
+      set("r", at(layout.r));
+      set("s", at(layout.s));
+    }
+    set("proofs", at(layout.proofs));
+    set("proofs_cap", proofBytes);
+    set("timings", at(layout.timings));
+    const releases = [block.acquire(), source?.acquire()];
     try {
       const detail = `${n} witness${n === 1 ? "" : "es"}`;
-      await this.#progress.run(progress, (pointer) =>
-        addresses
-          ? invokeAsync(this.native, "cuzk_prove_list", [handle, new Uint8Array(addresses.buffer), stride, format, n, r, s, flags, proofs, proofs.length, timings, pointer], { detail })
-          : invokeAsync(this.native, "cuzk_prove", [handle, source!.unsafePointer, stride, format, n, r, s, flags, proofs, proofs.length, timings, pointer], { detail })
-      );
+      await this.#progress.run(progress, (pointer) => {
+        set("progress", pointer ?? 0n);
+        return invokeAsync(this.native, "cuzk_prove", [handle, args], { detail });
+      });
     } finally {
-      release?.();
+      for (const release of releases) release?.();
     }
+    // Copied out: the block goes back to the pool once the call settles.
+    const bytes = block.bytes;
+    const proofs = bytes.slice(layout.proofs, layout.proofs + proofBytes);
+    const timings = bytes.slice(layout.timings, layout.timings + n * TIMINGS_LAYOUT.size);
     return checked.map((w, i) => ({
       proof: proofToJson(this.#curve, proofs, i * this.#info.proofBytes),
       publicSignals: w.publicSignals,

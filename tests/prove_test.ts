@@ -18,6 +18,7 @@ import { refusedWith as refused } from "./support/errors.ts";
 import { nativeOf } from "../src/library.ts";
 import { invoke } from "../src/native_call.ts";
 import { ABI } from "../src/ffi/symbols.ts";
+import { allocateStruct, PROVE_ARGS_LAYOUT, writeField } from "../src/ffi/structs.ts";
 
 const proverApi = [
   "cuzk_key_open",
@@ -126,7 +127,7 @@ test("proveBatch proves several witnesses in one call, in order", needs(...prove
   assert.deepEqual(await prover.proveBatch([]), []);
 });
 
-test("a batch reads native buffers in place beside JS-memory witnesses (cuzk_prove_list), proving what single calls prove", needs(...proverApi, "cuzk_prove_list"), async () => {
+test("a batch reads native buffers in place beside JS-memory witnesses (a witness list), proving what single calls prove", needs(...proverApi), async () => {
   const { raw, values } = rawWitness(first);
   using prover = await Prover.open({ zkey: first.file("circuit.zkey"), backend: "cpu" });
   // A pooled buffer may be larger than the witness it holds: only its first nVars values count.
@@ -149,19 +150,42 @@ test("a batch reads native buffers in place beside JS-memory witnesses (cuzk_pro
   assert.deepEqual(natives.map((r) => r.proof), [batch[2].proof, batch[0].proof]);
 });
 
-test("cuzk_prove_list refuses a NULL entry, naming it, and proves what cuzk_prove proves", needs(...proverApi, "cuzk_prove_list"), async () => {
+test("cuzk_prove with a witness list refuses a NULL entry, naming it; its argument struct is checked (size, input, pointers the input does not use)", needs(...proverApi), async () => {
   const { raw } = rawWitness(first);
   using prover = await Prover.open({ zkey: first.file("circuit.zkey"), backend: "cpu" });
   const native = nativeOf(library());
   using pinned = PinnedBuffer.alloc(raw.length);
   pinned.set(raw);
   const proofBytes = prover.info.proofBytes;
-  const call = (addresses: bigint[], proofs: Uint8Array) =>
-    invoke(native, "cuzk_prove_list", [prover.unsafeHandle, new Uint8Array(BigUint64Array.from(addresses).buffer), raw.length, ABI.WITNESS_RAW, addresses.length, null, null, ABI.PROVE_NO_SELF_CHECK, proofs, proofs.length, null, null]);
-  assert.throws(() => call([pinned.unsafePointer, 0n], new Uint8Array(2 * proofBytes)), refused("INVALID_ARGUMENT", /witnesses\[1\] is NULL/));
-  const proofs = new Uint8Array(2 * proofBytes);
-  call([pinned.unsafePointer, pinned.unsafePointer], proofs);
-  assert.ok(proofs.some((b) => b !== 0), "proofs written");
+  // The struct holds addresses: the list and the proofs are native memory too.
+  using list = PinnedBuffer.alloc(2 * 8);
+  using proofs = PinnedBuffer.alloc(2 * proofBytes);
+  const fields = PROVE_ARGS_LAYOUT.fields;
+  const argsFor = (entries: bigint[], edit: (set: (field: keyof typeof fields, value: number | bigint) => void) => void = () => {}) => {
+    const view = new DataView(list.bytes.buffer, list.bytes.byteOffset, list.bytes.byteLength);
+    entries.forEach((address, i) => view.setBigUint64(i * 8, address, true));
+    const args = allocateStruct(PROVE_ARGS_LAYOUT);
+    const argsView = new DataView(args.buffer);
+    const set = (field: keyof typeof fields, value: number | bigint) => writeField(argsView, 0, fields[field], value);
+    set("input", ABI.INPUT_WITNESS_LIST);
+    set("witness_format", ABI.WITNESS_RAW);
+    set("flags", ABI.PROVE_NO_SELF_CHECK);
+    set("n_proofs", entries.length);
+    set("witness_stride", raw.length);
+    set("witness_list", list.unsafePointer);
+    set("proofs", proofs.unsafePointer);
+    set("proofs_cap", proofs.byteLength);
+    edit(set);
+    return args;
+  };
+  const call = (args: Uint8Array) => invoke(native, "cuzk_prove", [prover.unsafeHandle, args]);
+  assert.throws(() => call(argsFor([pinned.unsafePointer, 0n])), refused("INVALID_ARGUMENT", /witnesses\[1\] is NULL/));
+  call(argsFor([pinned.unsafePointer, pinned.unsafePointer]));
+  assert.ok(proofs.bytes.some((b) => b !== 0), "proofs written");
+  const both = [pinned.unsafePointer, pinned.unsafePointer];
+  assert.throws(() => call(argsFor(both, (set) => set("struct_size", PROVE_ARGS_LAYOUT.size - 8))), refused("INVALID_ARGUMENT", /struct_size/));
+  assert.throws(() => call(argsFor(both, (set) => set("input", 7))), refused("INVALID_ARGUMENT", /unknown input 7/));
+  assert.throws(() => call(argsFor(both, (set) => set("witnesses", pinned.unsafePointer))), refused("INVALID_ARGUMENT", /witnesses must be NULL/));
 });
 
 test("concurrent prove() calls on one prover queue up and all succeed", needs(...proverApi), async () => {

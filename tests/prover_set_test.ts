@@ -23,7 +23,7 @@ const circuit = { curve: "bn254" as const, profile: "porep" as const, constraint
 let made: DevKeyResult;
 let witnesses: NativeBuffer[] = [];
 let vkeyPath = "";
-const api = needs("cuzk_setup_insecure_dev_key", "cuzk_synth_witnesses", "cuzk_prove_list");
+const api = needs("cuzk_setup_insecure_dev_key", "cuzk_synth_witnesses", "cuzk_prove");
 
 before(async () => {
   if (api.skip) return;

@@ -110,7 +110,7 @@ test("prove refuses a bad witness with the code checkWitness gives, naming its i
   assert.equal(await prover.verify(publicSignals, proof), true);
 });
 
-test("checkWitnessShape makes the O(1) checks only; a value not below r is then refused by the proof call, naming the proof", needs(...api, "cuzk_prove_list"), async () => {
+test("checkWitnessShape makes the O(1) checks only; a value not below r is then refused by the proof call, naming the proof", needs(...api, "cuzk_prove"), async () => {
   using prover = await Prover.open({ zkey: bn.file("circuit.zkey"), backend: "cpu" });
   using key = await Key.open(bn.file("circuit.zkey"));
   const wtns = bn.bytes("witness.wtns");

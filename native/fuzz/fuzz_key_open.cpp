@@ -20,8 +20,7 @@ void prove_once(cuzk_key* key, const cuzk_key_info& info) {
   Bytes witness(size_t(info.n_vars) * CUZK_FR_BYTES, 0);
   for (size_t i = 0; i < info.n_vars; i++) witness[i * CUZK_FR_BYTES] = uint8_t(i + 1);  // w[0] = 1
   Bytes proof(info.proof_bytes);
-  st = cuzk_prove(prover, witness.data(), witness.size(), CUZK_WITNESS_RAW, 1, fixed_blinding(), fixed_blinding(), 0,
-                  proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
+  st = prove_one(prover, witness.data(), witness.size(), CUZK_WITNESS_RAW, proof, err, sizeof err);
   require_clean(st, err, sizeof err, "cuzk_prove");
   require_ok(cuzk_prover_destroy(prover, err, sizeof err), err, "cuzk_prover_destroy");
 }

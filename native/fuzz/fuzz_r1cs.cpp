@@ -73,8 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cuzk_prover* prover = nullptr;
     require_ok(cuzk_prover_create(cpu_context(), key, 0, &prover, nullptr, err, sizeof err), err, "cuzk_prover_create");
     Bytes proof(f.proof_bytes);
-    st = cuzk_prove(prover, f.wtns.data(), f.wtns.size(), CUZK_WITNESS_WTNS, 1, fixed_blinding(), fixed_blinding(), 0,
-                    proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
+    st = prove_one(prover, f.wtns.data(), f.wtns.size(), CUZK_WITNESS_WTNS, proof, err, sizeof err);
     require_clean(st, err, sizeof err, "cuzk_prove(attached .r1cs)");
     require_ok(cuzk_prover_destroy(prover, err, sizeof err), err, "cuzk_prover_destroy");
   }

@@ -64,8 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (size == 0) return 0;  // a zero stride is an argument error, not a .wtns
   Bytes proof(f.proof_bytes);
-  cuzk_status st = cuzk_prove(f.prover, data, size, CUZK_WITNESS_WTNS, 1, fixed_blinding(), fixed_blinding(), 0,
-                              proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
+  cuzk_status st = prove_one(f.prover, data, size, CUZK_WITNESS_WTNS, proof, err, sizeof err);
   require_clean(st, err, sizeof err, "cuzk_prove(.wtns)");
   if (checked != CUZK_OK && st != checked)
     die("cuzk_prove gave status " + std::to_string(st) + " where cuzk_key_check_witness gave " + std::to_string(checked));

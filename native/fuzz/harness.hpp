@@ -90,4 +90,21 @@ inline const uint8_t* fixed_blinding() {
   return rs;
 }
 
+// One proof of one witness (`len` bytes in `format`) with the fixed blinding, through cuzk_prove.
+inline cuzk_status prove_one(cuzk_prover* prover, const uint8_t* witness, size_t len, uint32_t format, Bytes& proof,
+                             char* err, size_t err_cap) {
+  cuzk_prove_args args{};
+  args.struct_size = sizeof args;
+  args.input = CUZK_INPUT_WITNESSES;
+  args.witness_format = format;
+  args.n_proofs = 1;
+  args.witness_stride = len;
+  args.witnesses = witness;
+  args.r = fixed_blinding();
+  args.s = fixed_blinding();
+  args.proofs = proof.data();
+  args.proofs_cap = proof.size();
+  return cuzk_prove(prover, &args, err, err_cap);
+}
+
 }  // namespace cuzk_fuzz

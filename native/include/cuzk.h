@@ -13,10 +13,12 @@
  *  - Fixed-layout structs written by the library start with `struct_size`, are made of naturally
  *    aligned 32/64-bit fields only, and have their offsets checked by static_assert in the library
  *    and by the TypeScript tests. The library writes `struct_size` (and every other field) itself:
- *    the caller passes memory of at least that size and need not initialise it.
+ *    the caller passes memory of at least that size and need not initialise it. Structs the
+ *    library reads (cuzk_prover_options, cuzk_prove_args) follow the same rules, with struct_size
+ *    set by the caller, and are passed by pointer.
  *
  * Threads (every function may be called from any thread):
- *  - Calls on one prover (cuzk_prove, cuzk_prove_abc) are serialised by the library: a second call
+ *  - Calls on one prover (cuzk_prove) are serialised by the library: a second call
  *    made while one runs waits for it (the prover owns one workspace).
  *  - Different provers, and different contexts, may run concurrently. They share the machine:
  *    CPU contexts created with cpu_threads = 0 share one thread pool, whose parallel sections run
@@ -41,7 +43,7 @@
  *
  * Sections, in order: the library (versions, status codes, curves, devices); contexts; keys
  * (open, facts, .r1cs, the witness check, verification key, close); provers (options, create,
- * memory plan, destroy); proving (timings, cuzk_prove, cuzk_prove_list, cuzk_prove_abc);
+ * memory plan, destroy); proving (timings, flags, cuzk_prove_args, cuzk_prove);
  * verification; kernels (MSM, NTT); host memory; synthetic circuits and the development setup;
  * progress and cancellation. Each flag is defined just before the function that takes it.
  */
@@ -65,6 +67,8 @@ extern "C" {
  *  2: cuzk_progress parameter, CUZK_ERR_CANCELLED.
  *  3: one witness check entry point with flags (cuzk_key_check_witness, CUZK_CHECK_SCAN);
  *     cuzk_prover_options grew h_copies and the CUZK_PROVER_* flags; CUZK_CONTEXT_G2_ON_CPU;
+ *     one proving entry point, cuzk_prove, taking a cuzk_prove_args struct (cuzk_prove_list and
+ *     cuzk_prove_abc are its inputs CUZK_INPUT_WITNESS_LIST and CUZK_INPUT_ABC);
  *     the header ordered by topic. */
 #define CUZK_ABI_VERSION 3
 
@@ -441,29 +445,73 @@ typedef struct cuzk_timings {
   cuzk_interval phases[CUZK_PHASE_SLOTS];
 } cuzk_timings;
 
-/* Flags of cuzk_prove / cuzk_prove_abc. By default every proof is verified (pairing check, timed as
- * CUZK_PHASE_SELF_CHECK) before it is returned: a proof that fails is never returned. The check
- * costs about one Groth16 verification per proof (a few ms; docs/benchmarks.md), which matters only
- * for the smallest circuits; callers that verify elsewhere may skip it with CUZK_PROVE_NO_SELF_CHECK.
- * Giving both CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK is CUZK_ERR_INVALID_ARGUMENT. */
+/* Flags of cuzk_prove (cuzk_prove_args.flags). By default every proof is verified (pairing check,
+ * timed as CUZK_PHASE_SELF_CHECK) before it is returned: a proof that fails is never returned. The
+ * check costs about one Groth16 verification per proof (a few ms; docs/benchmarks.md), which matters
+ * only for the smallest circuits; callers that verify elsewhere may skip it with
+ * CUZK_PROVE_NO_SELF_CHECK. Giving both CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK is
+ * CUZK_ERR_INVALID_ARGUMENT. */
 #define CUZK_PROVE_SELF_CHECK 0x1u       /* kept for compatibility: the self-check is now the default */
 #define CUZK_PROVE_SKIP_R1CS_CHECK 0x2u  /* do not check the witness against an attached .r1cs */
 #define CUZK_PROVE_NO_SELF_CHECK 0x4u    /* skip the pairing self-check (the caller verifies elsewhere) */
 
+/* What a cuzk_prove call proves from (cuzk_prove_args.input). */
+typedef enum cuzk_prove_input {
+  CUZK_INPUT_WITNESSES = 0,    /* witnesses: n_proofs records of witness_stride bytes, back to back */
+  CUZK_INPUT_WITNESS_LIST = 1, /* witness_list: one address per proof, witness_stride bytes each */
+  CUZK_INPUT_ABC = 2           /* a, b, c evaluations and the assignment (supraseal's shape) */
+} cuzk_prove_input;
+
+/* The arguments of one cuzk_prove call, filled by the caller, who sets struct_size (the library only
+ * reads it; a larger one, from a later header, is accepted and the fields below are read). A pointer
+ * field that the chosen `input` does not use must be NULL. Natural alignment, 8-byte pointers: no
+ * padding. */
+typedef struct cuzk_prove_args {
+  uint32_t struct_size;               /* set by the caller: sizeof(cuzk_prove_args) = 128 */
+  uint32_t input;                     /* cuzk_prove_input */
+  uint32_t witness_format;            /* cuzk_witness_format of every witness (not read for ABC) */
+  uint32_t flags;                     /* CUZK_PROVE_* */
+  uint64_t n_proofs;                  /* proofs of the batch */
+  uint64_t witness_stride;            /* bytes of each witness (not read for ABC) */
+  const uint8_t* witnesses;           /* CUZK_INPUT_WITNESSES */
+  const uint8_t* const* witness_list; /* CUZK_INPUT_WITNESS_LIST */
+  const uint8_t* a;                   /* CUZK_INPUT_ABC: a, b, c, assignment */
+  const uint8_t* b;
+  const uint8_t* c;
+  const uint8_t* assignment;
+  const uint8_t* r;                   /* blinding: both NULL (CSPRNG) or both n_proofs * 32 bytes */
+  const uint8_t* s;
+  uint8_t* proofs;                    /* n_proofs * proof_bytes, written */
+  uint64_t proofs_cap;                /* bytes at proofs */
+  cuzk_timings* timings;              /* NULL, or n_proofs records, written */
+  cuzk_progress* progress;            /* NULL or a cuzk_progress */
+} cuzk_prove_args;
+
 /*
- * Proves n_proofs witnesses against the prover's key (a batch).
- *  witnesses: n_proofs records of witness_stride bytes each, in `witness_format`
- *    (RAW: stride = n_vars * 32; WTNS: each record is a whole .wtns file of that size).
+ * Proves a batch of n_proofs proofs against the prover's key, from what args->input names:
+ *  CUZK_INPUT_WITNESSES: witnesses holds n_proofs records of witness_stride bytes each, in
+ *    witness_format (RAW: stride = n_vars * 32; WTNS: each record is a whole .wtns file of that size).
+ *  CUZK_INPUT_WITNESS_LIST: for witnesses that lie apart, e.g. one pooled pinned buffer per witness
+ *    as its producer filled it: witness_list[p] points at witness p's witness_stride bytes, so the
+ *    caller need not gather a batch into one block first (at 2^24 that copy cost ~300 ms of a batch
+ *    of 4). Otherwise as CUZK_INPUT_WITNESSES.
+ *  CUZK_INPUT_ABC: the shape of supraseal's generate_groth16_proofs_c, for callers that synthesise
+ *    circuits themselves and already hold the evaluations. a, b, c: n_proofs * domain_size Fr values
+ *    each (standard LE): the rows of A.w, B.w, C.w for the key's QAP: the n_constraints rows, then
+ *    the n_public + 1 input rows (a = w[i], b = c = 0), then zeros up to domain_size. assignment:
+ *    n_proofs * n_vars Fr values (w[0] = 1). The a, b, c values are taken as given: evaluations that
+ *    do not match the assignment give a proof that fails the self-check (CUZK_ERR_SELF_CHECK, unless
+ *    skipped). witness_format and witness_stride are not read.
  *  r, s: NULL for fresh randomness from the OS CSPRNG (production); or n_proofs * 32 bytes each
  *    (Fr, standard LE) for deterministic proofs (tests). Both or neither.
  *  proofs: n_proofs * proof_bytes, output encoding: A (G1) | B (G2) | C (G1).
  *  timings: NULL, or n_proofs cuzk_timings records.
- *  n_proofs: bounded by proofs_cap (n_proofs * proof_bytes must fit), and n_proofs * witness_stride
- *    must not overflow size_t.
+ *  n_proofs: bounded by proofs_cap (n_proofs * proof_bytes must fit), and the n_proofs inputs
+ *    (witness_stride bytes, or domain_size/n_vars values, each) must not overflow size_t.
  *  progress: NULL or a cuzk_progress: stage CUZK_STAGE_PROVE, total n_proofs, done counts the proofs
  *    whose sums are computed; cancel is checked before each proof of the batch (CUZK_ERR_CANCELLED,
  *    the proofs buffer zeroed).
- * The witnesses of a batch are checked one ahead of the proving: proof i+1's check runs while proof
+ * The inputs of a batch are checked one ahead of the proving: proof i+1's check runs while proof
  * i is computed; the first failing proof (in batch order) fails the call. Once the arguments are
  * accepted, any failure (a witness, a cancel, the device) zeroes the proofs buffer: no proof of a
  * failed call is ever returned.
@@ -471,9 +519,13 @@ typedef struct cuzk_timings {
  * to isolate failures. Each witness is checked as by cuzk_key_check_witness with CUZK_CHECK_SCAN,
  * then (with an attached .r1cs and without CUZK_PROVE_SKIP_R1CS_CHECK) against every constraint.
  * Returns: CUZK_OK (proofs written);
- *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, unknown or contradicting flags, n_proofs 0, proofs NULL,
- *                              witnesses NULL, only one of r and s, n_proofs * witness_stride
- *                              overflows, unknown witness_format, a witness value, r or s not < r;
+ *   CUZK_ERR_INVALID_ARGUMENT  prover or args NULL, args->struct_size < sizeof(cuzk_prove_args),
+ *                              unknown input, a pointer field the input does not use not NULL,
+ *                              unknown or contradicting flags, n_proofs 0, proofs NULL, the input's
+ *                              pointers NULL (witnesses, witness_list, witness_list[p] (the message
+ *                              names p), or any of a, b, c, assignment), only one of r and s, the
+ *                              n_proofs inputs overflow size_t, unknown witness_format, a witness
+ *                              value, an evaluation, an assignment value, r or s not < r;
  *   CUZK_ERR_FORMAT            a malformed .wtns record;
  *   CUZK_ERR_CURVE_MISMATCH    a .wtns over another field than the key's;
  *   CUZK_ERR_WITNESS_LENGTH    a witness's value count (RAW: witness_stride) differs from n_vars;
@@ -489,44 +541,7 @@ typedef struct cuzk_timings {
  *   CUZK_ERR_CANCELLED         progress->cancel was set: no proof is returned (the buffer is zeroed);
  *   CUZK_ERR_INTERNAL          the OS CSPRNG failed, or a bug (please report the message).
  */
-CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
-                                uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                cuzk_progress* progress, char* err, size_t err_cap);
-
-/*
- * cuzk_prove for witnesses that lie apart, e.g. one pooled pinned buffer per witness as its producer
- * filled it: witnesses[p] points at witness p's witness_stride bytes, so the caller need not gather
- * a batch into one block first (at 2^24 that copy cost ~300 ms of a batch of 4). Other arguments,
- * the checks and the results as for cuzk_prove.
- * Returns: as cuzk_prove; CUZK_ERR_INVALID_ARGUMENT also for witnesses[p] NULL (the message names p).
- */
-CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
-                                     uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                     cuzk_progress* progress, char* err, size_t err_cap);
-
-/*
- * Second entry point, the shape of supraseal's generate_groth16_proofs_c: for callers that
- * synthesise circuits themselves and already hold the evaluations.
- *  a, b, c: n_proofs * domain_size Fr values each (standard LE): the rows of A.w, B.w, C.w for the
- *    key's QAP: the n_constraints rows, then the n_public + 1 input rows (a = w[i], b = c = 0),
- *    then zeros up to domain_size.
- *  assignment: n_proofs * n_vars Fr values (w[0] = 1).
- * Other arguments as for cuzk_prove. The a, b, c values are taken as given: evaluations that do not
- * match the assignment give a proof that fails the self-check (CUZK_ERR_SELF_CHECK, unless skipped).
- * Returns: CUZK_OK (proofs written);
- *   CUZK_ERR_INVALID_ARGUMENT  prover NULL, a, b, c or assignment NULL, unknown or contradicting flags,
- *                              n_proofs 0, proofs NULL, only one of r and s, n_proofs inputs overflow
- *                              size_t, an evaluation, assignment value, r or s not < r;
- *   CUZK_ERR_UNSATISFIED       w[0] != 1, or a constraint of the attached .r1cs fails;
- *   CUZK_ERR_SHORT_BUFFER, CUZK_ERR_SELF_CHECK, CUZK_ERR_NO_DEVICE, CUZK_ERR_DEVICE,
- *   CUZK_ERR_OUT_OF_MEMORY, CUZK_ERR_CANCELLED, CUZK_ERR_INTERNAL  as for cuzk_prove.
- */
-CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
-                                    const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                    uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                    cuzk_progress* progress, char* err, size_t err_cap);
+CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const cuzk_prove_args* args, char* err, size_t err_cap);
 
 /* ---------------------------------------------------------------------------------------------
  * Verification (native pairing check).
@@ -721,7 +736,7 @@ CUZK_API cuzk_status cuzk_setup_insecure_dev_key(const char* r1cs_path, uint32_t
 typedef enum cuzk_stage {
   CUZK_STAGE_IDLE = 0,
   CUZK_STAGE_KEY_UPLOAD = 1, /* cuzk_prover_create: key rows/points to the engine (units: bytes) */
-  CUZK_STAGE_PROVE = 2,      /* cuzk_prove / cuzk_prove_abc (units: proofs of the batch) */
+  CUZK_STAGE_PROVE = 2,      /* cuzk_prove (units: proofs of the batch) */
   CUZK_STAGE_SETUP = 3       /* cuzk_setup_insecure_dev (units: key points made) */
 } cuzk_stage;
 

@@ -17,6 +17,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "util/thread_pool.hpp"
 
 namespace {
@@ -119,22 +120,22 @@ void batch_sizes() {
   const Bytes wtns = read_file("tests/fixtures/bn254/mulchain_10/witness.wtns");
   uint8_t proofs[3 * CUZK_PROOF_BYTES_BN254];
   // Three records of SIZE_MAX / 2 bytes: their total does not fit in size_t. Refused before any read.
-  CHECK(cuzk_prove(prover, wtns.data(), SIZE_MAX / 2, CUZK_WITNESS_WTNS, 3, nullptr, nullptr, 0, proofs, sizeof proofs,
+  CHECK(prove_call(prover, wtns.data(), SIZE_MAX / 2, CUZK_WITNESS_WTNS, 3, nullptr, nullptr, 0, proofs, sizeof proofs,
                    nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(err, "exceed the address space") != nullptr);
   // A batch larger than its proofs buffer.
-  CHECK(cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, SIZE_MAX, nullptr, nullptr, 0, proofs,
+  CHECK(prove_call(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, SIZE_MAX, nullptr, nullptr, 0, proofs,
                    sizeof proofs, nullptr, nullptr, err, sizeof err) == CUZK_ERR_SHORT_BUFFER);
   // a, b, c of domain_size values per proof: a batch whose proofs fit a (claimed) buffer but whose inputs overflow.
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, err, sizeof err);
   const size_t record = (size_t)info.domain_size * 32, n = SIZE_MAX / record + 1;
   CHECK(n <= SIZE_MAX / CUZK_PROOF_BYTES_BN254);  // so that the proofs buffer is not what refuses it
-  CHECK(cuzk_prove_abc(prover, wtns.data(), wtns.data(), wtns.data(), wtns.data(), n, nullptr, nullptr, 0, proofs,
+  CHECK(prove_call_abc(prover, wtns.data(), wtns.data(), wtns.data(), wtns.data(), n, nullptr, nullptr, 0, proofs,
                        SIZE_MAX, nullptr, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(err, "exceed the address space") != nullptr);
   // Sanity: one proof of the same witness works.
-  CHECK(cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proofs, sizeof proofs,
+  CHECK(prove_call(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proofs, sizeof proofs,
                    nullptr, nullptr, err, sizeof err) == CUZK_OK);
 
   // Kernels: MSM sizes and NTT lengths.

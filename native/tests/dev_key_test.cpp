@@ -17,6 +17,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
 #include "prover/r1cs_check.hpp"
@@ -166,7 +167,7 @@ cuzk_memory_plan prove_all(cuzk_context* ctx, cuzk_key* key, const Prepared& p, 
   int verified = 0;
   for (const Bytes& w : p.witnesses) {
     Bytes proof(info.proof_bytes);
-    st = cuzk_prove(prover, w.data(), w.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), proof.size(),
+    st = prove_call(prover, w.data(), w.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), proof.size(),
                     nullptr, nullptr, err, sizeof err);
     CHECK(st == CUZK_OK);
     if (st != CUZK_OK) { std::fprintf(stderr, "  %s: %s\n", label, err); continue; }
@@ -360,7 +361,7 @@ void upload_progress_and_cancel(const std::string& dir) {
     cuzk_key_info info{};
     cuzk_key_get_info(key, &info, nullptr, 0);
     Bytes proof(info.proof_bytes);
-    CHECK(cuzk_prove(prover, p.witnesses[1].data(), p.witnesses[1].size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0,
+    CHECK(prove_call(prover, p.witnesses[1].data(), p.witnesses[1].size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0,
                      proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK);
     CHECK(cuzk_prover_destroy(prover, err, sizeof err) == CUZK_OK);
   }

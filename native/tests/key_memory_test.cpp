@@ -367,10 +367,10 @@ void file_changed_after_open(const std::string& dir) {
   fs::resize_file(zkey, original.size() / 2);  // truncated in place
   uint8_t r[32] = {7}, s[32] = {11};
   Bytes proof(first.proof.size());
-  CHECK(cuzk_prove(resident, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, 0, proof.data(), proof.size(),
+  CHECK(prove_call(resident, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, 0, proof.data(), proof.size(),
                    nullptr, nullptr, err, sizeof err) == CUZK_OK);
   CHECK(proof == first.proof);
-  cuzk_status st = cuzk_prove(streaming, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, 0, proof.data(),
+  cuzk_status st = prove_call(streaming, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, 0, proof.data(),
                               proof.size(), nullptr, nullptr, err, sizeof err);
   CHECK(st == CUZK_ERR_IO && std::strstr(err, "changed since the key was opened") != nullptr);
   std::printf("truncated after open, streaming prover: %s\n", err);

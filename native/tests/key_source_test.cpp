@@ -15,6 +15,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "formats/wtns.hpp"
 
 namespace fs = std::filesystem;
@@ -53,7 +54,7 @@ bool proves(cuzk_key* key, const Bytes& vk, const std::string& dir) {
             cuzk_prover_create(ctx, key, 0, &prover, nullptr, err, sizeof err) == CUZK_OK;
   const Bytes wtns = read_file(dir + "/witness.wtns");
   Bytes proof(info.proof_bytes);
-  ok = ok && cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
+  ok = ok && prove_call(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
                         proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK;
   if (!ok) std::fprintf(stderr, "  prove: %s\n", err);
   cuzk::formats::Wtns w;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuzk.h"
+#include "prove_call.hpp"
 
 namespace cuzk_test {
 
@@ -46,7 +47,7 @@ PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget,
   cuzk_prover_memory_plan(prover, &a.plan, a.err, sizeof a.err);
   uint8_t r[32] = {7}, s[32] = {11};
   a.proof.assign(info.proof_bytes, 0);
-  a.prove = cuzk_prove(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, flags, a.proof.data(),
+  a.prove = prove_call(prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r, s, flags, a.proof.data(),
                        a.proof.size(), &a.timings, nullptr, a.err, sizeof a.err);
   cuzk_prover_destroy(prover, nullptr, 0);
   return a;
@@ -136,7 +137,7 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
     if (st == CUZK_OK) {
       if (plan) cuzk_prover_memory_plan(prover, plan, nullptr, 0);
-      st = cuzk_prove(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0, proofs.data(),
+      st = prove_call(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0, proofs.data(),
                       proofs.size(), timings, nullptr, err, sizeof err);
       cuzk_prover_destroy(prover, nullptr, 0);
     }
@@ -208,14 +209,14 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     cuzk_status made = cuzk_prover_create_with(ctx, lazy, &opt, &prover, nullptr, err, sizeof err);
     std::vector<uint8_t> bad = witnesses, proofs(kBatch * info.proof_bytes, 0xAA);
     std::memset(bad.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
-    cuzk_status refused = made == CUZK_OK ? cuzk_prove(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
+    cuzk_status refused = made == CUZK_OK ? prove_call(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
                                                        proofs.data(), proofs.size(), nullptr, nullptr, err, sizeof err)
                                           : made;
     const bool named = refused == CUZK_ERR_INVALID_ARGUMENT && std::strstr(err, "proof 3") != nullptr;
     bool zeroed = true;
     for (uint8_t b : proofs) zeroed &= b == 0;
     std::vector<uint8_t> again(kBatch * info.proof_bytes, 0);
-    const cuzk_status after = made == CUZK_OK ? cuzk_prove(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch,
+    const cuzk_status after = made == CUZK_OK ? prove_call(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch,
                                                            r, s, 0, again.data(), again.size(), nullptr, nullptr,
                                                            nullptr, 0)
                                               : made;

@@ -17,6 +17,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "formats/wtns.hpp"
 
 namespace {
@@ -141,7 +142,7 @@ void test_batch_progress_and_overlap(Circuit& c) {
   std::vector<uint8_t> w = c.batch(n), proofs(n * c.info.proof_bytes, 0xee);
   std::vector<cuzk_timings> t(n);
   cuzk_progress prog = fresh_progress();
-  cuzk_status st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
+  cuzk_status st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                               proofs.data(), proofs.size(), t.data(), &prog, c.err, sizeof c.err);
   CHECK(st == CUZK_OK);
   if (st != CUZK_OK) std::fprintf(stderr, "  prove: %s\n", c.err);
@@ -157,12 +158,12 @@ void test_batch_progress_and_overlap(Circuit& c) {
   std::printf("  batch of %zu: PARSE[1] starts at %.2f ms, MSM_H[0] ends at %.2f ms\n", n,
               t[1].phases[CUZK_PHASE_PARSE].start_ns / 1e6, t[0].phases[CUZK_PHASE_MSM_H].end_ns / 1e6);
 
-  // cuzk_prove_abc counts its proofs the same way.
+  // CUZK_INPUT_ABC counts its proofs the same way.
   const size_t d = c.info.domain_size;
   std::vector<uint8_t> zeros(2 * d * 32, 0), abc_proofs(2 * c.info.proof_bytes);
   std::vector<uint8_t> assignment = c.batch(2);
   prog = fresh_progress();
-  st = cuzk_prove_abc(c.prover, zeros.data(), zeros.data(), zeros.data(), assignment.data(), 2, nullptr, nullptr,
+  st = prove_call_abc(c.prover, zeros.data(), zeros.data(), zeros.data(), assignment.data(), 2, nullptr, nullptr,
                       CUZK_PROVE_NO_SELF_CHECK, abc_proofs.data(), abc_proofs.size(), nullptr, &prog, c.err,
                       sizeof c.err);
   CHECK(st == CUZK_OK && prog.stage == CUZK_STAGE_PROVE && prog.total == 2 && prog.done == 2);
@@ -176,7 +177,7 @@ void test_cancel_batch(Circuit& c) {
   // From another thread, once the first proof is done.
   cuzk_progress prog = fresh_progress();
   CancelAfterFirstUnit watcher(prog);
-  cuzk_status st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
+  cuzk_status st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                               proofs.data(), proofs.size(), nullptr, &prog, c.err, sizeof c.err);
   watcher.join();
   CHECK(st == CUZK_ERR_CANCELLED);
@@ -191,7 +192,7 @@ void test_cancel_batch(Circuit& c) {
   prog = fresh_progress();
   prog.cancel = 1;
   std::fill(proofs.begin(), proofs.end(), 0xee);
-  st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, 4, nullptr, nullptr, 0, proofs.data(),
+  st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, 4, nullptr, nullptr, 0, proofs.data(),
                   proofs.size(), nullptr, &prog, c.err, sizeof c.err);
   CHECK(st == CUZK_ERR_CANCELLED && prog.done == 0 && prog.total == 4);
   CHECK(std::strcmp(cuzk_status_name(st), "CANCELLED") == 0);
@@ -199,7 +200,7 @@ void test_cancel_batch(Circuit& c) {
 
   // The same prover works afterwards.
   std::vector<uint8_t> two(2 * c.info.proof_bytes);
-  st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, 2, nullptr, nullptr, 0, two.data(), two.size(),
+  st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, 2, nullptr, nullptr, 0, two.data(), two.size(),
                   nullptr, nullptr, c.err, sizeof c.err);
   CHECK(st == CUZK_OK);
   CHECK(c.verify(two.data()) && c.verify(two.data() + c.info.proof_bytes));
@@ -213,7 +214,7 @@ void test_bad_witness_in_batch(Circuit& c) {
     std::vector<uint8_t> w = c.batch(n);
     w[k * c.raw.size()] = 2;
     cuzk_progress prog = fresh_progress();
-    cuzk_status st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
+    cuzk_status st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                                 proofs.data(), proofs.size(), nullptr, &prog, c.err, sizeof c.err);
     CHECK(st == CUZK_ERR_UNSATISFIED);
     CHECK(std::strcmp(c.err, "proof 2: witness w[0] must be 1 (the constant wire)") == 0);
@@ -224,7 +225,7 @@ void test_bad_witness_in_batch(Circuit& c) {
     std::vector<uint8_t> w = c.batch(n);
     std::memset(&w[k * c.raw.size() + 7 * 32], 0xff, 32);
     std::fill(proofs.begin(), proofs.end(), 0xee);
-    cuzk_status st = cuzk_prove(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
+    cuzk_status st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                                 proofs.data(), proofs.size(), nullptr, nullptr, c.err, sizeof c.err);
     CHECK(st == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(std::strcmp(c.err, "proof 2: witness value 7 is not < r") == 0);
@@ -234,7 +235,7 @@ void test_bad_witness_in_batch(Circuit& c) {
     std::vector<uint8_t> w;
     for (size_t i = 0; i < n; i++) w.insert(w.end(), c.witness.begin(), c.witness.end());
     w[k * c.witness.size()] = 'x';
-    cuzk_status st = cuzk_prove(c.prover, w.data(), c.witness.size(), CUZK_WITNESS_WTNS, n, nullptr, nullptr, 0,
+    cuzk_status st = prove_call(c.prover, w.data(), c.witness.size(), CUZK_WITNESS_WTNS, n, nullptr, nullptr, 0,
                                 proofs.data(), proofs.size(), nullptr, nullptr, c.err, sizeof c.err);
     CHECK(st == CUZK_ERR_FORMAT);
     CHECK(std::strncmp(c.err, "proof 2: .wtns", 14) == 0);
@@ -248,11 +249,11 @@ void test_progress_arguments(Circuit& c) {
   const uint32_t size = sizeof(cuzk_progress);
   std::memcpy(storage + 4, &size, sizeof size);  // no member access: the pointer is misaligned on purpose
   cuzk_progress* misaligned = reinterpret_cast<cuzk_progress*>(storage + 4);
-  CHECK(cuzk_prove(c.prover, c.raw.data(), c.raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(),
+  CHECK(prove_call(c.prover, c.raw.data(), c.raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(),
                    proof.size(), nullptr, misaligned, c.err, sizeof c.err) == CUZK_ERR_INVALID_ARGUMENT);
   cuzk_progress small = fresh_progress();
   small.struct_size = 16;
-  CHECK(cuzk_prove(c.prover, c.raw.data(), c.raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(),
+  CHECK(prove_call(c.prover, c.raw.data(), c.raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(),
                    proof.size(), nullptr, &small, c.err, sizeof c.err) == CUZK_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(c.err, "struct_size") != nullptr);
   cuzk_prover* p = nullptr;

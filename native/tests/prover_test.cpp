@@ -13,6 +13,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/wtns.hpp"
@@ -43,7 +44,7 @@ std::vector<uint8_t> scalars(size_t n, uint64_t seed) {
   return v;
 }
 
-// a, b, c rows for cuzk_prove_abc, computed here from the .r1cs (independently of the key's
+// a, b, c rows for CUZK_INPUT_ABC, computed here from the .r1cs (independently of the key's
 // coefficient section): the constraint rows, then snarkjs's input rows a = w[i].
 template <class C>
 void abc_from_r1cs(const std::string& r1cs_path, const uint8_t* w, size_t domain, std::vector<uint8_t>& a,
@@ -87,7 +88,7 @@ void prove_fixture(const Fixture& f) {
   // .wtns path, deterministic, self-checked
   std::vector<uint8_t> proof(pb);
   cuzk_timings t{};
-  cuzk_status st = cuzk_prove(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r.data(), sv.data(),
+  cuzk_status st = prove_call(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, r.data(), sv.data(),
                               CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK);
   if (st != CUZK_OK) std::fprintf(stderr, "  %s: %s\n", f.dir.c_str(), s.err);
@@ -109,7 +110,7 @@ void prove_fixture(const Fixture& f) {
   cuzk::formats::parse_wtns(wtns.data(), wtns.size(), w, e);
   std::vector<uint8_t> raw(w.values, w.values + (size_t)w.n_witness * 32);
   std::vector<uint8_t> proof_raw(pb);
-  st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), sv.data(), 0, proof_raw.data(),
+  st = prove_call(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), sv.data(), 0, proof_raw.data(),
                   proof_raw.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK && proof_raw == proof);
 
@@ -118,7 +119,7 @@ void prove_fixture(const Fixture& f) {
   if (s.info.curve == CUZK_CURVE_BN254) abc_from_r1cs<cuzk::curve::Bn254>(f.r1cs(), raw.data(), s.info.domain_size, a, b, c, s.info.n_public);
   else abc_from_r1cs<cuzk::curve::Bls12381>(f.r1cs(), raw.data(), s.info.domain_size, a, b, c, s.info.n_public);
   std::vector<uint8_t> proof_abc(pb);
-  st = cuzk_prove_abc(s.prover, a.data(), b.data(), c.data(), raw.data(), 1, r.data(), sv.data(), 0, proof_abc.data(),
+  st = prove_call_abc(s.prover, a.data(), b.data(), c.data(), raw.data(), 1, r.data(), sv.data(), 0, proof_abc.data(),
                       proof_abc.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK && proof_abc == proof);
 
@@ -127,35 +128,98 @@ void prove_fixture(const Fixture& f) {
   for (int i = 0; i < 3; i++) std::memcpy(&batch[i * raw.size()], raw.data(), raw.size());
   std::vector<uint8_t> proofs(pb * 3);
   std::vector<cuzk_timings> ts(3);
-  st = cuzk_prove(s.prover, batch.data(), raw.size(), CUZK_WITNESS_RAW, 3, nullptr, nullptr, 0, proofs.data(),
+  st = prove_call(s.prover, batch.data(), raw.size(), CUZK_WITNESS_RAW, 3, nullptr, nullptr, 0, proofs.data(),
                   proofs.size(), ts.data(), nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_OK);
   for (int i = 0; i < 3; i++) CHECK(s.verify(&proofs[i * pb], pub.data()));
   CHECK(std::memcmp(&proofs[0], &proofs[pb], pb) != 0);
   CHECK(ts[2].proof_index == 2);
 
+  // witnesses that lie apart (CUZK_INPUT_WITNESS_LIST): the same r, s give the same bytes as one block
+  std::vector<uint8_t> second = raw;
+  const uint8_t* list[2] = {raw.data(), second.data()};
+  auto r2 = scalars(2, 1), s2 = scalars(2, 2);
+  std::vector<uint8_t> from_list(pb * 2), from_block(pb * 2);
+  st = prove_call_list(s.prover, list, raw.size(), CUZK_WITNESS_RAW, 2, r2.data(), s2.data(), 0, from_list.data(),
+                       from_list.size(), nullptr, nullptr, s.err, sizeof s.err);
+  CHECK(st == CUZK_OK);
+  st = prove_call(s.prover, batch.data(), raw.size(), CUZK_WITNESS_RAW, 2, r2.data(), s2.data(), 0, from_block.data(),
+                  from_block.size(), nullptr, nullptr, s.err, sizeof s.err);
+  CHECK(st == CUZK_OK && from_list == from_block);
+  list[1] = nullptr;
+  st = prove_call_list(s.prover, list, raw.size(), CUZK_WITNESS_RAW, 2, nullptr, nullptr, 0, from_list.data(),
+                       from_list.size(), nullptr, nullptr, s.err, sizeof s.err);
+  CHECK(st == CUZK_ERR_INVALID_ARGUMENT && std::strcmp(s.err, "witnesses[1] is NULL") == 0);
+
+  // the argument struct: NULL, too short, an unknown input, a pointer the input does not read
+  cuzk_prove_args args = prove_args();
+  args.input = CUZK_INPUT_WITNESSES;
+  args.witnesses = raw.data();
+  args.witness_stride = raw.size();
+  args.witness_format = CUZK_WITNESS_RAW;
+  args.n_proofs = 1;
+  args.proofs = proof.data();
+  args.proofs_cap = pb;
+  CHECK(cuzk_prove(s.prover, &args, s.err, sizeof s.err) == CUZK_OK);
+  CHECK(cuzk_prove(s.prover, nullptr, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "args is NULL") == 0);
+  CHECK(cuzk_prove(nullptr, &args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  cuzk_prove_args bad_args = args;
+  bad_args.struct_size = sizeof(cuzk_prove_args) - 8;
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strstr(s.err, "struct_size") != nullptr);
+  bad_args = args;
+  bad_args.struct_size = sizeof(cuzk_prove_args) + 8;  // a later, longer struct: the fields it knows are read
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_OK);
+  bad_args = args;
+  bad_args.input = 3;
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "unknown input 3") == 0);
+  bad_args = args;
+  bad_args.a = a.data();
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "args->a must be NULL with CUZK_INPUT_WITNESSES") == 0);
+  bad_args = args;
+  bad_args.input = CUZK_INPUT_WITNESS_LIST;  // witnesses set: the list input reads witness_list only
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "args->witnesses must be NULL with CUZK_INPUT_WITNESS_LIST") == 0);
+  bad_args = args;
+  bad_args.input = CUZK_INPUT_ABC;
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "args->witnesses must be NULL with CUZK_INPUT_ABC") == 0);
+  bad_args.witnesses = nullptr;
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "a is NULL") == 0);
+  bad_args.a = a.data();
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "a, b, c and assignment are all required") == 0);
+  bad_args = args;
+  bad_args.witnesses = nullptr;
+  CHECK(cuzk_prove(s.prover, &bad_args, s.err, sizeof s.err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(std::strcmp(s.err, "witnesses is NULL") == 0);
+
   // errors: short proof buffer, r without s, witness length, w[0], unsatisfied constraint
-  st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb - 1,
+  st = prove_call(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb - 1,
                   nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_SHORT_BUFFER);
-  st = cuzk_prove(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), nullptr, 0, proof.data(), pb,
+  st = prove_call(s.prover, raw.data(), raw.size(), CUZK_WITNESS_RAW, 1, r.data(), nullptr, 0, proof.data(), pb,
                   nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_INVALID_ARGUMENT);
-  st = cuzk_prove(s.prover, raw.data(), raw.size() - 32, CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
+  st = prove_call(s.prover, raw.data(), raw.size() - 32, CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
                   nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_WITNESS_LENGTH);
   std::vector<uint8_t> w0 = raw;
   w0[0] = 2;
-  st = cuzk_prove(s.prover, w0.data(), w0.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb, nullptr,
+  st = prove_call(s.prover, w0.data(), w0.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb, nullptr,
                   nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_UNSATISFIED);
   std::vector<uint8_t> unsat = raw;
   unsat[unsat.size() - 32] ^= 1;  // last signal: an internal wire every circuit here constrains
-  st = cuzk_prove(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
+  st = prove_call(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr, 0, proof.data(), pb,
                   nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_UNSATISFIED && std::strstr(s.err, "constraint") != nullptr);
   // without the .r1cs, the self-check catches the same witness instead of returning a bad proof
-  st = cuzk_prove(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr,
+  st = prove_call(s.prover, unsat.data(), unsat.size(), CUZK_WITNESS_RAW, 1, nullptr, nullptr,
                   CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK, proof.data(), pb, nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_SELF_CHECK);
   // busy: key and context refuse to go while the prover lives
@@ -169,7 +233,7 @@ void cross_curve(const Fixture& bn, const Fixture& bls) {
   if (!s.open(bn.zkey(), bn.r1cs())) { CHECK(false); return; }
   std::vector<uint8_t> wtns = read_file(bls.wtns());
   std::vector<uint8_t> proof(s.info.proof_bytes);
-  cuzk_status st = cuzk_prove(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
+  cuzk_status st = prove_call(s.prover, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
                               proof.data(), proof.size(), nullptr, nullptr, s.err, sizeof s.err);
   CHECK(st == CUZK_ERR_CURVE_MISMATCH);
   cuzk_key* k = nullptr;
@@ -205,7 +269,7 @@ void mutants(const Fixture& f, int count, uint64_t seed) {
       continue;
     }
     std::vector<uint8_t> proof(s.info.proof_bytes);
-    cuzk_status st = cuzk_prove(s.prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
+    cuzk_status st = prove_call(s.prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
                                 CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, nullptr, s.err, sizeof s.err);
     if (st != CUZK_OK) {
       if (verbose) std::printf("    mutant %d (file %d, kind %d): %s\n", i, i % 3, kind, s.err);

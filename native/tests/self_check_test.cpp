@@ -12,6 +12,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 
@@ -53,7 +54,7 @@ struct Prover {
     s[0] = 9;
     proof.assign(info.proof_bytes, 0xAB);
     char err[1024] = {0};
-    cuzk_status st = cuzk_prove(prover, w.data(), w.size(), CUZK_WITNESS_RAW, 1, r.data(), s.data(), flags,
+    cuzk_status st = prove_call(prover, w.data(), w.size(), CUZK_WITNESS_RAW, 1, r.data(), s.data(), flags,
                                 proof.data(), proof.size(), t, nullptr, err, sizeof err);
     msg = err;
     return st;

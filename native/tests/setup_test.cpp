@@ -17,6 +17,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/wtns.hpp"
@@ -156,7 +157,7 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
 
   for (int i = 0; i < 2; i++) {  // fresh r, s each time
     std::vector<uint8_t> proof(ki.proof_bytes);
-    st = cuzk_prove(prover, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
+    st = prove_call(prover, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0,
                     proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
     CHECK(st == CUZK_OK);
     if (st != CUZK_OK) { std::fprintf(stderr, "  prove: %s\n", err); break; }
@@ -185,7 +186,7 @@ void setup_and_prove(uint32_t curve, uint32_t profile, uint32_t n, uint32_t n_pu
   if (cuzk_key_open(zkey2.c_str(), 0, &key2, err, sizeof err) == CUZK_OK &&
       cuzk_prover_create(ctx, key2, 0, &prover2, nullptr, err, sizeof err) == CUZK_OK) {
     std::vector<uint8_t> proof(ki.proof_bytes);
-    CHECK(cuzk_prove(prover2, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
+    CHECK(prove_call(prover2, wtns_bytes.data(), wtns_bytes.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr,
                      CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK);
     int32_t valid = -1;
     CHECK(cuzk_verify(curve, vk.data(), vk_len, proof.data(), proof.size(), pub.data(), n_public, &valid, err,

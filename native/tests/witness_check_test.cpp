@@ -12,6 +12,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "prove_call.hpp"
 #include "formats/wtns.hpp"
 
 namespace {
@@ -148,7 +149,7 @@ void check_case(Keyed& k, const Case& c) {
   // cuzk_prove runs the same check: same status, the message prefixed with the proof index.
   Bytes proof(k.info.proof_bytes, 0xAB);
   char perr[512] = {0};
-  cuzk_status pst = cuzk_prove(k.prover, c.witness.data(), c.witness.size(), c.format, 1, nullptr, nullptr, 0,
+  cuzk_status pst = prove_call(k.prover, c.witness.data(), c.witness.size(), c.format, 1, nullptr, nullptr, 0,
                                proof.data(), proof.size(), nullptr, nullptr, perr, sizeof perr);
   CHECK(pst == c.want);
   if (c.want != CUZK_OK) {

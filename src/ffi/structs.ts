@@ -1,14 +1,16 @@
 /**
  * @module
- * The fixed layouts of the structs cuzk.h writes into caller memory, as offset tables, and their
- * decoding through DataView. Every struct starts with `struct_size`; the sizes and offsets here
- * are checked against the header by tests/structs_test.ts and against the library at run time.
+ * The fixed layouts of the structs of cuzk.h (those it writes into caller memory and those the caller
+ * fills for it), as offset tables, and their decoding through DataView. Every struct starts with
+ * `struct_size`; the sizes and offsets here are checked against the header by tests/structs_test.ts
+ * and against the library at run time.
  */
 
 /** A field of a fixed-layout struct. */
 export interface FieldLayout {
   readonly offset: number;
-  readonly type: "u32" | "i32" | "u64" | "char" | "interval";
+  /** `pointer`: a native address, 8 bytes (the bindings run on 64-bit hosts only). */
+  readonly type: "u32" | "i32" | "u64" | "pointer" | "char" | "interval";
   /** Array length (char[N], cuzk_interval[N], uint32_t[N], uint64_t[N]); absent for scalars. */
   readonly count?: number;
 }
@@ -182,6 +184,36 @@ export const WITNESS_CHECK_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
+/**
+ * `cuzk_prove_args`, 128 bytes: the caller fills it (cuzk_prove). Its pointers are native addresses,
+ * so every buffer it names must be native memory (a JS array's address is not stable across the
+ * runtimes' FFIs); a pointer the input does not use stays 0.
+ */
+export const PROVE_ARGS_LAYOUT = {
+  name: "cuzk_prove_args",
+  size: 128,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    input: { offset: 4, type: "u32" },
+    witness_format: { offset: 8, type: "u32" },
+    flags: { offset: 12, type: "u32" },
+    n_proofs: { offset: 16, type: "u64" },
+    witness_stride: { offset: 24, type: "u64" },
+    witnesses: { offset: 32, type: "pointer" },
+    witness_list: { offset: 40, type: "pointer" },
+    a: { offset: 48, type: "pointer" },
+    b: { offset: 56, type: "pointer" },
+    c: { offset: 64, type: "pointer" },
+    assignment: { offset: 72, type: "pointer" },
+    r: { offset: 80, type: "pointer" },
+    s: { offset: 88, type: "pointer" },
+    proofs: { offset: 96, type: "pointer" },
+    proofs_cap: { offset: 104, type: "u64" },
+    timings: { offset: 112, type: "pointer" },
+    progress: { offset: 120, type: "pointer" },
+  },
+} as const satisfies StructLayout;
+
 /** Every struct layout of cuzk.h, by C name. */
 export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_timings: TIMINGS_LAYOUT,
@@ -193,6 +225,7 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_prover_options: PROVER_OPTIONS_LAYOUT,
   cuzk_memory_plan: MEMORY_PLAN_LAYOUT,
   cuzk_witness_check: WITNESS_CHECK_LAYOUT,
+  cuzk_prove_args: PROVE_ARGS_LAYOUT,
 };
 
 /** One `cuzk_interval`: when a phase ran, in ns from the start of the call. */
@@ -201,12 +234,13 @@ export interface Interval {
   end_ns: bigint;
 }
 
-/** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones, strings for char[]. */
+/** A decoded field value: numbers for 32-bit fields, bigints for 64-bit ones and pointers, strings for char[]. */
 export type FieldValue = number | bigint | string | Interval[] | number[] | bigint[];
 
 /** The value type of one field, from its layout (an array for a 32- or 64-bit field with a count). */
 export type ValueOf<F extends FieldLayout> = F["type"] extends "u32" | "i32" ? (F extends { count: number } ? number[] : number)
   : F["type"] extends "u64" ? (F extends { count: number } ? bigint[] : bigint)
+  : F["type"] extends "pointer" ? bigint
   : F["type"] extends "char" ? string
   : Interval[];
 
@@ -219,6 +253,25 @@ export function allocateStruct(layout: StructLayout, count = 1): Uint8Array {
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < count; i++) view.setUint32(i * layout.size, layout.size, true);
   return bytes;
+}
+
+/** Writes a 32-bit, 64-bit or pointer field of the struct at `base` in `view` (0n: NULL). */
+export function writeField(view: DataView, base: number, field: FieldLayout, value: number | bigint): void {
+  const at = base + field.offset;
+  switch (field.type) {
+    case "u32":
+      view.setUint32(at, Number(value), true);
+      return;
+    case "i32":
+      view.setInt32(at, Number(value), true);
+      return;
+    case "u64":
+    case "pointer":
+      view.setBigUint64(at, BigInt(value), true);
+      return;
+    default:
+      throw new TypeError(`cannot write a ${field.type} field`);
+  }
 }
 
 /** Reads one field of the struct at `base` in `view`. */
@@ -235,6 +288,7 @@ export function readField(view: DataView, base: number, field: FieldLayout): Fie
     case "i32":
       return view.getInt32(at, true);
     case "u64":
+    case "pointer":
       return view.getBigUint64(at, true);
     case "char": {
       const bytes = new Uint8Array(view.buffer, view.byteOffset + at, field.count ?? 1);

@@ -76,33 +76,8 @@ export const symbols = {
   cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
 
   // ---- proving -------------------------------------------------------------------------------
-  // cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
-  //                        uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-  //                        uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-  //                        cuzk_progress* progress, char* err, size_t err_cap);
-  cuzk_prove: s(
-    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
-    "i32",
-    true,
-  ),
-  // cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
-  //                             uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-  //                             uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-  //                             cuzk_progress* progress, char* err, size_t err_cap);
-  cuzk_prove_list: s(
-    ["pointer", "buffer", "usize", "u32", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
-    "i32",
-    true,
-  ),
-  // cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
-  //                            const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-  //                            uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-  //                            cuzk_progress* progress, char* err, size_t err_cap);
-  cuzk_prove_abc: s(
-    ["pointer", "buffer", "buffer", "buffer", "buffer", "usize", "buffer", "buffer", "u32", "buffer", "usize", "buffer", "buffer", "buffer", "usize"],
-    "i32",
-    true,
-  ),
+  // cuzk_status cuzk_prove(cuzk_prover* prover, const cuzk_prove_args* args, char* err, size_t err_cap);
+  cuzk_prove: s(["pointer", "buffer", "buffer", "usize"], "i32", true),
 
   // ---- verification --------------------------------------------------------------------------
   // cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,
@@ -205,6 +180,9 @@ export const ABI = {
   PROVE_SELF_CHECK: 0x1,
   PROVE_SKIP_R1CS_CHECK: 0x2,
   PROVE_NO_SELF_CHECK: 0x4,
+  INPUT_WITNESSES: 0,
+  INPUT_WITNESS_LIST: 1,
+  INPUT_ABC: 2,
   CONTEXT_G2_ON_CPU: 0x1,
   PROVER_STREAM_ALL: 0x1,
   PROVER_STREAM_PER_PROOF: 0x2,

@@ -94,7 +94,17 @@ export function headerStructs(): Map<string, CStruct> {
     const fields: CField[] = [];
     let offset = 0, align = 1;
     for (const declaration of body.split(";").map((d) => d.trim()).filter(Boolean)) {
-      const m = /^([\w ]+?)\s+(\w+)(?:\[(\w+)\])?$/.exec(declaration.replace(/\s+/g, " "));
+      const text = declaration.replace(/\s+/g, " ");
+      // A pointer field (any pointee): 8 bytes, 8-aligned, as on the 64-bit hosts the bindings run on.
+      const pointer = /^(.*\*)\s*(\w+)$/.exec(text);
+      if (pointer) {
+        offset = Math.ceil(offset / 8) * 8;
+        fields.push({ name: pointer[2], type: normalize(pointer[1]), count: 1, offset, size: 8 });
+        offset += 8;
+        align = Math.max(align, 8);
+        continue;
+      }
+      const m = /^([\w ]+?)\s+(\w+)(?:\[(\w+)\])?$/.exec(text);
       if (!m) throw new Error(`cannot parse field "${declaration}" of ${name}`);
       const [, type, fieldName, countText] = m;
       const count = countText === undefined ? 1 : Number(countText) || Number(headerDefines().get(countText));

@@ -18,9 +18,12 @@ typedef cuzk_status (*ctx_destroy_fn)(cuzk_context*, char*, size_t);
 typedef cuzk_status (*prover_create_fn)(cuzk_context*, cuzk_key*, uint32_t, cuzk_prover**, cuzk_progress*, char*,
                                         size_t);
 typedef cuzk_status (*prover_destroy_fn)(cuzk_prover*, char*, size_t);
-typedef cuzk_status (*prove_fn)(cuzk_prover*, const uint8_t*, size_t, uint32_t, size_t, const uint8_t*,
-                                const uint8_t*, uint32_t, uint8_t*, size_t, cuzk_timings*, cuzk_progress*, char*,
-                                size_t);
+typedef cuzk_status (*prove_fn)(cuzk_prover*, const cuzk_prove_args*, char*, size_t);
+/* cuzk_prove of the libraries built before it took cuzk_prove_args (the same ABI version, 3): they
+ * export cuzk_prove_list beside it, which tells them apart, so that their proofs can still be diffed. */
+typedef cuzk_status (*positional_prove_fn)(cuzk_prover*, const uint8_t*, size_t, uint32_t, size_t, const uint8_t*,
+                                           const uint8_t*, uint32_t, uint8_t*, size_t, cuzk_timings*,
+                                           cuzk_progress*, char*, size_t);
 
 static void* sym(void* lib, const char* name) {
   void* f = dlsym(lib, name);
@@ -51,7 +54,8 @@ int main(int argc, char** argv) {
   ctx_destroy_fn ctx_destroy = (ctx_destroy_fn)sym(lib, "cuzk_context_destroy");
   prover_create_fn prover_create = (prover_create_fn)sym(lib, "cuzk_prover_create");
   prover_destroy_fn prover_destroy = (prover_destroy_fn)sym(lib, "cuzk_prover_destroy");
-  prove_fn prove = (prove_fn)sym(lib, "cuzk_prove");
+  void* prove_symbol = sym(lib, "cuzk_prove");
+  const int positional = dlsym(lib, "cuzk_prove_list") != NULL;
   uint32_t backend = strcmp(argv[2], "cuda") == 0 ? CUZK_BACKEND_CUDA : CUZK_BACKEND_CPU;
   char err[512];
   cuzk_context* ctx = NULL;
@@ -74,8 +78,25 @@ int main(int argc, char** argv) {
     uint8_t* w = read_file(path, &wlen);
     uint8_t proof[CUZK_PROOF_BYTES_BLS12_381];
     memset(proof, 0, sizeof proof);
-    cuzk_status st = w ? prove(prover, w, wlen, CUZK_WITNESS_WTNS, 1, r, s, 0, proof, sizeof proof, NULL, NULL, err, sizeof err)
-                       : CUZK_ERR_IO;
+    cuzk_status st = CUZK_ERR_IO;
+    if (w && positional) {
+      st = ((positional_prove_fn)prove_symbol)(prover, w, wlen, CUZK_WITNESS_WTNS, 1, r, s, 0, proof, sizeof proof, NULL,
+                                               NULL, err, sizeof err);
+    } else if (w) {
+      cuzk_prove_args args;
+      memset(&args, 0, sizeof args);
+      args.struct_size = sizeof args;
+      args.input = CUZK_INPUT_WITNESSES;
+      args.witness_format = CUZK_WITNESS_WTNS;
+      args.n_proofs = 1;
+      args.witness_stride = wlen;
+      args.witnesses = w;
+      args.r = r;
+      args.s = s;
+      args.proofs = proof;
+      args.proofs_cap = sizeof proof;
+      st = ((prove_fn)prove_symbol)(prover, &args, err, sizeof err);
+    }
     if (st != CUZK_OK) { printf("%s ERROR prove %d %s\n", argv[i], (int)st, w ? err : "witness unreadable"); failures++; }
     else {
       printf("%s ", argv[i]);

@@ -1,6 +1,9 @@
 // cuzk.h: contexts (a backend on a device) and provers (a key bound to a context), and proving.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 
 #include "abi/abi_util.hpp"
 #include "abi/handles.hpp"
@@ -19,6 +22,11 @@ static_assert(sizeof(cuzk_memory_plan) == 248 && offsetof(cuzk_memory_plan, poin
                   offsetof(cuzk_memory_plan, infinity) == 128 && offsetof(cuzk_memory_plan, stored) == 168 &&
                   offsetof(cuzk_memory_plan, stored_bytes) == 208,
               "cuzk_memory_plan layout");
+static_assert(sizeof(void*) != 8 ||
+                  (sizeof(cuzk_prove_args) == 128 && offsetof(cuzk_prove_args, n_proofs) == 16 &&
+                   offsetof(cuzk_prove_args, witnesses) == 32 && offsetof(cuzk_prove_args, r) == 80 &&
+                   offsetof(cuzk_prove_args, proofs_cap) == 104 && offsetof(cuzk_prove_args, progress) == 120),
+              "cuzk_prove_args layout (8-byte pointers)");
 
 namespace {
 
@@ -85,61 +93,94 @@ struct CallGuard {
   ~CallGuard() { n--; }
 };
 
-// The arguments both proving entry points share.
-cuzk::prover::ProveArgs common_args(size_t n_proofs, const uint8_t* r, const uint8_t* s, uint32_t flags,
-                                    uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                    cuzk_progress* progress) {
-  cuzk::prover::ProveArgs args;
-  args.progress_record = progress;
-  args.n = n_proofs;
-  args.r = r;
-  args.s = s;
-  args.flags = flags;
-  args.proofs = proofs;
-  args.proofs_cap = proofs_cap;
-  args.timings = timings;
-  return args;
-}
-
 // Checks the handle and flags, counts the call on the prover, and proves.
-cuzk_status run_prove(cuzk_prover* prover, cuzk::prover::ProveArgs& args, char* err, size_t err_cap) {
-  return guarded(err, err_cap, [&](std::string& msg) {
-    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    cuzk_status checked = cuzk::abi::checked_progress(args.progress_record, &args.progress, msg);
-    if (checked != CUZK_OK) return checked;
-    if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK | CUZK_PROVE_NO_SELF_CHECK)) {
-      msg = "unknown flags";
-      return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if ((args.flags & CUZK_PROVE_SELF_CHECK) && (args.flags & CUZK_PROVE_NO_SELF_CHECK)) {
-      msg = "CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK contradict each other";
-      return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    CallGuard guard(prover->calls);
-    return prover->impl->prove(args, prover->key->r1cs.get(), msg);
-  });
+cuzk_status run_prove(cuzk_prover* prover, cuzk::prover::ProveArgs& args, std::string& msg) {
+  cuzk_status checked = cuzk::abi::checked_progress(args.progress_record, &args.progress, msg);
+  if (checked != CUZK_OK) return checked;
+  if (args.flags & ~(CUZK_PROVE_SELF_CHECK | CUZK_PROVE_SKIP_R1CS_CHECK | CUZK_PROVE_NO_SELF_CHECK)) {
+    msg = "unknown flags";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  if ((args.flags & CUZK_PROVE_SELF_CHECK) && (args.flags & CUZK_PROVE_NO_SELF_CHECK)) {
+    msg = "CUZK_PROVE_SELF_CHECK and CUZK_PROVE_NO_SELF_CHECK contradict each other";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  CallGuard guard(prover->calls);
+  return prover->impl->prove(args, prover->key->r1cs.get(), msg);
 }
 
-
-// The three proving entry points: the shared arguments, then `fill` sets the inputs (witnesses
-// one after another, at one address each, or a, b, c), then run_prove.
-template <class Fill>
-cuzk_status prove_with(cuzk_prover* prover, size_t n_proofs, const uint8_t* r, const uint8_t* s, uint32_t flags,
-                       uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings, cuzk_progress* progress,
-                       char* err, size_t err_cap, Fill&& fill) {
-  cuzk::prover::ProveArgs args = common_args(n_proofs, r, s, flags, proofs, proofs_cap, timings, progress);
-  fill(args);
-  return run_prove(prover, args, err, err_cap);
-}
-
-// The inputs of cuzk_prove (witnesses one after another) or cuzk_prove_list (one address each).
-auto witnesses_at(const uint8_t* contiguous, const uint8_t* const* list, size_t stride, uint32_t format) {
-  return [=](cuzk::prover::ProveArgs& args) {
-    args.witnesses = contiguous;
-    args.witness_list = list;
-    args.witness_stride = stride;
-    args.witness_format = format;
+// The caller's cuzk_prove_args as the prover's arguments: struct_size, input, and the pointer fields
+// the input does not use (NULL: a field set for another input is a mistake, not something to ignore).
+cuzk_status read_prove_args(const cuzk_prove_args& in, cuzk::prover::ProveArgs& args, std::string& msg) {
+  if (in.struct_size < sizeof(cuzk_prove_args)) {
+    msg = "args->struct_size is " + std::to_string(in.struct_size) + "; cuzk_prove_args needs " +
+          std::to_string(sizeof(cuzk_prove_args));
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  struct Field {
+    const void* value;
+    const char* name;
   };
+  // The name of the first of `fields` that is set, or NULL.
+  auto first_set = [](std::initializer_list<Field> fields) -> const char* {
+    for (const Field& f : fields)
+      if (f.value) return f.name;
+    return nullptr;
+  };
+  const char* stray = nullptr;  // a pointer field the input does not use, set
+  const char* input = nullptr;
+  switch (in.input) {
+    case CUZK_INPUT_WITNESSES:
+      input = "CUZK_INPUT_WITNESSES";
+      stray = first_set({{in.witness_list, "witness_list"}, {in.a, "a"}, {in.b, "b"}, {in.c, "c"},
+                         {in.assignment, "assignment"}});
+      break;
+    case CUZK_INPUT_WITNESS_LIST:
+      input = "CUZK_INPUT_WITNESS_LIST";
+      stray = first_set({{in.witnesses, "witnesses"}, {in.a, "a"}, {in.b, "b"}, {in.c, "c"},
+                         {in.assignment, "assignment"}});
+      break;
+    case CUZK_INPUT_ABC:
+      input = "CUZK_INPUT_ABC";
+      stray = first_set({{in.witnesses, "witnesses"}, {in.witness_list, "witness_list"}});
+      break;
+    default:
+      msg = "unknown input " + std::to_string(in.input);
+      return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  if (stray) {
+    msg = std::string("args->") + stray + " must be NULL with " + input;
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  // The prover reads a set `a` as the ABC path: without it the call would be refused as one
+  // without witnesses.
+  if (in.input == CUZK_INPUT_ABC && !in.a) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+  // Where size_t is narrower than 64 bits, a size it cannot hold is refused, not truncated.
+  auto fits = [](uint64_t v) { return (uint64_t)(size_t)v == v; };
+  if (!fits(in.n_proofs) || !fits(in.witness_stride) || !fits(in.proofs_cap)) {
+    msg = "n_proofs, witness_stride and proofs_cap must fit size_t";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  args.progress_record = in.progress;
+  args.n = (size_t)in.n_proofs;
+  args.r = in.r;
+  args.s = in.s;
+  args.flags = in.flags;
+  args.proofs = in.proofs;
+  args.proofs_cap = (size_t)in.proofs_cap;
+  args.timings = in.timings;
+  if (in.input == CUZK_INPUT_ABC) {
+    args.a = in.a;
+    args.b = in.b;
+    args.c = in.c;
+    args.assignment = in.assignment;
+  } else {
+    args.witnesses = in.witnesses;
+    args.witness_list = in.witness_list;
+    args.witness_stride = (size_t)in.witness_stride;
+    args.witness_format = in.witness_format;
+  }
+  return CUZK_OK;
 }
 }  // namespace
 
@@ -287,34 +328,15 @@ CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t 
   });
 }
 
-CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const uint8_t* witnesses, size_t witness_stride,
-                                uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                cuzk_progress* progress, char* err, size_t err_cap) {
-  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
-                    witnesses_at(witnesses, nullptr, witness_stride, witness_format));
-}
-
-CUZK_API cuzk_status cuzk_prove_list(cuzk_prover* prover, const uint8_t* const* witnesses, size_t witness_stride,
-                                     uint32_t witness_format, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                     uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                     cuzk_progress* progress, char* err, size_t err_cap) {
-  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
-                    witnesses_at(nullptr, witnesses, witness_stride, witness_format));
-}
-
-CUZK_API cuzk_status cuzk_prove_abc(cuzk_prover* prover, const uint8_t* a, const uint8_t* b, const uint8_t* c,
-                                    const uint8_t* assignment, size_t n_proofs, const uint8_t* r, const uint8_t* s,
-                                    uint32_t flags, uint8_t* proofs, size_t proofs_cap, cuzk_timings* timings,
-                                    cuzk_progress* progress, char* err, size_t err_cap) {
-  if (!a) return guarded(err, err_cap, [](std::string& msg) { msg = "a is NULL"; return CUZK_ERR_INVALID_ARGUMENT; });
-  return prove_with(prover, n_proofs, r, s, flags, proofs, proofs_cap, timings, progress, err, err_cap,
-                    [&](cuzk::prover::ProveArgs& args) {
-                      args.a = a;
-                      args.b = b;
-                      args.c = c;
-                      args.assignment = assignment;
-                    });
+CUZK_API cuzk_status cuzk_prove(cuzk_prover* prover, const cuzk_prove_args* args, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!prover) { msg = "prover is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (!args) { msg = "args is NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk::prover::ProveArgs prove_args;
+    cuzk_status st = read_prove_args(*args, prove_args, msg);
+    if (st != CUZK_OK) return st;
+    return run_prove(prover, prove_args, msg);
+  });
 }
 
 CUZK_API cuzk_status cuzk_verify(uint32_t curve, const uint8_t* vk, size_t vk_len, const uint8_t* proof,

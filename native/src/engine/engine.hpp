@@ -18,7 +18,7 @@
 namespace cuzk::engine {
 
 // One proof's inputs, already checked: n_vars witness values (32 bytes each, standard form LE,
-// < r) and, only for cuzk_prove_abc, its a, b, c evaluations (domain_size values each, standard
+// < r) and, only for CUZK_INPUT_ABC, its a, b, c evaluations (domain_size values each, standard
 // LE, < r); a, b, c are NULL when the engine computes them from the key's coefficients.
 struct ProofInputs {
   const uint8_t* w = nullptr;
@@ -42,7 +42,7 @@ class WitnessSource {
 struct WitnessBatch final : WitnessSource {
   size_t n = 0;
   std::vector<const uint8_t*> w;
-  std::vector<const uint8_t*> a, b, c;  // empty, or n each (cuzk_prove_abc)
+  std::vector<const uint8_t*> a, b, c;  // empty, or n each (CUZK_INPUT_ABC)
   size_t size() const override { return n; }
   cuzk_status inputs(size_t p, ProofInputs* out, std::string&) override {
     out->w = w[p];

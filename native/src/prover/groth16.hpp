@@ -16,13 +16,13 @@
 namespace cuzk::prover {
 
 struct ProveArgs {
-  // cuzk_prove: witnesses in `witness_format`, `witness_stride` bytes each, one after another;
-  // cuzk_prove_list: witness p at witness_list[p] instead (buffers that lie apart: no gathering copy).
+  // CUZK_INPUT_WITNESSES: witnesses in `witness_format`, `witness_stride` bytes each, one after another;
+  // CUZK_INPUT_WITNESS_LIST: witness p at witness_list[p] instead (buffers that lie apart: no gathering copy).
   const uint8_t* witnesses = nullptr;
   const uint8_t* const* witness_list = nullptr;
   size_t witness_stride = 0;
   uint32_t witness_format = CUZK_WITNESS_RAW;
-  // cuzk_prove_abc: evaluations (domain_size values each) and assignments (n_vars values each).
+  // CUZK_INPUT_ABC: evaluations (domain_size values each) and assignments (n_vars values each).
   const uint8_t *a = nullptr, *b = nullptr, *c = nullptr, *assignment = nullptr;
   size_t n = 0;
   const uint8_t* r = nullptr;  // n * 32 bytes or NULL (CSPRNG)

@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "gpu_check.cuh"
+#include "../prove_call.hpp"
 
 extern char** environ;
 
@@ -35,7 +36,7 @@ int prove_on_device_only(int d) {
             cuzk_key_open((dir + "/circuit.zkey").c_str(), 0, &key, err, sizeof err) == CUZK_OK &&
             cuzk_prover_create(ctx, key, 0, &pr, nullptr, err, sizeof err) == CUZK_OK;
   std::vector<uint8_t> proof(1024);
-  ok = ok && cuzk_prove(pr, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, CUZK_PROVE_SELF_CHECK,
+  ok = ok && prove_call(pr, wtns.data(), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, CUZK_PROVE_SELF_CHECK,
                         proof.data(), proof.size(), nullptr, nullptr, err, sizeof err) == CUZK_OK;
   EXPECT(ok, "device %d: proof: %s", d, wtns.empty() ? "no witness" : err);
   // the contexts this process holds, by PCI bus id, while the prover is alive

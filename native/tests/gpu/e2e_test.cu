@@ -2,6 +2,7 @@
 // CUDA backend (self-checked) must be byte-identical to the CPU backend's for the same r, s.
 // `gpu_tests e2e stream` (the gpu_e2e_stream test) streams the key's points in per MSM instead.
 #include "gpu_check.cuh"
+#include "../prove_call.hpp"
 
 using namespace cuzk;
 using namespace cuzk::gpu_check;
@@ -46,9 +47,9 @@ void prove_fixtures(bool stream) {
         std::memcpy(batch.data() + wtns.size(), wtns.data(), wtns.size());
         std::vector<uint8_t> p1(info.proof_bytes * 2), p2(info.proof_bytes * 2);
         cuzk_timings tg[2];
-        cuzk_status a = cuzk_prove(pc, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(), 0,
+        cuzk_status a = prove_call(pc, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(), 0,
                                    p1.data(), p1.size(), nullptr, nullptr, err, sizeof err);
-        cuzk_status b = cuzk_prove(pg, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(),
+        cuzk_status b = prove_call(pg, batch.data(), wtns.size(), CUZK_WITNESS_WTNS, 2, r.data(), s.data(),
                                    CUZK_PROVE_SELF_CHECK, p2.data(), p2.size(), tg, nullptr, err, sizeof err);
         EXPECT(a == CUZK_OK && b == CUZK_OK, "%s: prove cpu %d gpu %d: %s", label.c_str(), a, b, err);
         bool same = p1 == p2;

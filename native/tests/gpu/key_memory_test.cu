@@ -171,7 +171,7 @@ void run_all() {
         const uint64_t with_prover = cuzk_test::rss_bytes();
         std::vector<uint8_t> proof(CUZK_PROOF_BYTES_BLS12_381);
         const double t0 = now_ms();
-        cuzk_status st = cuzk_prove(prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
+        cuzk_status st = prove_call(prover, w.data(), w.size(), CUZK_WITNESS_WTNS, 1, nullptr, nullptr, 0, proof.data(),
                                     proof.size(), nullptr, nullptr, err, sizeof err);
         EXPECT(st == CUZK_OK, "porep 2^20 proof: %s", err);
         cuzk_memory_plan plan{};

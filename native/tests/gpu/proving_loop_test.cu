@@ -4,6 +4,7 @@
 // HOST_REGISTER phase. `gpu_tests proving_loop stream` (the gpu_proving_loop_stream test) streams
 // the key's points in per MSM instead.
 #include "gpu_check.cuh"
+#include "../prove_call.hpp"
 
 using namespace cuzk;
 using namespace cuzk::gpu_check;
@@ -39,7 +40,7 @@ void proving_loop(cuzk_context* gpu, const char* curve, bool stream) {
     std::memcpy(pinned, wtns.data(), wtns.size());  // the producer writes into the pinned buffer
     cuzk_timings t{};
     t.struct_size = sizeof t;
-    cuzk_status st = cuzk_prove(pg, static_cast<uint8_t*>(pinned), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr,
+    cuzk_status st = prove_call(pg, static_cast<uint8_t*>(pinned), wtns.size(), CUZK_WITNESS_WTNS, 1, nullptr,
                                 nullptr, CUZK_PROVE_SELF_CHECK, proof.data(), proof.size(), &t, nullptr, err, sizeof err);
     if (st != CUZK_OK) { failed++; std::printf("  loop %s proof %d: %s\n", curve, i, err); }
     const auto& reg = t.phases[CUZK_PHASE_HOST_REGISTER];
