@@ -8,7 +8,7 @@
  */
 import { integerIn } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
-import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT } from "./ffi/structs.ts";
+import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT, writeField } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 
 /** The point sections, in the order of the plan's arrays. */
@@ -89,9 +89,10 @@ export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
   }
   const bytes = allocateStruct(PROVER_OPTIONS_LAYOUT);
   const view = new DataView(bytes.buffer);
-  view.setUint32(PROVER_OPTIONS_LAYOUT.fields.flags.offset, flags, true);
-  view.setBigUint64(PROVER_OPTIONS_LAYOUT.fields.memory_budget.offset, budget, true);
-  view.setInt32(PROVER_OPTIONS_LAYOUT.fields.h_copies.offset, copies, true);
+  const { fields } = PROVER_OPTIONS_LAYOUT;
+  writeField(view, 0, fields.flags, flags);
+  writeField(view, 0, fields.memory_budget, budget);
+  writeField(view, 0, fields.h_copies, copies);
   return bytes;
 }
 
