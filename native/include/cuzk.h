@@ -70,7 +70,7 @@ extern "C" {
  *     one proving entry point, cuzk_prove, taking a cuzk_prove_args struct (cuzk_prove_list and
  *     cuzk_prove_abc are its inputs CUZK_INPUT_WITNESS_LIST and CUZK_INPUT_ABC);
  *     the header ordered by topic. */
-#define CUZK_ABI_VERSION 3
+#define CUZK_ABI_VERSION 4
 
 /* Defined in the last section; taken by the long calls of the sections before it. */
 typedef struct cuzk_progress cuzk_progress;
@@ -337,12 +337,15 @@ typedef struct cuzk_prover cuzk_prover;
                                              once per group of proofs (measurements) */
 #define CUZK_PROVER_KEEP_INFINITY 0x4u    /* CUDA: store the key's points at infinity too, instead of
                                              only the others (measurements) */
+#define CUZK_CHUNK_POINTS_MIN (1u << 10)  /* cuzk_prover_options.chunk_points bounds */
+#define CUZK_CHUNK_POINTS_MAX (1u << 31)
 #define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
 #define CUZK_H_COPIES_MAX 64
 
 typedef struct cuzk_prover_options {
-  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 24, or 16 (the fields
-                             before h_copies only: the others take their defaults) */
+  uint32_t struct_size;   /* set by the caller: sizeof(cuzk_prover_options) = 40, or 16 or 24 (the
+                             fields before h_copies, or before host_memory_budget, only: the others
+                             take their defaults) */
   uint32_t flags;         /* CUZK_PROVER_* */
   uint64_t memory_budget; /* bytes of the engine's memory (CUDA: device; CPU: host) the prover may
                              take for the key's rows, points and the proving workspace; 0 = automatic
@@ -357,6 +360,14 @@ typedef struct cuzk_prover_options {
                              where a window cannot give them). Other values: CUZK_ERR_INVALID_ARGUMENT.
                              The CPU engine ignores it. */
   uint32_t reserved;      /* 0 */
+  uint64_t host_memory_budget; /* host bytes the plan may take beyond the key: pinned copies of
+                             streamed points, the H scalars a group of proofs keeps; 0 = automatic
+                             (CUDA: three quarters of physical memory; the CPU engine's budget is
+                             memory_budget). A batch whose kept scalars do not fit proves in groups. */
+  uint32_t chunk_points;  /* points per MSM chunk and streamed chunk: 0 = the plan chooses (one chunk
+                             when the budget allows); else a power of two from CUZK_CHUNK_POINTS_MIN
+                             to CUZK_CHUNK_POINTS_MAX (tests and measurements) */
+  uint32_t reserved2;     /* 0 */
 } cuzk_prover_options;
 
 /* Makes a prover with every default (cuzk_prover_create_with takes options). flags: 0 (other
@@ -369,37 +380,88 @@ typedef struct cuzk_prover_options {
 CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32_t flags, cuzk_prover** out,
                                         cuzk_progress* progress, char* err, size_t err_cap);
 /* cuzk_prover_create with options (NULL: as cuzk_prover_create, every default). struct_size not
- * 16 or >= 24, unknown flags, h_copies out of range or reserved not 0: CUZK_ERR_INVALID_ARGUMENT. */
+ * 16, 24 or >= 40, unknown flags, h_copies or chunk_points out of range, reserved fields not 0:
+ * CUZK_ERR_INVALID_ARGUMENT. */
 CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
                                              cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap);
 
 #define CUZK_POINT_SECTIONS 5 /* A, B1, B2, C, H: the index of the arrays below */
 #define CUZK_PLACEMENT_IN_KEY 1   /* read in place from the key's memory (CPU engine, key in memory) */
 #define CUZK_PLACEMENT_RESIDENT 2 /* stored once in the engine's memory */
-#define CUZK_PLACEMENT_STREAMED 3 /* read into the engine's stream buffer per proof or group of proofs */
+#define CUZK_PLACEMENT_STREAMED 3 /* read in chunks, once per group of a batch's proofs (or per proof) */
 
+/* An engine's memory plan. Every large buffer has a chunked form the plan may choose: the MSMs run
+ * over chunks of msm_chunk_points points (their scratch sized by the chunk, partial sums added),
+ * a streamed section comes up chunk by chunk into two chunk buffers (from pinned host memory when
+ * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
+ * cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 248 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 352 */
   uint32_t backend;                  /* cuzk_backend of the engine */
-  uint64_t budget;                   /* bytes the engine may use (the option, or automatic) */
-  uint64_t fixed_bytes;              /* rows and proving workspace */
+  uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
+  uint64_t fixed_bytes;              /* needed whatever the plan: witness, a/b/c vectors, indices, margin */
   uint64_t resident_bytes;           /* points stored in the engine's memory */
-  uint64_t stream_buffer_bytes;      /* one buffer that streamed sections are read into in turn */
-  uint64_t streamed_bytes_per_proof; /* points read into it per proof (or per group of a batch's proofs) */
+  uint64_t stream_buffer_bytes;      /* two chunks of the widest streamed point */
+  uint64_t streamed_bytes_per_proof; /* bytes of the streamed sections (read once per group of proofs) */
   uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
   uint64_t points_dropped;           /* points at infinity not stored, all sections together */
   uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
-  uint32_t reserved;
+  uint32_t points_pinned;            /* 1: the streamed points are copied once to pinned host memory */
   uint64_t points[CUZK_POINT_SECTIONS];   /* points of each section in the key */
-  uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity */
+  uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity (0 in a plan of a described key) */
   uint64_t stored[CUZK_POINT_SECTIONS];   /* points the engine holds (a few infinities may be kept where
                                              another section summed over the same scalars has a point) */
   uint64_t stored_bytes[CUZK_POINT_SECTIONS];
+  uint64_t rows_bytes;               /* A/B rows in the engine's memory */
+  uint64_t rows_chunk_bytes;         /* 0: the rows are held whole (every engine does so far) */
+  uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
+  uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
+  uint64_t total_bytes;              /* fixed + rows + MSM workspace + resident + stream buffers */
+  uint64_t min_budget;               /* the smallest budget this key can be planned in (same host budget) */
+  uint64_t host_budget;              /* host bytes the plan may take beyond the key */
+  uint64_t host_bytes;               /* host bytes it takes: pinned streamed points, a group's kept H scalars */
+  uint64_t batch;                    /* proofs per call the plan was judged for (a prover's: 1) */
+  uint64_t group_size;               /* proofs of such a batch that share each read of a streamed section */
+  uint64_t link_bytes_per_proof;     /* predicted bytes read into the engine per proof (PCIe for CUDA),
+                                        besides the witness: streamed points / group, their scalars,
+                                        kept H scalars out and back, rows read per proof */
+  uint64_t predicted_extra_ns;       /* predicted time per proof above the unconstrained plan's */
+  uint64_t group_max;                /* the most proofs of any batch that share a read (their kept H
+                                        scalars fit: CUDA in host_budget, CPU in the budget's room) */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */
 CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err,
                                              size_t err_cap);
+
+/* A key to plan for without opening it: its counts (from cuzk_key_get_info, or a synthetic
+ * circuit's). A described key keeps every point: a prover's plan, which drops the points at
+ * infinity, needs at most as much. */
+#define CUZK_PLAN_POINTS_ON_DEMAND 0x1u /* CPU: the key's points are held by the engine (a key opened
+                                           with CUZK_KEY_POINTS_ON_DEMAND); else read in place */
+#define CUZK_PLAN_SYNTH_POREP 0x2u      /* the key of the synthetic PoRep-profile circuit of n_constraints
+                                           rows and n_public inputs (cuzk_synth_circuit): n_vars and
+                                           n_coefs are derived (pass 0) */
+typedef struct cuzk_plan_request {
+  uint32_t struct_size;   /* = sizeof(cuzk_plan_request) = 48 */
+  uint32_t backend;       /* CUZK_BACKEND_CPU or CUZK_BACKEND_CUDA (CUDA: planned on any machine) */
+  uint32_t curve;         /* cuzk_curve */
+  uint32_t flags;         /* CUZK_PLAN_* */
+  uint32_t n_vars;        /* witness length, >= n_public + 1 (0 with CUZK_PLAN_SYNTH_POREP) */
+  uint32_t n_public;
+  uint32_t n_constraints; /* 1 .. 2^28 - n_public - 1 */
+  uint32_t reserved;      /* 0 */
+  uint64_t n_coefs;       /* A and B coefficients (cuzk_key_info.n_coefs) */
+  uint64_t batch;         /* proofs per call, 1 .. 2^20 */
+} cuzk_plan_request;
+
+/* The plan an engine of request->backend would choose for such a key, batch and options
+ * (NULL: defaults): arithmetic only, nothing allocated, no device needed. memory_budget 0 means the
+ * free memory of GPU 0 (CUDA; CUZK_ERR_NO_DEVICE without one: pass a budget) or physical memory (CPU).
+ * A budget below the minimum: CUZK_ERR_OUT_OF_MEMORY naming it, and *out still filled with
+ * min_budget set. Counts out of range, unknown flags, bad options: CUZK_ERR_INVALID_ARGUMENT. */
+CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cuzk_prover_options* options,
+                                      cuzk_memory_plan* out, char* err, size_t err_cap);
 
 /* Releases the prover and its workspace (the key and the context stay open). */
 CUZK_API cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);

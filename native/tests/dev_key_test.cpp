@@ -224,7 +224,7 @@ void key_in_memory(const std::string& dir, uint32_t curve) {
   CHECK(same_counts);
   CHECK(whole.key_host_bytes == info.zkey_bytes);
   // Every section streamed (made again for every proof), and a budget that cannot fit.
-  const uint64_t tight = whole.fixed_bytes + whole.resident_bytes / 3;
+  const uint64_t tight = whole.min_budget;
   const cuzk_memory_plan streamed = prove_all(ctx, key, p, tight, "key in memory, tight budget");
   CHECK(streamed.streamed_bytes_per_proof > 0);
   cuzk_prover_options opt{};

@@ -92,32 +92,55 @@ cuzk_memory_plan same_proofs_every_plan(const std::string& label, const std::str
   CHECK(res.create == CUZK_OK && res.prove == CUZK_OK);
   CHECK(res.proof == ref.proof);
   resident_plan = res.plan;
-  const uint64_t fixed = res.plan.fixed_bytes, largest = largest_section(res.plan);
   CHECK(count_placement(res.plan, CUZK_PLACEMENT_STREAMED) == 0);
   CHECK(res.plan.key_host_bytes < ref.plan.key_host_bytes);
+  CHECK(res.plan.min_budget > 0 && res.plan.min_budget <= res.plan.total_bytes);
 
-  Attempt streamed = prove_with(ctx, lazy, fixed + largest, wtns, flags);
+  // Every section streamed (one chunk each).
+  Attempt streamed = cuzk_test::prove_with_budget(ctx, lazy, 0, wtns, flags, [] {}, CUZK_PROVER_STREAM_ALL);
   CHECK(streamed.create == CUZK_OK && streamed.prove == CUZK_OK);
   CHECK(streamed.proof == ref.proof);
   CHECK(count_placement(streamed.plan, CUZK_PLACEMENT_RESIDENT) == 0);
-  CHECK(streamed.plan.stream_buffer_bytes == largest);
 
-  // Room for H resident and a stream buffer for the rest: some resident, some streamed.
-  Attempt mixed =
-      prove_with(ctx, lazy, fixed + res.plan.stored_bytes[kSections - 1] + cuzk_test::largest_but_h(res.plan), wtns, flags);
-  CHECK(mixed.create == CUZK_OK && mixed.prove == CUZK_OK);
-  CHECK(mixed.proof == ref.proof);
-  const bool is_mixed = count_placement(mixed.plan, CUZK_PLACEMENT_RESIDENT) > 0 &&
-                        count_placement(mixed.plan, CUZK_PLACEMENT_STREAMED) > 0;
+  // Every section resident, every MSM in chunks of the smallest size.
+  Attempt chunked = cuzk_test::prove_with_budget(ctx, lazy, 0, wtns, flags, [] {}, 0, CUZK_CHUNK_POINTS_MIN);
+  CHECK(chunked.create == CUZK_OK && chunked.prove == CUZK_OK);
+  CHECK(chunked.proof == ref.proof);
+  CHECK(chunked.plan.msm_chunk_points == CUZK_CHUNK_POINTS_MIN && count_placement(chunked.plan, CUZK_PLACEMENT_STREAMED) == 0);
+
+  // The smallest budget the plan names fits.
+  Attempt least = prove_with(ctx, lazy, res.plan.min_budget, wtns, flags);
+  CHECK(least.create == CUZK_OK && least.prove == CUZK_OK);
+  CHECK(least.proof == ref.proof);
+  CHECK(least.plan.total_bytes <= res.plan.min_budget);
+
+  // Budgets from all resident down to the smallest: each plan fits its budget and gives the same
+  // proof; some of them keep some sections resident and stream others.
+  bool is_mixed = false, all_same = true;
+  Attempt mixed;
+  constexpr int kSteps = 12;
+  for (int i = 1; i < kSteps; i++) {
+    const uint64_t budget = res.plan.min_budget + (res.plan.total_bytes - res.plan.min_budget) * (kSteps - i) / kSteps;
+    Attempt a = prove_with(ctx, lazy, budget, wtns, flags);
+    CHECK(a.create == CUZK_OK && a.prove == CUZK_OK && a.plan.total_bytes <= budget);
+    all_same = all_same && a.proof == ref.proof;
+    if (count_placement(a.plan, CUZK_PLACEMENT_RESIDENT) > 0 && count_placement(a.plan, CUZK_PLACEMENT_STREAMED) > 0) {
+      is_mixed = true;
+      mixed = a;
+    }
+  }
+  CHECK(all_same);
   CHECK(is_mixed);
 
-  // One byte short of streaming everything: refused before anything is made, naming the budget.
-  Attempt tight = prove_with(ctx, lazy, fixed + largest - 1, wtns, flags);
+  // One byte short of the smallest plan: refused before anything is made, naming the minimum.
+  Attempt tight = prove_with(ctx, lazy, res.plan.min_budget - 1, wtns, flags);
   CHECK(tight.create == CUZK_ERR_OUT_OF_MEMORY);
-  CHECK(std::strstr(tight.err, "budget") != nullptr && std::strstr(tight.err, "stream buffer") != nullptr);
+  const std::string least_text = "at least " + std::to_string(res.plan.min_budget) + " bytes";
+  CHECK(std::strstr(tight.err, "budget") != nullptr && std::strstr(tight.err, least_text.c_str()) != nullptr);
 
-  const bool ok = res.proof == ref.proof && streamed.proof == ref.proof && mixed.proof == ref.proof && is_mixed;
-  std::printf("%s: whole key, resident, streamed, mixed plans: %s\n", label.c_str(), ok ? "identical proofs" : "DIFFER");
+  const bool ok = res.proof == ref.proof && streamed.proof == ref.proof && all_same && is_mixed &&
+                  chunked.proof == ref.proof && least.proof == ref.proof;
+  std::printf("%s: whole key, resident, streamed, chunked, smallest and 11 budgets between: %s\n", label.c_str(), ok ? "identical proofs" : "DIFFER");
   if (!ok || std::getenv("CUZK_TEST_VERBOSE")) {
     print_plan("resident", res.plan);
     print_plan("mixed", mixed.plan);
@@ -256,7 +279,7 @@ void refusals(const std::string& dir) {
   const Bytes wtns = read_file("tests/fixtures/bn254/mulchain_4/witness.wtns");
   Attempt a = prove_with(ctx, key, 1, wtns, 0);
   CHECK(a.create == CUZK_ERR_OUT_OF_MEMORY && std::strstr(a.err, "host memory budget of 1 bytes") != nullptr &&
-        std::strstr(a.err, "rows and proving workspace need") != nullptr);
+        std::strstr(a.err, "buffers every plan needs") != nullptr);
   std::printf("budget of 1 byte: %s\n", a.err);
   // The options' bounds: each bad value refused by name, no prover made.
   cuzk_prover* prover = nullptr;
@@ -360,7 +383,7 @@ void file_changed_after_open(const std::string& dir) {
   cuzk_prover *resident = nullptr, *streaming = nullptr;
   cuzk_prover_options opt{};
   opt.struct_size = sizeof opt;
-  opt.memory_budget = first.plan.fixed_bytes + largest_section(first.plan);
+  opt.flags = CUZK_PROVER_STREAM_ALL;
   CHECK(cuzk_prover_create(ctx, key, 0, &resident, nullptr, err, sizeof err) == CUZK_OK);
   CHECK(cuzk_prover_create_with(ctx, key, &opt, &streaming, nullptr, err, sizeof err) == CUZK_OK);
 

@@ -31,7 +31,8 @@ struct PlanAttempt {
 // between(): called after the prover is made (and after a refused creation), e.g. to measure memory.
 template <class Between>
 PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
-                              uint32_t flags, Between&& between, uint32_t prover_flags = 0) {
+                              uint32_t flags, Between&& between, uint32_t prover_flags = 0,
+                              uint32_t chunk_points = 0) {
   PlanAttempt a;
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, nullptr, 0);
@@ -40,6 +41,7 @@ PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget,
   opt.flags = prover_flags;
   opt.memory_budget = budget;
   opt.h_copies = CUZK_H_COPIES_AUTO;
+  opt.chunk_points = chunk_points;
   cuzk_prover* prover = nullptr;
   a.create = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, a.err, sizeof a.err);
   between();
@@ -98,7 +100,7 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
                                  uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
-                                 bool gpu_keeps_witness) {
+                                 bool kept_on_host) {
   constexpr size_t kBatch = 5;
   char err[1024];
   int failures = 0;
@@ -150,11 +152,10 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   const std::vector<uint8_t> ref = prove_batch(ref_ctx, whole, 0, 0, nullptr, nullptr);
   cuzk_memory_plan all{};
   prove_batch(ctx, lazy, 0, CUZK_PROVER_STREAM_ALL, &all, nullptr);
-  bool witness_streams = false;
-  for (int sec = 0; sec < CUZK_POINT_SECTIONS - 1; sec++)
-    witness_streams |= all.stored_bytes[sec] && all.placement[sec] == CUZK_PLACEMENT_STREAMED;
-  const uint64_t per_proof = (uint64_t)info.domain_size * 32 + (gpu_keeps_witness && witness_streams ? record : 0);
-  const uint64_t base = all.fixed_bytes + largest_section(all);
+  // The kept H scalars of a proof: in the budget's room (CPU) or in host memory (CUDA, whose
+  // default host budget holds the whole batch's).
+  const uint64_t per_proof = (uint64_t)info.domain_size * 32;
+  const uint64_t base = all.total_bytes;
   struct Case {
     const char* name;
     uint64_t room;
@@ -171,15 +172,16 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     cuzk_timings t[kBatch];
     const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, base + c.room, flags, &plan, t);
     // The group the plan's room allows, and the phases' order it implies.
-    const uint64_t held = plan.fixed_bytes + plan.resident_bytes + plan.stream_buffer_bytes;
-    const uint64_t room = plan.budget > held ? plan.budget - held : 0;
-    bool w_streams = false;
-    for (int sec = 0; sec < CUZK_POINT_SECTIONS - 1; sec++)
-      w_streams |= plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED;
+    const uint64_t room = plan.budget > plan.total_bytes ? plan.budget - plan.total_bytes : 0;
     const bool h_streams = plan.stored_bytes[4] && plan.placement[4] == CUZK_PLACEMENT_STREAMED;
-    const uint64_t kept = (h_streams ? (uint64_t)info.domain_size * 32 : 0) + (gpu_keeps_witness && w_streams ? record : 0);
-    size_t group = kept ? (size_t)std::min<uint64_t>(room / kept, kBatch) : kBatch;
+    size_t group = kept_on_host || !h_streams ? kBatch : (size_t)std::min<uint64_t>(room / per_proof, kBatch);
     if (group < 2 || c.per_proof_only) group = 1;
+    if (!c.per_proof_only && count_placement(plan, CUZK_PLACEMENT_STREAMED) > 0 &&
+        std::min<uint64_t>(plan.group_max, kBatch) != (group < 2 ? 1 : group)) {
+      std::printf("%s, %s: the plan says groups of %llu, expected %zu\n", label.c_str(), c.name,
+                  (unsigned long long)plan.group_max, group);
+      failures++;
+    }
     int streamed = -1;  // the first streamed section's MSM phase (the MSM phases are in section order)
     for (int sec = CUZK_POINT_SECTIONS - 1; sec >= 0; sec--)
       if (plan.stored_bytes[sec] && plan.placement[sec] == CUZK_PLACEMENT_STREAMED) streamed = CUZK_PHASE_MSM_A + sec;

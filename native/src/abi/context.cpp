@@ -9,19 +9,27 @@
 #include "abi/handles.hpp"
 #include "cpu/cpu_engine.hpp"
 #include "cuda/backend.hpp"
+#include "setup/synth.hpp"
+#include "util/machine.hpp"
 #include "prover/verify.hpp"
 
 using cuzk::abi::guarded;
 using cuzk::abi::still_used;
 
-static_assert(sizeof(cuzk_prover_options) == 24 && offsetof(cuzk_prover_options, memory_budget) == 8 &&
-                  offsetof(cuzk_prover_options, h_copies) == 16 && offsetof(cuzk_prover_options, reserved) == 20,
+static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options, memory_budget) == 8 &&
+                  offsetof(cuzk_prover_options, h_copies) == 16 && offsetof(cuzk_prover_options, reserved) == 20 &&
+                  offsetof(cuzk_prover_options, host_memory_budget) == 24 &&
+                  offsetof(cuzk_prover_options, chunk_points) == 32,
               "cuzk_prover_options layout");
-static_assert(sizeof(cuzk_memory_plan) == 248 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
-                  offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points) == 88 &&
-                  offsetof(cuzk_memory_plan, infinity) == 128 && offsetof(cuzk_memory_plan, stored) == 168 &&
-                  offsetof(cuzk_memory_plan, stored_bytes) == 208,
+static_assert(sizeof(cuzk_memory_plan) == 352 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+                  offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points_pinned) == 84 &&
+                  offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
+                  offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
+                  offsetof(cuzk_memory_plan, rows_bytes) == 248 && offsetof(cuzk_memory_plan, predicted_extra_ns) == 336,
               "cuzk_memory_plan layout");
+static_assert(sizeof(cuzk_plan_request) == 48 && offsetof(cuzk_plan_request, n_coefs) == 32 &&
+                  offsetof(cuzk_plan_request, batch) == 40,
+              "cuzk_plan_request layout");
 static_assert(sizeof(void*) != 8 ||
                   (sizeof(cuzk_prove_args) == 128 && offsetof(cuzk_prove_args, n_proofs) == 16 &&
                    offsetof(cuzk_prove_args, witnesses) == 32 && offsetof(cuzk_prove_args, r) == 80 &&
@@ -254,6 +262,88 @@ CUZK_API cuzk_status cuzk_prover_create(cuzk_context* ctx, cuzk_key* key, uint32
   });
 }
 
+namespace {
+
+// cuzk_prover_options into engine options, every field checked (NULL: the defaults).
+cuzk_status read_options(const cuzk_prover_options* options, cuzk::engine::EngineOptions& opts, std::string& msg) {
+  if (!options) return CUZK_OK;
+  constexpr uint32_t kFirstLayout = 16;   // struct_size, flags, memory_budget
+  constexpr uint32_t kSecondLayout = 24;  // then h_copies, reserved
+  const uint32_t size = options->struct_size;
+  if (size != kFirstLayout && size != kSecondLayout && size < sizeof(cuzk_prover_options)) {
+    msg = "options->struct_size is " + std::to_string(size) + ", expected " + std::to_string(sizeof(cuzk_prover_options)) +
+          " (or 16 or 24, the fields before h_copies or before host_memory_budget)";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  constexpr uint32_t kKnown =
+      CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY;
+  if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+  opts.memory_budget = options->memory_budget;
+  opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
+  opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
+  opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
+  if (size >= kSecondLayout) {
+    const int32_t t = options->h_copies;
+    if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {
+      msg = "h_copies is " + std::to_string(t) + ": CUZK_H_COPIES_AUTO (-1), 0 for none, or up to " +
+            std::to_string(CUZK_H_COPIES_MAX) + " copies";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (options->reserved != 0) { msg = "options->reserved must be 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+    opts.h_copies = t;
+  }
+  if (size >= sizeof(cuzk_prover_options)) {
+    const uint32_t q = options->chunk_points;
+    if (q != 0 && (q < CUZK_CHUNK_POINTS_MIN || q > CUZK_CHUNK_POINTS_MAX || (q & (q - 1)))) {
+      msg = "chunk_points is " + std::to_string(q) + ": 0 (the plan chooses) or a power of two from " +
+            std::to_string(CUZK_CHUNK_POINTS_MIN) + " to " + std::to_string(CUZK_CHUNK_POINTS_MAX);
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (options->reserved2 != 0) { msg = "options->reserved2 must be 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+    opts.host_budget = options->host_memory_budget;
+    opts.chunk_points = q;
+  }
+  return CUZK_OK;
+}
+
+// The engine's plan as the ABI reports it.
+void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t key_host_bytes, cuzk_memory_plan* out) {
+  std::memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  out->backend = backend;
+  out->budget = p.budget;
+  out->fixed_bytes = p.fixed;
+  out->resident_bytes = p.resident_bytes();
+  out->stream_buffer_bytes = p.stream_buffer_bytes();
+  out->streamed_bytes_per_proof = p.streamed_bytes();
+  out->key_host_bytes = key_host_bytes;
+  out->points_pinned = p.points_pinned ? 1 : 0;
+  for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
+    out->placement[s] = p.placement[s];
+    out->points[s] = p.points[s];
+    out->infinity[s] = p.infinity[s];
+    out->stored[s] = p.stored[s];
+    out->stored_bytes[s] = p.stored_bytes[s];
+    // Fewer stored than the key has: the infinities dropped (C may store more: its leading ones).
+    if (p.stored[s] && p.stored[s] < p.points[s]) out->points_dropped += p.points[s] - p.stored[s];
+  }
+  out->rows_bytes = p.rows_bytes;
+  out->rows_chunk_bytes = p.rows_chunk;
+  out->msm_chunk_points = p.msm_chunk;
+  out->msm_workspace_bytes = p.msm_workspace;
+  out->total_bytes = p.total();
+  out->min_budget = p.min_budget;
+  out->host_budget = p.host_budget;
+  out->host_bytes = p.host_bytes;
+  out->batch = p.batch;
+  out->group_size = p.group;
+  out->link_bytes_per_proof = p.link_bytes_per_proof;
+  out->predicted_extra_ns = (uint64_t)(p.predicted_extra_s * 1e9);
+  out->group_max = p.group_max;
+}
+
+}  // namespace
+
 CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, const cuzk_prover_options* options,
                                              cuzk_prover** out, cuzk_progress* progress, char* err, size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
@@ -261,32 +351,82 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
     *out = nullptr;
     cuzk::engine::EngineOptions opts;
     opts.g2_on_cpu = ctx->g2_on_cpu;
-    if (options) {
-      constexpr uint32_t kFirstLayout = 16;  // struct_size, flags, memory_budget
-      const uint32_t size = options->struct_size;
-      if (size != kFirstLayout && size < sizeof(cuzk_prover_options)) {
-        msg = "options->struct_size is " + std::to_string(size) + ", expected " +
-              std::to_string(sizeof(cuzk_prover_options)) + " (or 16, the fields before h_copies)";
-        return CUZK_ERR_INVALID_ARGUMENT;
-      }
-      constexpr uint32_t kKnown = CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY;
-      if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
-      opts.memory_budget = options->memory_budget;
-      opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
-      opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
-      opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
-      if (size >= sizeof(cuzk_prover_options)) {
-        const int32_t t = options->h_copies;
-        if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {
-          msg = "h_copies is " + std::to_string(t) + ": CUZK_H_COPIES_AUTO (-1), 0 for none, or up to " +
-                std::to_string(CUZK_H_COPIES_MAX) + " copies";
-          return CUZK_ERR_INVALID_ARGUMENT;
-        }
-        if (options->reserved != 0) { msg = "options->reserved must be 0"; return CUZK_ERR_INVALID_ARGUMENT; }
-        opts.h_copies = t;
-      }
-    }
+    if (cuzk_status st = read_options(options, opts, msg); st != CUZK_OK) return st;
     return create_prover(ctx, key, opts, out, progress, msg);
+  });
+}
+
+CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cuzk_prover_options* options,
+                                      cuzk_memory_plan* out, char* err, size_t err_cap) {
+  return guarded(err, err_cap, [&](std::string& msg) {
+    if (!request || !out) { msg = "request and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
+    const cuzk_plan_request& r = *request;
+    if (r.struct_size != sizeof(cuzk_plan_request)) {
+      msg = "request->struct_size is " + std::to_string(r.struct_size) + ", expected " + std::to_string(sizeof(cuzk_plan_request));
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (r.backend != CUZK_BACKEND_CPU && r.backend != CUZK_BACKEND_CUDA) {
+      msg = "request->backend must be CUZK_BACKEND_CPU or CUZK_BACKEND_CUDA";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (r.curve != CUZK_CURVE_BN254 && r.curve != CUZK_CURVE_BLS12_381) { msg = "unknown curve"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (r.flags & ~(CUZK_PLAN_POINTS_ON_DEMAND | CUZK_PLAN_SYNTH_POREP)) { msg = "unknown request flags"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (r.reserved != 0) { msg = "request->reserved must be 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+    constexpr uint64_t kMaxRows = 1ull << 28;  // the NTT's largest domain
+    if (r.n_constraints < 1 || (uint64_t)r.n_constraints + r.n_public + 1 > kMaxRows) {
+      msg = "n_constraints is " + std::to_string(r.n_constraints) + ": 1 to 2^28 - n_public - 1";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    uint64_t n_vars = r.n_vars, n_coefs = r.n_coefs;
+    if (r.flags & CUZK_PLAN_SYNTH_POREP) {
+      if (n_vars || n_coefs) { msg = "n_vars and n_coefs are derived for a synthetic circuit: pass 0"; return CUZK_ERR_INVALID_ARGUMENT; }
+      cuzk::setup::SynthParams params;
+      params.curve = r.curve;
+      params.profile = CUZK_SYNTH_POREP;
+      params.n_constraints = r.n_constraints;
+      params.n_public = r.n_public;
+      cuzk::setup::SynthShape synth;
+      if (cuzk::formats::Status st = cuzk::setup::synth_shape(params, synth, msg); st != CUZK_OK) return (cuzk_status)st;
+      n_vars = synth.n_wires;
+      n_coefs = synth.n_terms[0] + synth.n_terms[1];
+    }
+    if (n_vars < (uint64_t)r.n_public + 1) { msg = "n_vars must be at least n_public + 1"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (n_coefs > (uint64_t)UINT32_MAX) { msg = "n_coefs is above 2^32 - 1"; return CUZK_ERR_INVALID_ARGUMENT; }
+    if (r.batch < 1 || r.batch > (1u << 20)) { msg = "batch is " + std::to_string(r.batch) + ": 1 to 2^20"; return CUZK_ERR_INVALID_ARGUMENT; }
+    cuzk::engine::EngineOptions opts;
+    if (cuzk_status st = read_options(options, opts, msg); st != CUZK_OK) return st;
+    const cuzk::engine::KeyShape shape =
+        cuzk::engine::describe_key(r.curve, n_vars, r.n_public, r.n_constraints, n_coefs);
+    cuzk::engine::PlanLimits limits;
+    limits.batch = r.batch;
+    limits.stream_all = opts.stream_all;
+    limits.stream_rows = opts.stream_rows;
+    limits.chunk_points = opts.chunk_points;
+    limits.budget = opts.memory_budget;
+    cuzk::engine::EngineCosts costs;
+    if (r.backend == CUZK_BACKEND_CUDA) {
+      if (!limits.budget) {
+        cuzk_device_info device{};
+        cuzk_status st = cuzk::cuda::device_info(0, &device, msg);
+        limits.budget = device.free_memory;
+        if (st != CUZK_OK) {
+          msg = "no GPU to measure (" + msg + "): give memory_budget to plan for one";
+          return CUZK_ERR_NO_DEVICE;
+        }
+      }
+      limits.host_budget = opts.host_budget ? opts.host_budget : cuzk::physical_memory() / 4 * 3;
+      costs = cuzk::cuda::gpu_costs(shape, false);
+    } else {
+      if (!limits.budget) limits.budget = cuzk::physical_memory();
+      limits.host_budget = limits.budget;
+      costs = cuzk::cpu::cpu_costs(shape, (r.flags & CUZK_PLAN_POINTS_ON_DEMAND) != 0);
+    }
+    cuzk::engine::MemoryPlan plan;
+    cuzk_status st = cuzk::engine::plan_memory(costs, limits, plan, msg);
+    for (int s = 0; s < CUZK_POINT_SECTIONS; s++) plan.points[s] = shape.points[s];
+    write_plan(plan, r.backend, 0, out);
+    out->min_budget = plan.min_budget;
+    return st;
   });
 }
 
@@ -294,25 +434,7 @@ CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_mem
                                              size_t err_cap) {
   return guarded(err, err_cap, [&](std::string& msg) {
     if (!prover || !out) { msg = "prover and out must not be NULL"; return CUZK_ERR_INVALID_ARGUMENT; }
-    const cuzk::engine::MemoryPlan& p = prover->plan;
-    std::memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
-    out->backend = prover->ctx->backend;
-    out->budget = p.budget;
-    out->fixed_bytes = p.fixed;
-    out->resident_bytes = p.resident_bytes();
-    out->stream_buffer_bytes = p.stream_buffer_bytes();
-    out->streamed_bytes_per_proof = p.streamed_per_proof();
-    out->key_host_bytes = prover->key->file.bytes_in_memory();
-    for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
-      out->placement[s] = p.placement[s];
-      out->points[s] = p.points[s];
-      out->infinity[s] = p.infinity[s];
-      out->stored[s] = p.stored[s];
-      out->stored_bytes[s] = p.stored_bytes[s];
-      // Fewer stored than the key has: the infinities dropped (C may store more: its leading ones).
-      if (p.stored[s] && p.stored[s] < p.points[s]) out->points_dropped += p.points[s] - p.stored[s];
-    }
+    write_plan(prover->plan, prover->ctx->backend, prover->key->file.bytes_in_memory(), out);
     return CUZK_OK;
   });
 }

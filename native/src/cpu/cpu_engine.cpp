@@ -12,6 +12,31 @@
 
 namespace cuzk::cpu {
 
+engine::EngineCosts cpu_costs(const engine::KeyShape& key, bool compact) {
+  engine::EngineCosts c;
+  c.memory = "host";
+  const uint64_t fr = 32, nd = key.domain;
+  // The rows (read in place, counted here), a, b, c, the H scalars and the supports' indices.
+  c.fixed = 2 * (key.rows + 1) * 8 + key.coefs * (4 + fr) + 3 * nd * fr + nd * 32 + key.index_count * 4;
+  c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
+  const bool gathers = key.index_count > 0;
+  for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++)
+    c.msm_workspace[k] = gathers ? std::min<uint64_t>(1ull << k, c.largest_msm) * 32 : 0;
+  const uint64_t group_of[engine::kSections] = {0, 1, 1, 0, 2};
+  const bool bls = key.curve == CUZK_CURVE_BLS12_381;
+  for (int s = 0; s < engine::kSections; s++) {
+    c.stored[s] = key.support[group_of[s]];
+    // Points in the key's encoding: x, y over Fq (G2: Fq2).
+    c.point_bytes[s] = compact ? (bls ? 96 : 64) * (s == formats::kSecB2 ? 2 : 1) : 0;
+  }
+  c.h_kept_per_proof = nd * 32;
+  c.kept_on_host = false;   // the group's H scalars are this engine's own memory
+  c.stream_buffers = 1;     // a chunk is read, then summed
+  c.link_bytes_per_s = 2e9;  // points packed from the key file or its generator
+  c.chunk_cost_s = 1e-3;
+  return c;
+}
+
 namespace {
 
 #define CUZK_CPU_TRY(expr)                  \
@@ -36,35 +61,37 @@ class CpuEngine final : public engine::Engine<C> {
 
   // A key in memory is read in place (its points at infinity cost the MSMs nothing: they are
   // skipped when the scalars are classified). A key whose points stay in its file (on demand) is
-  // held compacted: each section resident in this engine's memory or read in per proof, as the
-  // budget allows.
+  // held compacted: each section resident in this engine's memory or read in per group of proofs,
+  // as the plan chosen from the budget says. Every MSM runs in the plan's chunks.
   cuzk_status init(const engine::EngineOptions& options, const Progress& progress, std::string& err) {
     options_ = options;
     const auto& z = *key_.zkey;
-    const uint64_t n = key_.domain_size;
-    plan_.memory = "host";
-    plan_.budget = options.memory_budget ? options.memory_budget : physical_memory();
-    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b) + 3 * n * sizeof(Fr) + n * 32;
     compact_ = z.source != nullptr;
-    uint64_t point_bytes[formats::kPointSections] = {};
+    engine::KeyShape shape = engine::describe_key(C::ID, key_.n_vars, key_.n_public, key_.n_constraints,
+                                                  key_.a.signal.size() + key_.b.signal.size());
     if (compact_) {
       CUZK_CPU_TRY(keys_.build(z, pool_, err));
-      for (int s = 0; s < formats::kPointSections; s++) point_bytes[s] = z.point_bytes((PointSection)s);
-      for (const engine::Support& sup : keys_.support)
-        if (!sup.all) plan_.fixed += sup.index.size() * 4 + (uint64_t)sup.n * 32;  // the index, gathered scalars
+      engine::shape_of(z, keys_, shape);
     }
-    engine::describe_sections(z, keys_, point_bytes, plan_);  // without compaction: all kInKey, none stored
-    // stream_all streams every section it holds (tests: the same proofs, and batches grouped).
-    CUZK_CPU_TRY(engine::choose_placements(plan_, options_.stream_all, err));
+    engine::PlanLimits limits;
+    limits.budget = options.memory_budget ? options.memory_budget : physical_memory();
+    limits.host_budget = limits.budget;
+    limits.batch = 1;  // judged per proof: a prover may be given single proofs
+    limits.stream_all = options.stream_all;
+    limits.chunk_points = options.chunk_points;
+    CUZK_CPU_TRY(engine::plan_memory(cpu_costs(shape, compact_), limits, plan_, err));
+    for (int s = 0; s < formats::kPointSections; s++) {
+      plan_.points[s] = shape.points[s];
+      plan_.infinity[s] = shape.infinity[s];
+    }
     progress.set_total(plan_.resident_bytes());
-    constexpr uint64_t kChunk = 1u << 16;  // points read in between progress reports and cancel checks
     for (int i = 0; i < formats::kPointSections; i++) {
       const PointSection s = (PointSection)i;
       if (plan_.placement[s] != engine::kResident) continue;
       uint8_t* dst = resident_[s].reserve(plan_.stored_bytes[s]);
       const uint64_t pb = z.point_bytes(s);
-      for (uint64_t j = 0; j < plan_.stored[s]; j += kChunk) {
-        const uint64_t count = std::min(kChunk, plan_.stored[s] - j);
+      for (uint64_t j = 0; j < plan_.stored[s]; j += kReadChunk) {
+        const uint64_t count = std::min(kReadChunk, plan_.stored[s] - j);
         CUZK_CPU_TRY(keys_.pack(z, s, j, count, dst + j * pb, scratch_, err));
         CUZK_CPU_TRY(engine::upload_step(progress, count * pb, err));
       }
@@ -76,18 +103,19 @@ class CpuEngine final : public engine::Engine<C> {
   cuzk_status compute(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                       std::string& err) override {
     const size_t n = key_.domain_size;
-    // A batch reads each streamed section once per group of proofs (engine::stream_group_size):
-    // when H streams, the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the
-    // budget leaves); the witnesses are the caller's, valid for the whole call.
+    batch_ = &batch;
+    // A batch reads each streamed section once per group of proofs (engine::stream_group): when H
+    // streams, the group's H scalars are kept meanwhile (n * 32 bytes a proof, in what the budget
+    // leaves); the witnesses are the caller's, valid for the whole call.
     const bool keep_h = engine::streamed(plan_, formats::kSecH);
-    const size_t group = engine::stream_group_size(plan_, batch.size(), keep_h ? (uint64_t)n * 32 : 0, plan_.room(),
-                                                    options_.stream_per_proof);
+    const size_t group = engine::stream_group(plan_, batch.size(), options_.stream_per_proof);
     // Workspace kept between calls: a proving loop allocates nothing after its first proof.
     Fr* a = a_.reserve(n);
     Fr* b = b_.reserve(n);
     Fr* c = c_.reserve(n);
     uint8_t* h_group = h_.reserve((keep_h ? group : 1) * n * 32);
-    std::vector<const uint8_t*> w_group(group);
+    std::vector<const uint8_t*> w_group(group), h_of(group);
+    std::vector<engine::ProofSums<C>*> out_of(group);
     for (size_t first = 0; first < batch.size(); first += group) {
       const size_t count = std::min(group, batch.size() - first);
       for (size_t k = 0; k < count; k++) {
@@ -97,6 +125,8 @@ class CpuEngine final : public engine::Engine<C> {
         if (st != CUZK_OK) return st;
         const uint8_t* w = w_group[k] = in.w;
         uint8_t* h = h_group + (keep_h ? k : 0) * n * 32;
+        h_of[k] = h;
+        out_of[k] = &sums[p];
         {
           PhaseScope t(times, p, CUZK_PHASE_ABC);
           if (!in.a) {
@@ -126,74 +156,100 @@ class CpuEngine final : public engine::Engine<C> {
         // Alone, a proof reads its streamed sections itself; in a group they wait for the group.
         for (PointSection s : kSections) {
           if (group > 1 && engine::streamed(plan_, s)) continue;
-          PhaseScope t(times, p, engine::msm_phase(s));
-          CUZK_CPU_TRY(section_msm(s, s == formats::kSecH ? h : w, sums[p], true, err));
+          const uint8_t* scalars = s == formats::kSecH ? h : w;
+          engine::ProofSums<C>* out = &sums[p];
+          CUZK_CPU_TRY(section_msm(s, &scalars, &out, &p, 1, times, err));
         }
-        gathered_group_ = -1;  // the next proof has other scalars
         if (group == 1) batch.computed(p);
       }
       if (group == 1) continue;
-      // Each streamed section read once (its read timed in the group's first proof), then summed
-      // with every proof's scalars.
+      // Each streamed section read once, chunk by chunk, each chunk summed with every proof's
+      // scalars (each proof's sums timed as its phase).
+      std::vector<size_t> proofs(count);
+      for (size_t k = 0; k < count; k++) proofs[k] = first + k;
       for (PointSection s : kSections) {
         if (!engine::streamed(plan_, s)) continue;
-        for (size_t k = 0; k < count; k++) {
-          PhaseScope t(times, first + k, engine::msm_phase(s));
-          gathered_group_ = -1;
-          CUZK_CPU_TRY(section_msm(s, s == formats::kSecH ? h_group + k * n * 32 : w_group[k], sums[first + k], k == 0, err));
-        }
+        CUZK_CPU_TRY(section_msm(s, s == formats::kSecH ? h_of.data() : w_group.data(), out_of.data(), proofs.data(),
+                                 count, times, err));
       }
-      gathered_group_ = -1;
       for (size_t k = 0; k < count; k++) batch.computed(first + k);
     }
+    batch_ = nullptr;
     return CUZK_OK;
   }
 
  private:
   static constexpr PointSection kSections[] = {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC,
                                                formats::kSecH};
+  static constexpr uint64_t kReadChunk = 1u << 16;  // points read in between progress reports and cancel checks
 
-  static uint64_t rows_bytes(const engine::SparseRows<Fr>& m) {
-    return m.row_start.size() * 8 + m.signal.size() * 4 + m.coef.size() * sizeof(Fr);
+  // Section s's sums over `count` proofs' scalars (their group's: the witness, or h for H) into
+  // their places in outs, chunk by chunk: a streamed chunk is read once for all of them.
+  // proofs[k]: the batch index of scalars[k]'s proof (each chunk's MSM is timed as its phase).
+  cuzk_status section_msm(PointSection s, const uint8_t* const* scalars, engine::ProofSums<C>* const* outs,
+                          const size_t* proofs, size_t count, engine::PhaseTimes& times, std::string& err) {
+    if (s == formats::kSecB2) {
+      std::vector<typename C::G2x*> o(count);
+      for (size_t k = 0; k < count; k++) o[k] = &outs[k]->b2;
+      return chunked_msm<typename C::G2x, Fq2>(s, scalars, o.data(), proofs, count, times, err);
+    }
+    std::vector<typename C::G1x*> o(count);
+    for (size_t k = 0; k < count; k++) o[k] = &outs[k]->g1(s);
+    return chunked_msm<typename C::G1x, Fq>(s, scalars, o.data(), proofs, count, times, err);
   }
 
-  // Section s's sum into its place in `sums`, over its group's scalars (the witness, or h for H).
-  cuzk_status section_msm(PointSection s, const uint8_t* scalars, engine::ProofSums<C>& sums, bool read_streamed,
-                          std::string& err) {
-    return s == formats::kSecB2 ? section_msm(s, scalars, &sums.b2, read_streamed, err)
-                                : section_msm(s, scalars, &sums.g1(s), read_streamed, err);
-  }
-
-  // sum over section s's points with its group's scalars. A streamed section is read into stream_
-  // first unless read_streamed is false (a group's later proofs: stream_ holds it already).
-  template <class X>
-  cuzk_status section_msm(PointSection s, const uint8_t* scalars, X* out, bool read_streamed, std::string& err) {
-    using F = std::conditional_t<std::is_same_v<X, typename C::G2x>, Fq2, Fq>;
+  template <class X, class F>
+  cuzk_status chunked_msm(PointSection s, const uint8_t* const* scalars, X* const* outs, const size_t* proofs,
+                          size_t count, engine::PhaseTimes& times, std::string& err) {
+    const cuzk_phase phase = engine::msm_phase(s);
     const auto& z = *key_.zkey;
+    const uint64_t pb = z.point_bytes(s);
+    for (size_t k = 0; k < count; k++) *outs[k] = X::infinity();
     if (!compact_) {  // in place; C's points belong to the scalars after w[n_public]
-      const size_t first = s == formats::kSecC ? (size_t)key_.n_public + 1 : 0;
-      *out = msm<C, F>(pool_, z.points(s), scalars + first * 32, z.point_count(s));
+      const size_t lead = s == formats::kSecC ? (size_t)key_.n_public + 1 : 0;
+      const uint64_t n = z.point_count(s);
+      for (uint64_t j = 0; j < n; j += plan_.msm_chunk) {
+        if (j > 0 && batch_ && batch_->cancelled()) return cancelled_in(s, err);
+        const uint64_t m = std::min(plan_.msm_chunk, n - j);
+        for (size_t k = 0; k < count; k++) {
+          PhaseScope t(times, proofs[k], phase);
+          *outs[k] = outs[k]->add(msm<C, F>(pool_, z.points(s) + j * pb, scalars[k] + (lead + j) * 32, m));
+        }
+      }
       return CUZK_OK;
     }
-    const uint8_t* points = resident_[s].data();
-    if (plan_.placement[s] == engine::kStreamed) {
-      if (read_streamed) CUZK_CPU_TRY(keys_.pack(z, s, 0, plan_.stored[s], stream_.data(), scratch_, err));
-      points = stream_.data();
-    }
-    const engine::PointGroup g = engine::group_of(s);
-    const engine::Support& sup = keys_.support[g];
-    if (!sup.all) {  // the scalars of the stored points, in their order
-      uint8_t* dst = gathered_.reserve((size_t)sup.n * 32);
-      if (gathered_group_ != g) {
-        pool_.parallel_range(sup.index.size(), [&](size_t lo, size_t hi) {
-          for (size_t j = lo; j < hi; j++) std::memcpy(dst + j * 32, scalars + (size_t)sup.index[j] * 32, 32);
-        }, 4096);
-        gathered_group_ = g;
+    const engine::Support& sup = keys_.support[engine::group_of(s)];
+    const bool is_streamed = plan_.placement[s] == engine::kStreamed;
+    const uint64_t n = plan_.stored[s];
+    for (uint64_t j = 0; j < n; j += plan_.msm_chunk) {
+      if (j > 0 && batch_ && batch_->cancelled()) return cancelled_in(s, err);
+      const uint64_t m = std::min(plan_.msm_chunk, n - j);
+      const uint8_t* points = resident_[s].data() + j * pb;
+      if (is_streamed) {
+        PhaseScope t(times, proofs[0], phase);  // the chunk's read, in the first proof's phase
+        CUZK_CPU_TRY(keys_.pack(z, s, j, m, stream_.data(), scratch_, err));
+        points = stream_.data();
       }
-      scalars = dst;
+      for (size_t k = 0; k < count; k++) {
+        PhaseScope t(times, proofs[k], phase);
+        const uint8_t* chunk_scalars = scalars[k] + j * 32;
+        if (!sup.all) {  // the scalars of the stored points, in their order
+          uint8_t* dst = gathered_.reserve((size_t)plan_.msm_chunk * 32);
+          const uint8_t* from = scalars[k];
+          pool_.parallel_range(m, [&](size_t lo, size_t hi) {
+            for (size_t i = lo; i < hi; i++) std::memcpy(dst + i * 32, from + (size_t)sup.index[j + i] * 32, 32);
+          }, 4096);
+          chunk_scalars = dst;
+        }
+        *outs[k] = outs[k]->add(msm<C, F>(pool_, points, chunk_scalars, m));
+      }
     }
-    *out = msm<C, F>(pool_, points, scalars, plan_.stored[s]);
     return CUZK_OK;
+  }
+
+  static cuzk_status cancelled_in(PointSection s, std::string& err) {
+    err = std::string("cancelled during MSM ") + engine::section_name(s) + ", between chunks; no proof returned";
+    return CUZK_ERR_CANCELLED;
   }
 
   // out[row] = sum coef * w[signal]: a Montgomery product of the key's v*R^2 with the standard-form
@@ -228,7 +284,7 @@ class CpuEngine final : public engine::Engine<C> {
   engine::MemoryPlan plan_;
   engine::EngineOptions options_;
   ScratchArray<uint8_t> resident_[formats::kPointSections], stream_, gathered_;
-  int gathered_group_ = -1;  // the group whose scalars gathered_ holds for the current proof
+  engine::WitnessSource* batch_ = nullptr;  // the batch being computed (its cancel flag)
   std::vector<uint8_t> scratch_;
 };
 

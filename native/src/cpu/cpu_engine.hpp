@@ -11,6 +11,10 @@
 
 namespace cuzk::cpu {
 
+// What this engine's buffers cost, for the memory plan (engine/memory_plan.hpp). compact: the
+// engine holds the key's points (a key on demand or made in memory); else it reads them in place.
+engine::EngineCosts cpu_costs(const engine::KeyShape& key, bool compact);
+
 // A key in memory is read in place; a key on demand (CUZK_KEY_POINTS_ON_DEMAND) is held compacted
 // in host memory, resident or streamed per section within options.memory_budget. Fails with the
 // key's read errors, or CUZK_ERR_OUT_OF_MEMORY when the budget is too small (nothing allocated).

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "cuda/engine/gpu_costs.hpp"
 #include "cuda/engine/make_engine.hpp"
 #include "cuda/setup/fixed_base.hpp"
 #include "cuzk.h"

@@ -36,6 +36,9 @@ class WitnessSource {
   virtual cuzk_status inputs(size_t p, ProofInputs* out, std::string& err) = 0;
   // The engine has proof p's sums (the batch's progress counts it).
   virtual void computed(size_t p) { (void)p; }
+  // The caller asked to stop: an engine checks between the chunks of a long proof and returns
+  // CUZK_ERR_CANCELLED (inputs() checks between proofs).
+  virtual bool cancelled() const { return false; }
 };
 
 // A batch whose inputs are all checked already (engine tests and benchmarks).
@@ -78,7 +81,7 @@ class Engine {
   // batch.inputs(p) and reporting batch.computed(p). Times its phases (ABC, NTT_H, MSM_*, UPLOAD,
   // ...) into `times`.
   virtual cuzk_status compute(WitnessSource& batch, PhaseTimes& times, ProofSums<C>* sums, std::string& err) = 0;
-  // Where the engine keeps the key's points (fixed once it is made).
+  // The engine's memory plan (fixed once it is made).
   virtual MemoryPlan memory_plan() const = 0;
   // Whether it reads the key view's A/B rows while proving; an engine with a copy of its own (the
   // GPU's, on the device) says no, and the prover frees the host's.
@@ -90,6 +93,9 @@ class Engine {
 // engine reads them from here, never from the process environment.
 struct EngineOptions {
   uint64_t memory_budget = 0;     // bytes; 0 = automatic
+  uint64_t host_budget = 0;       // host bytes the plan may take beyond the key; 0 = automatic
+  uint64_t chunk_points = 0;      // the MSM and stream chunk (a power of two); 0 = the plan's choice
+  bool stream_rows = false;       // the A/B rows read in chunks per proof (an engine that can)
   bool stream_all = false;        // every held point section streamed, none resident
   bool stream_per_proof = false;  // a streamed section read once per proof even in a batch
   int h_copies = -1;              // CUDA: copies of the H points; -1 automatic, 0 or 1 none, else that many

@@ -30,11 +30,7 @@ bool all_zero(const uint8_t* p, size_t n) {
 // The scalar index of point k of section s, and back (C's points start at scalar n_public + 1).
 uint64_t lead_of(const ZkeyGroth16& z, PointSection s) { return s == kSecC ? (uint64_t)z.n_public + 1 : 0; }
 
-std::string mib(uint64_t bytes) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%llu bytes (%.1f MiB)", (unsigned long long)bytes, bytes / 1048576.0);
-  return b;
-}
+std::string mib(uint64_t bytes) { return bytes_text(bytes); }
 
 }  // namespace
 
@@ -156,78 +152,34 @@ cuzk_status CompactKey::pack(const ZkeyGroth16& z, PointSection s, uint64_t j0, 
   return CUZK_OK;
 }
 
-uint64_t MemoryPlan::bytes_where(Placement where, bool largest) const {
-  uint64_t b = 0;
-  for (int s = 0; s < kPointSections; s++)
-    if (placement[s] == where) b = largest ? std::max(b, stored_bytes[s]) : b + stored_bytes[s];
-  return b;
-}
-
-void describe_sections(const ZkeyGroth16& z, const CompactKey& key, const uint64_t (&point_bytes)[kPointSections],
-                       MemoryPlan& plan) {
+void shape_of(const ZkeyGroth16& z, const CompactKey& key, KeyShape& out) {
   for (int i = 0; i < kPointSections; i++) {
-    const PointSection s = (PointSection)i;
-    plan.points[s] = z.point_count(s);
-    plan.infinity[s] = key.infinity[s];
-    plan.stored[s] = point_bytes[s] ? key.stored(s) : 0;
-    plan.stored_bytes[s] = plan.stored[s] * point_bytes[s];
-    plan.placement[s] = point_bytes[s] ? kResident : kInKey;
+    out.points[i] = z.point_count((PointSection)i);
+    out.infinity[i] = key.infinity[i];
   }
-}
-
-bool streamed(const MemoryPlan& plan, PointSection s) {
-  return plan.placement[s] == kStreamed && plan.stored[s] > 0;
-}
-
-bool streams_any(const MemoryPlan& plan) {
-  for (int s = 0; s < kPointSections; s++)
-    if (streamed(plan, (PointSection)s)) return true;
-  return false;
-}
-
-size_t stream_group_size(const MemoryPlan& plan, size_t n, uint64_t per_proof, uint64_t room, bool per_proof_only) {
-  if (n < 2 || !streams_any(plan) || per_proof_only) return 1;
-  const uint64_t fit = per_proof ? room / per_proof : n;
-  return fit < 2 ? 1 : (size_t)std::min<uint64_t>(fit, n);
-}
-
-cuzk_status choose_placements(MemoryPlan& plan, bool force_stream, std::string& err) {
-  uint32_t held = 0;  // sections the engine holds, as a bit set
-  for (int s = 0; s < kPointSections; s++)
-    if (plan.stored_bytes[s]) held |= 1u << s;
-  int best = -1;
-  uint64_t best_streamed = 0, best_resident = 0;
-  for (uint32_t resident = 0; resident < (1u << kPointSections); resident++) {
-    if ((resident & ~held) || (force_stream && resident)) continue;
-    MemoryPlan p = plan;
-    for (int s = 0; s < kPointSections; s++)
-      if (held & (1u << s)) p.placement[s] = (resident & (1u << s)) ? kResident : kStreamed;
-    if (p.total() > plan.budget) continue;
-    const uint64_t streamed = p.streamed_per_proof(), res = p.resident_bytes();
-    if (best < 0 || streamed < best_streamed || (streamed == best_streamed && res < best_resident)) {
-      best = (int)resident;
-      best_streamed = streamed;
-      best_resident = res;
+  out.index_count = 0;
+  for (int g = 0; g < kPointGroups; g++) {
+    const Support& sup = key.support[g];
+    out.support[g] = sup.size();
+    if (!sup.all) out.index_count += sup.index.size();
+  }
+  for (int k = 0; k < kMinChunkLog; k++) out.span[k] = 1ull << k;  // no plan chunks so few
+  for (int k = kMinChunkLog; k < 32; k++) {
+    const uint64_t chunk = 1ull << k;
+    uint64_t widest = 0;
+    for (const Support& sup : key.support) {
+      if (sup.all || sup.index.empty()) { widest = std::max<uint64_t>(widest, std::min<uint64_t>(chunk, sup.n)); continue; }
+      for (uint64_t j = 0; j < sup.index.size(); j += chunk) {
+        const uint64_t last = std::min<uint64_t>(j + chunk, sup.index.size()) - 1;
+        widest = std::max<uint64_t>(widest, (uint64_t)sup.index[last] - sup.index[j] + 1);
+      }
+    }
+    out.span[k] = widest;
+    if (chunk >= std::max<uint64_t>(key.support[0].n, key.support[2].n)) {
+      for (int r = k + 1; r < 32; r++) out.span[r] = widest;
+      break;
     }
   }
-  for (int s = 0; s < kPointSections; s++)
-    if (held & (1u << s)) plan.placement[s] = best >= 0 && (best & (1u << s)) ? kResident : kStreamed;
-  if (best >= 0) return CUZK_OK;
-  // Not even every section streamed fits: name what is needed.
-  if (!held) {
-    err = std::string("the key does not fit the ") + plan.memory + " memory budget of " + mib(plan.budget) +
-          ": its rows and proving workspace need " + mib(plan.fixed);
-    return CUZK_ERR_OUT_OF_MEMORY;
-  }
-  int largest = 0;
-  for (int s = 0; s < kPointSections; s++)
-    if (plan.stored_bytes[s] > plan.stored_bytes[largest]) largest = s;
-  err = std::string("the key does not fit the ") + plan.memory + " memory budget of " + mib(plan.budget) +
-        ": it needs at least " + mib(plan.total()) + " (rows and workspace " + mib(plan.fixed) +
-        ", and a stream buffer for its largest section, " + section_name((PointSection)largest) + ", of " +
-        mib(plan.stream_buffer_bytes()) + "; all sections resident would need " +
-        mib(plan.fixed + plan.streamed_per_proof()) + ")";
-  return CUZK_ERR_OUT_OF_MEMORY;
 }
 
 }  // namespace cuzk::engine

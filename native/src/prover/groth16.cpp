@@ -76,6 +76,7 @@ class CheckAhead final : public engine::WitnessSource {
 
   size_t size() const override { return n_; }
   void computed(size_t) override { progress_.add(1); }
+  bool cancelled() const override { return progress_.cancelled(); }
   const engine::ProofInputs& checked(size_t p) const { return checked_[p]; }
 
   cuzk_status inputs(size_t p, engine::ProofInputs* out, std::string& err) override {

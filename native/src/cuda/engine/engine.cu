@@ -28,6 +28,10 @@ namespace {
 using formats::PointSection;
 using formats::kPointSections;
 
+// The order a proof's streamed sections are summed in.
+constexpr PointSection kStreamOrder[] = {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2,
+                                         formats::kSecH};
+
 template <class C>
 class GpuEngine final : public engine::Engine<C> {
   using D = DeviceCurve<C>;
@@ -38,6 +42,8 @@ class GpuEngine final : public engine::Engine<C> {
  public:
   GpuEngine(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key), store_(dev, key), msm_(dev, store_) {}
   ~GpuEngine() override {
+    store_.drain();
+    pinned_free(h_host_, h_host_bytes_);
     if (prefetch_.stream) cudaStreamDestroy(prefetch_.stream);
     if (prefetch_.after_reads) cudaEventDestroy(prefetch_.after_reads);
     if (prefetch_.uploaded) cudaEventDestroy(prefetch_.uploaded);
@@ -67,6 +73,7 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
     group_ = choose_group(batch.size());
+    msm_.watch(&batch);
     for (size_t first = 0; first < batch.size(); first += group_) {
       const size_t count = std::min(group_, batch.size() - first);
       for (size_t k = 0; k < count; k++) {
@@ -74,10 +81,10 @@ class GpuEngine final : public engine::Engine<C> {
         // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
         engine::ProofInputs in;
         CUZK_TRY(batch.inputs(p, &in, err));
-        cuzk_status st = prove_one(in, p, k, batch, times, sums[p], err);
-        // A span's events must be complete to be read: alone, the proof's last MSM waited for
-        // them; in a group, its last step may still be queued.
+        group_w_[k] = in.w;
+        cuzk_status st = prove_one(in, p, k, batch, times, sums, err);
         if (st == CUZK_OK && group_ > 1) {
+          // The kept H scalars must have landed before the next proof overwrites them.
           if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess) st = fail(e, "cudaStreamSynchronize", err);
         }
         dev_->timeline.flush(times);
@@ -102,7 +109,8 @@ class GpuEngine final : public engine::Engine<C> {
  private:
   // Proof p (slot k of its group): its upload, a/b/c, NTTs and the MSMs it computes itself.
   cuzk_status prove_one(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
-                        engine::PhaseTimes& times, engine::ProofSums<C>& out, std::string& err) {
+                        engine::PhaseTimes& times, engine::ProofSums<C>* sums, std::string& err) {
+    engine::ProofSums<C>& out = sums[p];
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const auto& z = *key_.zkey;
@@ -141,14 +149,14 @@ class GpuEngine final : public engine::Engine<C> {
         b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
       }
     }
-    cuzk_status st = gpu_part(have_abc, p, k, batch, out, err);
+    cuzk_status st = gpu_part(have_abc, p, k, batch, times, sums, err);
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
     return st;
   }
 
-  cuzk_status gpu_part(bool have_abc, size_t p, size_t k, engine::WitnessSource& batch, engine::ProofSums<C>& out,
-                       std::string& err) {
+  cuzk_status gpu_part(bool have_abc, size_t p, size_t k, engine::WitnessSource& batch, engine::PhaseTimes& times,
+                       engine::ProofSums<C>* sums, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint32_t nd = key_.domain_size, L = key_.log_domain;
@@ -156,7 +164,6 @@ class GpuEngine final : public engine::Engine<C> {
     F* va = va_.as<F>();
     F* vb = vb_.as<F>();
     F* vc = vc_.as<F>();
-    const uint32_t* w = w_->as<uint32_t>();
 
     int t1 = tl.mark(err);
     if (have_abc) {
@@ -179,99 +186,79 @@ class GpuEngine final : public engine::Engine<C> {
     prefetch(batch, p + 1);
     int t3 = tl.mark(err);
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
+    // In a group, the streamed sections wait for the group (streamed_sums): the H scalars go to
+    // the host meanwhile (the witnesses are the caller's).
+    if (group_ > 1 && store_.streamed(formats::kSecH))
+      CUZK_CU(cudaMemcpyAsync(static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32, va, (size_t)nd * 32,
+                              cudaMemcpyDeviceToHost, s));
+    // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
+    CUZK_CU(cudaStreamSynchronize(s));
+    tl.flush(times);
 
-    // In a group, the streamed sections wait for the group (streamed_sums): keep their scalars.
-    auto now = [&](PointSection sec) { return group_ == 1 || !store_.streamed(sec); };
-    if (keep_w_) CUZK_CU(cudaMemcpyAsync(w_store_.as<uint8_t>() + k * key_.n_vars * 32, w, (size_t)key_.n_vars * 32,
-                                         cudaMemcpyDeviceToDevice, s));
-    // One plan per group over its support's scalars; each phase's span includes its plan.
-    const bool plan_ac = now(formats::kSecA) || now(formats::kSecC);
-    if (plan_ac) CUZK_TRY(msm_.plan_group(engine::kGroupAC, w, err));
-    if (now(formats::kSecA)) CUZK_TRY(msm_.template run<1>(formats::kSecA, CUZK_PHASE_MSM_A, p, &out.a, t3, err));
-    if (now(formats::kSecC)) CUZK_TRY(msm_.template run<1>(formats::kSecC, CUZK_PHASE_MSM_C, p, &out.c, -1, err));
-    int tb = tl.mark(err);
+    const PassScalars w{w_->as<uint8_t>(), nullptr}, h{va_.as<uint8_t>(), nullptr};
+    auto here = [&](PointSection sec) {
+      return (sec != formats::kSecB2 || !store_.b2_on_cpu()) && store_.memory_plan().stored[sec] > 0;
+    };
+    auto resident = [&](std::initializer_list<PointSection> of) {
+      std::vector<PointSection> out;
+      for (PointSection sec : of)
+        if (here(sec) && !store_.streamed(sec)) out.push_back(sec);
+      return out;
+    };
     // B over the whole witness too: A's plan is B's (one plan for four MSMs, as without compaction).
     const bool b_shares_plan = store_.support(engine::kGroupB).all && store_.support(engine::kGroupAC).all;
-    const bool b2_here = !store_.b2_on_cpu() && now(formats::kSecB2);
-    if (now(formats::kSecB1) || b2_here) {
-      if (!(b_shares_plan && plan_ac)) CUZK_TRY(msm_.plan_group(engine::kGroupB, w, err));
-      if (now(formats::kSecB1)) CUZK_TRY(msm_.template run<1>(formats::kSecB1, CUZK_PHASE_MSM_B1, p, &out.b1, tb, err));
-      if (b2_here) CUZK_TRY(msm_.template run<2>(formats::kSecB2, CUZK_PHASE_MSM_B2, p, &out.b2, -1, err));
-    }
-    // The H MSM: its own plan over the NTT's output (standard form, in va).
-    int th = tl.mark(err);
-    if (now(formats::kSecH)) {
-      CUZK_TRY(msm_.plan_group(engine::kGroupH, reinterpret_cast<const uint32_t*>(va), err));
-      CUZK_TRY(msm_.template run<1>(formats::kSecH, CUZK_PHASE_MSM_H, p, &out.h, th, err));
+    if (b_shares_plan) {
+      CUZK_TRY(msm_.pass(engine::kGroupAC, resident({formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2}),
+                         &w, p, 1, sums, times, err));
     } else {
-      CUZK_CU(cudaMemcpyAsync(h_store_.as<uint8_t>() + k * nd * 32, va, (size_t)nd * 32, cudaMemcpyDeviceToDevice, s));
+      CUZK_TRY(msm_.pass(engine::kGroupAC, resident({formats::kSecA, formats::kSecC}), &w, p, 1, sums, times, err));
+      CUZK_TRY(msm_.pass(engine::kGroupB, resident({formats::kSecB1, formats::kSecB2}), &w, p, 1, sums, times, err));
+    }
+    CUZK_TRY(msm_.pass(engine::kGroupH, resident({formats::kSecH}), &h, p, 1, sums, times, err));
+    if (group_ > 1) return CUZK_OK;
+    // Alone, the proof streams its sections itself, over its scalars on the device.
+    for (PointSection sec : kStreamOrder) {
+      if (!here(sec) || !store_.streamed(sec)) continue;
+      CUZK_TRY(msm_.pass(engine::group_of(sec), {sec}, sec == formats::kSecH ? &h : &w, p, 1, sums, times, err));
     }
     return CUZK_OK;
   }
 
-  // How many proofs share one read of each streamed section (engine::stream_group_size), from the
-  // room the budget leaves and the device has for their kept scalars (the witness when A, C, B1 or
-  // B2 streams, the H scalars when H does); it sets keep_w_ and allocates the stores. Without room
-  // (or when the stores cannot be had) 1: each proof reads the sections itself.
+  // How many proofs share one read of each streamed section (engine::stream_group, from the
+  // plan's host budget for the kept H scalars); it allocates their pinned host area when H
+  // streams. Without it (pinned memory refused) 1: each proof reads the sections itself.
   size_t choose_group(size_t n) {
-    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
-    bool w_needed = false;
-    for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2})
-      w_needed |= store_.streamed(sec);
-    const bool h_needed = store_.streamed(formats::kSecH);
-    const uint64_t per_proof = (w_needed ? nv * 32 : 0) + (h_needed ? nd * 32 : 0);
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) { (void)cudaGetLastError(); free_b = 0; }
-    // The device's room: its free memory and the stores already held, less the prefetch's second
-    // witness buffer when it is still to come and a margin for the runtime.
-    const uint64_t held = w_store_.bytes() + h_store_.bytes(), margin = (256ull << 20) + (w_bufs_[1].bytes() ? 0 : nv * 32);
-    const uint64_t device_room = free_b + held > margin ? free_b + held - margin : 0;
-    const engine::MemoryPlan& plan = store_.memory_plan();
-    const size_t group = engine::stream_group_size(plan, n, per_proof, std::min(device_room, plan.room()),
-                                                    store_.options().stream_per_proof);
-    keep_w_ = false;
-    if (group < 2) return 1;
-    std::string e;
-    if ((w_needed && w_store_.ensure(group * nv * 32, e) != CUZK_OK) ||
-        (h_needed && h_store_.ensure(group * nd * 32, e) != CUZK_OK)) {
-      w_store_.release();  // not sticky (fail() cleared it): the batch goes proof by proof
-      h_store_.release();
-      return 1;
+    const uint64_t nd = key_.domain_size;
+    size_t group = (size_t)engine::stream_group(store_.memory_plan(), n, store_.options().stream_per_proof);
+    group = std::min(group, kMaxGroup);
+    if (group > 1 && store_.streamed(formats::kSecH) && group * nd * 32 > h_host_bytes_) {
+      pinned_free(h_host_, h_host_bytes_);
+      h_host_ = nullptr;
+      h_host_bytes_ = 0;
+      if (pinned_alloc(&h_host_, group * nd * 32) != cudaSuccess) {
+        (void)cudaGetLastError();
+        h_host_ = nullptr;
+        return 1;
+      }
+      h_host_bytes_ = group * nd * 32;
     }
-    keep_w_ = w_needed;
     return group;
   }
 
-  // A group's streamed sections: each read once into the stream buffer (timed as UPLOAD of the
-  // group's first proof), then summed with every proof's kept scalars, in order.
+  // A group's streamed sections: each read once, chunk by chunk, and each chunk summed with every
+  // proof's scalars from the host (the witnesses, the kept H scalars).
   cuzk_status streamed_sums(size_t first, size_t count, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
                             std::string& err) {
-    GpuTimeline& tl = dev_->timeline;
-    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
-    for (PointSection sec : {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2, formats::kSecH}) {
-      if (!store_.streamed(sec)) continue;
-      const engine::PointGroup g = engine::group_of(sec);
-      CUZK_TRY(tl.begin(dev_->stream, err));
-      const int u0 = tl.mark(err);
-      const void* points = nullptr;
-      cuzk_status st = store_.stream_in(sec, &points, err);
-      tl.span(u0, tl.mark(err), CUZK_PHASE_UPLOAD, first);
-      if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess && st == CUZK_OK)
-        st = fail(e, "cudaStreamSynchronize", err);  // the end mark must be complete to be read
-      tl.flush(times);
-      CUZK_TRY(st);
-      for (size_t k = 0; k < count; k++) {
-        CUZK_TRY(tl.begin(dev_->stream, err));
-        const int from = tl.mark(err);
-        const uint8_t* scalars = g == engine::kGroupH ? h_store_.as<uint8_t>() + k * nd * 32 : w_store_.as<uint8_t>() + k * nv * 32;
-        st = msm_.plan_group(g, reinterpret_cast<const uint32_t*>(scalars), err);
-        engine::ProofSums<C>& out = sums[first + k];
-        if (st == CUZK_OK)
-          st = sec == formats::kSecB2 ? msm_.template msm_over<2>(points, CUZK_PHASE_MSM_B2, first + k, &out.b2, from, err)
-                                      : msm_.template msm_over<1>(points, engine::msm_phase(sec), first + k, &out.g1(sec), from, err);
-        tl.flush(times);
-        CUZK_TRY(st);
-      }
+    const uint64_t nd = key_.domain_size;
+    std::vector<PassScalars> w(count), h(count);
+    for (size_t k = 0; k < count; k++) {
+      w[k].host = group_w_[k];
+      h[k].host = static_cast<const uint8_t*>(h_host_) + k * nd * 32;
+    }
+    for (PointSection sec : kStreamOrder) {
+      if (!store_.streamed(sec) || (sec == formats::kSecB2 && store_.b2_on_cpu())) continue;
+      CUZK_TRY(msm_.pass(engine::group_of(sec), {sec}, sec == formats::kSecH ? h.data() : w.data(), first, count, sums,
+                         times, err));
     }
     return CUZK_OK;
   }
@@ -314,10 +301,13 @@ class GpuEngine final : public engine::Engine<C> {
   GpuKeyStore<C> store_;
   GpuMsmDispatch<C> msm_;
   DeviceBuffer w_bufs_[2], va_, vb_, vc_;
-  // A group's kept scalars for its streamed sections (choose_group): witnesses, H scalars.
+  // A group of proofs sharing each streamed section's read (choose_group): their witnesses (the
+  // caller's memory) and, when H streams, their H scalars (pinned host memory).
+  static constexpr size_t kMaxGroup = 1024;
   size_t group_ = 1;
-  bool keep_w_ = false;
-  DeviceBuffer w_store_, h_store_;
+  const uint8_t* group_w_[kMaxGroup] = {};
+  void* h_host_ = nullptr;
+  size_t h_host_bytes_ = 0;
   DeviceBuffer* w_ = &w_bufs_[0];  // the current proof's witness on the device
   struct Prefetch {
     bool enabled = true;   // off after a failure (no room for the second buffer)

@@ -2,13 +2,16 @@
 // the points at infinity (engine/key_memory.hpp): per group of sections that share scalars (A and
 // C, B1 and B2, H) one support, uploaded as an index so that each group's scalars can be gathered
 // on the device. C's points are stored at the witness indices of the A+C support (explicit
-// infinities for w[0..n_public]). Each section is resident or streamed in, as the plan chosen from
-// the budget at creation says (cuzk_prover_memory_plan). A resident H section is held as
-// precomputed copies of its points (msm/bases.cuh: t copies, each 2^(c*V) times the one before, so
-// that msm_h reduces V = ceil(W/t) windows instead of W): t as large as the budget's room after the
-// plan and the device's free memory allow (EngineOptions::h_copies forces a count, 0 turns them
-// off; automatic, the default, only from 2^16 points). g2_on_cpu leaves B2 in the key's memory for
-// the CPU; keep_infinity stores the points at infinity too (for measurements).
+// infinities for w[0..n_public]). The plan (engine/memory_plan.hpp, priced by gpu_costs.cpp) says
+// which sections are resident and which stream, and the chunk every MSM and stream works in. A
+// streamed section's points are copied once to pinned host memory when the host budget holds
+// them (else packed from the key per chunk) and come up chunk by chunk on a copy stream into two
+// chunk buffers. A resident H section is held as precomputed copies of its points (msm/bases.cuh:
+// t copies, each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead
+// of W): t as large as the budget's room after the plan and the device's free memory allow
+// (EngineOptions::h_copies forces a count, 0 turns them off; automatic, the default, only from 2^16
+// points, and only while H's MSM is one chunk). g2_on_cpu leaves B2 in the key's memory for the
+// CPU; keep_infinity stores the points at infinity too (for measurements).
 #pragma once
 
 #include <algorithm>
@@ -18,10 +21,12 @@
 
 #include "cuda/context/device_context.cuh"
 #include "cuda/engine/abc.cuh"
+#include "cuda/engine/gpu_costs.hpp"
 #include "cuda/msm/bases.cuh"
 #include "engine/engine.hpp"
 #include "engine/key_memory.hpp"
 #include "util/progress.hpp"
+#include "util/machine.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -38,10 +43,14 @@ class GpuKeyStore {
  public:
   GpuKeyStore(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
   ~GpuKeyStore() {
+    if (copy_stream_) cudaStreamSynchronize(copy_stream_);  // no DMA reads what is freed below
     for (int i = 0; i < 2; i++) {
-      pinned_free(pack_buf_[i], kPackChunk);
+      pinned_free(pack_buf_[i], pack_bytes_);
       if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
+      if (loaded_[i]) cudaEventDestroy(loaded_[i]);
     }
+    for (int s = 0; s < kPointSections; s++) pinned_free(host_points_[s], plan_.stored_bytes[s]);
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
   }
   GpuKeyStore(const GpuKeyStore&) = delete;
   GpuKeyStore& operator=(const GpuKeyStore&) = delete;
@@ -50,7 +59,6 @@ class GpuKeyStore {
   // caller holds the device's mutex with the device current (also for upload).
   cuzk_status plan(const engine::EngineOptions& options, std::string& err) {
     const auto& z = *key_.zkey;
-    const uint64_t nv = key_.n_vars, nd = key_.domain_size;
     options_ = options;
     cpu_b2_ = options.g2_on_cpu && z.points_b2 != nullptr;  // in place: a key in memory only
     CUZK_TRY(compact_.build(z, default_thread_pool(), err));
@@ -60,37 +68,34 @@ class GpuKeyStore {
         sup.index.clear();
       }
     }
-    uint64_t point_bytes[kPointSections];
-    for (int s = 0; s < kPointSections; s++) point_bytes[s] = s == formats::kSecB2 ? (cpu_b2_ ? 0 : sizeof(A2)) : sizeof(A1);
-    plan_.memory = "device";
-    engine::describe_sections(z, compact_, point_bytes, plan_);
-    // Rows, the gather indices and scalars, and the proving workspace (witness, a/b/c, the sorted
-    // digits of the larger MSM, buckets): estimated generously, 320 bytes per scalar.
-    uint64_t gathered = 0;
-    plan_.fixed = rows_bytes(key_.a) + rows_bytes(key_.b);
-    for (const engine::Support& sup : compact_.support) {
-      if (sup.all) continue;
-      plan_.fixed += sup.index.size() * 4 + 16;
-      gathered = std::max<uint64_t>(gathered, sup.index.size() * 32 + 16);
-    }
-    plan_.fixed += gathered + 4 * nd * sizeof(F) + nv * 32 + 320 * std::max(nv, nd) + (512u << 20);
+    engine::KeyShape shape = engine::describe_key(C::ID, key_.n_vars, key_.n_public, key_.n_constraints,
+                                                  key_.a.signal.size() + key_.b.signal.size());
+    engine::shape_of(z, compact_, shape);
     size_t free_b = 0, total_b = 0;
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
+    engine::PlanLimits limits;
     // A budget above what is free would let the device run out mid-upload: the free memory caps it.
-    plan_.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
-    // stream_all streams every section (tests: it must give the same proofs).
-    CUZK_TRY(engine::choose_placements(plan_, options.stream_all, err));
-    gathered_bytes_ = gathered;
+    limits.budget = options.memory_budget ? std::min<uint64_t>(options.memory_budget, free_b) : free_b;
+    limits.host_budget = options.host_budget ? options.host_budget : physical_memory() / 4 * 3;
+    limits.batch = 1;  // judged per proof: a prover may be given single proofs
+    limits.stream_all = options.stream_all;  // tests: every section streamed gives the same proofs
+    limits.chunk_points = options.chunk_points;
+    CUZK_TRY(engine::plan_memory(gpu_costs(shape, cpu_b2_), limits, plan_, err));
+    for (int s = 0; s < kPointSections; s++) {
+      plan_.points[s] = shape.points[s];
+      plan_.infinity[s] = shape.infinity[s];
+    }
     return CUZK_OK;
   }
 
-  // The rows, the supports' indices and the resident points uploaded as the plan says, then the H
-  // copies made.
+  // The rows, the supports' indices and the resident points uploaded as the plan says, the
+  // streamed points copied to pinned host memory when the plan pins them, then the H copies made.
   cuzk_status upload(const Progress& progress, std::string& err) {
-    // The upload's units: the rows, the supports' indices and the resident points, in bytes.
+    // The upload's units: the rows, the supports' indices and the points held, in bytes.
     uint64_t index_bytes = 0;
     for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
-    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes());
+    const uint64_t pinned_points = plan_.points_pinned ? plan_.streamed_bytes() : 0;
+    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes() + pinned_points);
     CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
     CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.a), err));
     CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
@@ -102,14 +107,24 @@ class GpuKeyStore {
       CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
       CUZK_TRY(engine::upload_step(progress, sup.index.size() * 4, err));
     }
-    if (gathered_bytes_) CUZK_TRY(gathered_.ensure(gathered_bytes_, err));
+    CUZK_TRY(gathered_.ensure(std::min<uint64_t>(plan_.msm_chunk, largest_support()) * 32 + 16, err));
     for (int i = 0; i < kPointSections; i++) {
       const PointSection s = (PointSection)i;
-      if (plan_.placement[s] != engine::kResident || !plan_.stored_bytes[s]) continue;
-      CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
-      CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
+      if (!plan_.stored_bytes[s]) continue;
+      if (plan_.placement[s] == engine::kResident) {
+        CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
+        CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
+      } else if (plan_.points_pinned) {
+        CUZK_TRY(pin_section(s, progress, err));
+      }
     }
-    if (plan_.stream_buffer_bytes()) CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 16, err));
+    if (engine::streams_any(plan_)) {
+      CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
+      CUZK_TRY(span_.ensure(widest_span() * 32 + 16, err));
+      if (!copy_stream_) CUZK_CU(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+      for (int i = 0; i < 2; i++)
+        if (!loaded_[i]) CUZK_CU(cudaEventCreateWithFlags(&loaded_[i], cudaEventDisableTiming));
+    }
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
     return make_h_copies(err);
   }
@@ -121,24 +136,53 @@ class GpuKeyStore {
   bool b2_on_cpu() const { return cpu_b2_; }
   const engine::Support& support(engine::PointGroup g) const { return compact_.support[g]; }
   const uint32_t* support_index(engine::PointGroup g) const { return index_[g].as<uint32_t>(); }
-  // Where a support's scalars are gathered before its plan.
+  // Where a chunk of a support's scalars is gathered before its plan.
   uint4* gathered_scalars() { return gathered_.as<uint4>(); }
+  // A streamed chunk's scalars as they come up from the host: the range of indices it covers.
+  uint4* scalar_span() { return span_.as<uint4>(); }
   const DeviceRows<F>& rows_a() const { return rows_a_; }
   const DeviceRows<F>& rows_b() const { return rows_b_; }
   const MsmBases& h_copies() const { return h_copies_; }
-  // Section s's resident points (the H copies when they are held).
-  const void* resident_points(PointSection s) const {
-    return s == formats::kSecH && h_copies_.copies > 1 ? h_copies_.points.as() : points_[s].as();
+  uint64_t chunk() const { return plan_.msm_chunk; }
+  // Section s's resident points (the H copies when they are held), from stored point `first` on.
+  const void* resident_points(PointSection s, uint64_t first) const {
+    const size_t pb = s == formats::kSecB2 ? sizeof(A2) : sizeof(A1);
+    const void* base = s == formats::kSecH && h_copies_.copies > 1 ? h_copies_.points.as() : points_[s].as();
+    return static_cast<const uint8_t*>(base) + first * pb;
   }
-  // Reads streamed section s into the stream buffer (enqueued on the device's stream) and returns it.
-  cuzk_status stream_in(PointSection s, const void** out, std::string& err) {
-    CUZK_TRY(upload_section(s, stream_points_.as<uint8_t>(), nullptr, err));
-    *out = stream_points_.as();
+  // Starts copying stored points [first, first + count) of streamed section s into chunk buffer
+  // `slot` (0 or 1) on the copy stream. The slot's previous readers must be done (the caller
+  // synchronised after them).
+  cuzk_status load_chunk(PointSection s, uint64_t first, uint64_t count, int slot, std::string& err) {
+    const uint64_t pb = plan_.point_bytes[s];
+    uint8_t* dst = stream_points_.as<uint8_t>() + (size_t)slot * plan_.msm_chunk * widest_streamed_point();
+    if (plan_.points_pinned) {
+      CUZK_CU(cudaMemcpyAsync(dst, static_cast<uint8_t*>(host_points_[s]) + first * pb, count * pb,
+                              cudaMemcpyHostToDevice, copy_stream_));
+    } else {
+      // Packed from the key into a pinned chunk (two in turn: one packs while the other's DMA runs).
+      CUZK_TRY(ensure_pack_buffers(plan_.msm_chunk * widest_streamed_point(), err));
+      CUZK_CU(cudaEventSynchronize(pack_ev_[slot]));
+      CUZK_TRY(compact_.pack(*key_.zkey, s, first, count, static_cast<uint8_t*>(pack_buf_[slot]), scratch_, err));
+      CUZK_CU(cudaMemcpyAsync(dst, pack_buf_[slot], count * pb, cudaMemcpyHostToDevice, copy_stream_));
+      CUZK_CU(cudaEventRecord(pack_ev_[slot], copy_stream_));
+    }
+    CUZK_CU(cudaEventRecord(loaded_[slot], copy_stream_));
     return CUZK_OK;
+  }
+  // Chunk buffer `slot` once its load is done (the device's stream waits for it).
+  cuzk_status chunk_points(int slot, const void** out, std::string& err) {
+    CUZK_CU(cudaStreamWaitEvent(dev_->stream, loaded_[slot], 0));
+    *out = stream_points_.as<uint8_t>() + (size_t)slot * plan_.msm_chunk * widest_streamed_point();
+    return CUZK_OK;
+  }
+  // Waits until nothing on the copy stream is in flight (before the caller's memory goes away).
+  void drain() {
+    if (copy_stream_) cudaStreamSynchronize(copy_stream_);
   }
 
  private:
-  static constexpr size_t kPackChunk = Staging::kChunk;
+  static constexpr size_t kPackChunk = Staging::kChunk;  // the upload's packed chunks
   static constexpr uint64_t kAutoCopiesFrom = 1u << 16;  // below, an MSM is launch-bound: copies gain nothing
   static constexpr int kMaxAutoCopies = 16;
 
@@ -151,6 +195,8 @@ class GpuKeyStore {
     const PointSection h = formats::kSecH;
     const uint64_t n = plan_.stored[h];
     if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
+    // In chunks each MSM has its own windows: the copies serve one MSM over all the points.
+    if (plan_.chunks_of(h) > 1) return CUZK_OK;
     const int forced = options_.h_copies;  // -1: automatic (checked at the ABI)
     if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
     constexpr int bits = C::Fr::Params::BITS;
@@ -210,10 +256,7 @@ class GpuKeyStore {
       CUZK_TRY(dev_->staging.upload(dst + lead * pb, z.points(s), (n - lead) * pb, st, err));
       return progress ? engine::upload_step(*progress, n * pb, err) : CUZK_OK;
     }
-    for (int i = 0; i < 2; i++) {
-      if (!pack_buf_[i]) CUZK_CU(pinned_alloc(&pack_buf_[i], kPackChunk));
-      if (!pack_ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&pack_ev_[i], cudaEventDisableTiming));
-    }
+    CUZK_TRY(ensure_pack_buffers(kPackChunk, err));
     const uint64_t per_chunk = kPackChunk / pb;
     int i = 0;
     for (uint64_t j = 0; j < n; j += per_chunk, i ^= 1) {
@@ -238,6 +281,63 @@ class GpuKeyStore {
     return CUZK_OK;
   }
 
+  // Two pinned chunks of at least `bytes` that points are packed into on their way up.
+  cuzk_status ensure_pack_buffers(size_t bytes, std::string& err) {
+    if (bytes > pack_bytes_) {
+      for (int i = 0; i < 2; i++) {
+        if (pack_ev_[i]) CUZK_CU(cudaEventSynchronize(pack_ev_[i]));
+        pinned_free(pack_buf_[i], pack_bytes_);
+        pack_buf_[i] = nullptr;
+      }
+      pack_bytes_ = 0;
+      for (int i = 0; i < 2; i++) CUZK_CU(pinned_alloc(&pack_buf_[i], bytes));
+      pack_bytes_ = bytes;
+    }
+    for (int i = 0; i < 2; i++)
+      if (!pack_ev_[i]) CUZK_CU(cudaEventCreateWithFlags(&pack_ev_[i], cudaEventDisableTiming));
+    return CUZK_OK;
+  }
+
+  // Streamed section s's stored points, packed once into pinned host memory (progress: a step per
+  // chunk, with its cancel check).
+  cuzk_status pin_section(PointSection s, const Progress& progress, std::string& err) {
+    const uint64_t n = plan_.stored[s], pb = plan_.point_bytes[s];
+    CUZK_CU(pinned_alloc(&host_points_[s], plan_.stored_bytes[s]));
+    uint8_t* dst = static_cast<uint8_t*>(host_points_[s]);
+    const uint64_t per_chunk = kPackChunk / pb;
+    for (uint64_t j = 0; j < n; j += per_chunk) {
+      const uint64_t count = std::min(per_chunk, n - j);
+      CUZK_TRY(compact_.pack(*key_.zkey, s, j, count, dst + j * pb, scratch_, err));
+      CUZK_TRY(engine::upload_step(progress, count * pb, err));
+    }
+    return CUZK_OK;
+  }
+
+  uint64_t largest_support() const {
+    uint64_t m = 1;
+    for (const engine::Support& sup : compact_.support) m = std::max<uint64_t>(m, sup.size());
+    return m;
+  }
+  uint64_t widest_streamed_point() const {
+    uint64_t w = 0;
+    for (int s = 0; s < kPointSections; s++)
+      if (engine::streamed(plan_, (PointSection)s)) w = std::max(w, plan_.point_bytes[s]);
+    return w;
+  }
+  // The most scalar indices one chunk of a support covers.
+  uint64_t widest_span() const {
+    uint64_t widest = 0;
+    const uint64_t q = plan_.msm_chunk;
+    for (const engine::Support& sup : compact_.support) {
+      if (sup.all || sup.index.empty()) { widest = std::max<uint64_t>(widest, std::min<uint64_t>(q, sup.n)); continue; }
+      for (uint64_t j = 0; j < sup.index.size(); j += q) {
+        const uint64_t last = std::min<uint64_t>(j + q, sup.index.size()) - 1;
+        widest = std::max<uint64_t>(widest, (uint64_t)sup.index[last] - sup.index[j] + 1);
+      }
+    }
+    return widest;
+  }
+
   cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
                           std::string& err) {
     const size_t nnz = m.signal.size();
@@ -257,13 +357,16 @@ class GpuKeyStore {
   bool cpu_b2_ = false;
   engine::CompactKey compact_;
   engine::MemoryPlan plan_;
-  uint64_t gathered_bytes_ = 0;  // the largest support's gathered scalars
   RowBuffers bufs_a_, bufs_b_;
   DeviceRows<F> rows_a_{}, rows_b_{};
-  DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, gathered scalars
-  DeviceBuffer points_[kPointSections], stream_points_;
+  DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, a chunk's gathered scalars
+  DeviceBuffer points_[kPointSections], stream_points_, span_;  // resident points, two stream chunks, a chunk's scalar range
+  void* host_points_[kPointSections] = {};  // pinned: streamed sections' points, when the plan pins them
+  cudaStream_t copy_stream_ = nullptr;      // streamed chunks come up on it
+  cudaEvent_t loaded_[2] = {nullptr, nullptr};
   MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
   void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
+  size_t pack_bytes_ = 0;
   cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
   std::vector<uint8_t> scratch_;  // reads from a key file
 };

@@ -7,5 +7,5 @@ template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affi
                                         Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*);
 // The scalar side (digits, sort) of every MSM over this curve's Fr.
 template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, std::string&,
-                                               int);
+                                               int, uint32_t);
 }  // namespace cuzk::cuda

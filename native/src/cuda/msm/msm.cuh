@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuda/curve/curves.cuh"
+#include "cuda/msm/msm_sizes.hpp"
 #include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
@@ -290,47 +291,6 @@ __global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __re
 // Host side
 // ---------------------------------------------------------------------------------------------
 
-// Signed c-bit windows of a scalar of `bits` bits (one more bit: the top digit's carry).
-inline int msm_windows(int bits, int c) { return (bits + 1 + c - 1) / c; }
-// With `copies` precomputed copies of the points: the windows each copy takes (those the execute
-// step reduces), and the copies that takes (at most `copies`; more would repeat a window count).
-inline int msm_windows_per_copy(int bits, int c, int copies) {
-  const int w = msm_windows(bits, c);
-  return (w + copies - 1) / copies;
-}
-inline int msm_copies_used(int bits, int c, int copies) {
-  const int v = msm_windows_per_copy(bits, c, copies);
-  return (msm_windows(bits, c) + v - 1) / v;
-}
-// The largest window with copies (their buckets, 2^(c-1) per reduced window, take 1.6 GiB at
-// 24 bits on BLS12-381 G1; without copies the chooser stops at 22, as measured in #4).
-constexpr int kMsmMaxWindowWithCopies = 24;
-
-// Below this many buckets in all, the reduction kernels run too few threads to fill the GPU and
-// their time stops falling with the count (H200, one window per copy at 2^22: c = 22 27.8 ms,
-// c = 20 29.0): with copies the chooser prices at least this many.
-constexpr double kMsmReductionFloorBuckets = double(1u << 20);
-
-// Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
-// window of the scalar) plus the bucket reduction (~3 additions per bucket per reduced window:
-// with copies, per window of one copy).
-inline int msm_window_bits(size_t m, int bits, int copies = 1) {
-  int best = 2;
-  double best_cost = 1e300;
-  for (int c = 2; c <= (copies > 1 ? kMsmMaxWindowWithCopies : 22); c++) {
-    int nwin = msm_windows(bits, c);
-    // A top window of a few bits has a few huge buckets (measured on the H200: windows 15, 17
-    // and 21 ran 2-5x slower than 16, 19 and 20 at 2^22-2^24 on BLS12-381): skip such sizes.
-    int top_bits = bits + 1 - (nwin - 1) * c;
-    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
-    double buckets = (double)msm_windows_per_copy(bits, c, copies) * (double)(1u << (c - 1));
-    if (copies > 1) buckets = std::max(buckets, kMsmReductionFloorBuckets);
-    double cost = (double)m * nwin + 3.0 * buckets;
-    if (cost < best_cost) { best_cost = cost; best = c; }
-  }
-  return best;
-}
-
 // The scalar side of an MSM (see the top of this file).
 struct MsmPlan {
   uint32_t n = 0, n_ones = 0, n_rest = 0;
@@ -352,14 +312,17 @@ struct MsmPlan {
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
 // window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
 // made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
+// copy_stride: the points between one copy and the next (0: n); a chunk of a point set with
+// copies is n points at an offset into copies of copy_stride points each.
 template <class P>
 cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool split, int window, cudaStream_t s,
-                     std::string& err, int copies = 1) {
+                     std::string& err, int copies = 1, uint32_t copy_stride = 0) {
   if (copies < 1 || (copies > 1 && (window < 2 || window > kMsmMaxWindowWithCopies))) {
     err = "MSM plan: copies need the window they were made for (2.." + std::to_string(kMsmMaxWindowWithCopies) + ")";
     return CUZK_ERR_INVALID_ARGUMENT;
   }
-  if (copies > 1 && (uint64_t)msm_copies_used(P::BITS, window, copies) * n >= (1ull << 31)) {
+  if (copy_stride == 0) copy_stride = n;
+  if (copies > 1 && (uint64_t)msm_copies_used(P::BITS, window, copies) * copy_stride >= (1ull << 31)) {
     err = "MSM plan: copies * points exceeds 2^31 point indices";
     return CUZK_ERR_INVALID_ARGUMENT;
   }
@@ -408,7 +371,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
   CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
-  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.scalar_windows, plan.nwin, n,
+  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.scalar_windows, plan.nwin, copy_stride,
                                                  plan.keys0.as<uint32_t>(), plan.vals0.as<uint32_t>());
   CUZK_LAUNCHED("msm_digits");
   trace.mark("digits");
@@ -444,27 +407,6 @@ struct MsmScratch {
   }
 };
 
-// Launch shapes of the execute step, derived from the plan.
-struct MsmShape {
-  uint32_t nb, K, chunks, L, S, parts;
-  int J;
-  static MsmShape of(const MsmPlan& plan) {
-    MsmShape sh{};
-    sh.nb = 1u << (plan.c - 1);
-    // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads.
-    uint32_t K = plan.total >> 18;
-    sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
-    sh.chunks = ceil_div(plan.total, sh.K);
-    sh.L = sh.nb < 64 ? sh.nb : 64;  // 2 additions per bucket either way; fewer segments to fold
-    sh.S = sh.nb / sh.L;
-    sh.J = 0;
-    while ((1u << sh.J) < sh.S) sh.J++;
-    sh.parts = sh.S / 256;  // ~4 segments per thread in msm_fold
-    sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
-    return sh;
-  }
-};
-
 // Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum.
 struct MsmMarks {
   GpuTimeline* timeline = nullptr;
@@ -478,21 +420,22 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   using HX = typename Group<HC, G>::HostXyzz;
-  const MsmShape sh = MsmShape::of(plan);
+  const MsmShape sh = MsmShape::of(plan.c, plan.total);
   const size_t xs = sizeof(X);
   const uint32_t n_fold = plan.total ? (uint32_t)plan.nwin * (sh.J + 1) : 0;
   constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
   const uint32_t n_partial = plan.n_ones ? kSumBlocks : 0;
   if (plan.total) {
-    CUZK_TRY(sc.buckets.ensure((size_t)plan.nwin * sh.nb * xs, err));
-    CUZK_TRY(sc.carry.ensure((size_t)sh.chunks * xs, err));
-    CUZK_TRY(sc.tails.ensure((size_t)sh.chunks * xs, err));
-    CUZK_TRY(sc.tail_key.ensure((size_t)sh.chunks * 4, err));
-    CUZK_TRY(sc.long_runs.ensure(((size_t)sh.chunks / 32 + 2) * 4, err));  // count, then the list
-    CUZK_TRY(sc.seg_t.ensure((size_t)plan.nwin * sh.S * xs, err));
-    CUZK_TRY(sc.seg_r.ensure((size_t)plan.nwin * sh.S * xs, err));
-    CUZK_TRY(sc.fold.ensure((size_t)n_fold * xs, err));
-    CUZK_TRY(sc.fold_parts.ensure((size_t)n_fold * sh.parts * xs, err));
+    const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, xs);
+    CUZK_TRY(sc.buckets.ensure(z.buckets, err));
+    CUZK_TRY(sc.carry.ensure(z.carry, err));
+    CUZK_TRY(sc.tails.ensure(z.carry, err));
+    CUZK_TRY(sc.tail_key.ensure(z.tail_key, err));
+    CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
+    CUZK_TRY(sc.seg_t.ensure(z.segments, err));
+    CUZK_TRY(sc.seg_r.ensure(z.segments, err));
+    CUZK_TRY(sc.fold.ensure(z.fold, err));
+    CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
   }
   CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
   CUZK_TRY(sc.ones_sum.ensure(xs, err));
@@ -568,7 +511,7 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
 // call them.
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
-                                                        std::string&, int);                                        \
+                                                        std::string&, int, uint32_t);                              \
   extern template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,         \
                                                   cudaStream_t, Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*); \
   extern template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,         \

@@ -1,0 +1,56 @@
+#include "cuda/engine/gpu_costs.hpp"
+
+#include <algorithm>
+
+#include "cuda/msm/msm_sizes.hpp"
+#include "curve/curves.hpp"
+
+namespace cuzk::cuda {
+
+namespace {
+
+using formats::kSecB2;
+
+template <class C>
+engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
+  engine::EngineCosts c;
+  c.memory = "device";
+  const uint64_t fr = 32, nv = key.n_vars, nd = key.domain;
+  // The witness, a, b and c (b and c end as NTT workspace, a as the H scalars), the supports'
+  // indices, and a margin for the runtime, the NTT tables and the MSM's small buffers.
+  c.fixed = nv * fr + 3 * nd * fr + key.index_count * 4 + 48 + (512ull << 20);
+  // Both matrices in compressed rows: row offsets (8 bytes), columns (4) and coefficients (32).
+  c.rows = 2 * ((key.rows + 1) * 8 + 8 + 4 + fr) + key.coefs * (4 + fr);
+  c.row_max = std::max<uint64_t>(key.row_max_coefs, 1) * (4 + fr) + 16;
+  c.rows_can_chunk = false;  // the engine holds its rows whole
+  const size_t xyzz = b2_on_cpu ? sizeof(typename C::G1x) : sizeof(typename C::G2x);
+  c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
+  for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++) {
+    const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm);
+    // The MSM itself and the chunk's gathered scalars.
+    c.msm_workspace[k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz) + m * fr;
+    // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device.
+    const uint64_t span = k < 32 && key.span[k] ? key.span[k] : std::max(key.n_vars, key.domain);
+    c.stream_scalars[k] = std::min<uint64_t>(span, std::max(key.n_vars, key.domain)) * fr;
+  }
+  const uint64_t group_of[engine::kSections] = {0, 1, 1, 0, 2};
+  for (int s = 0; s < engine::kSections; s++) {
+    c.stored[s] = key.support[group_of[s]];
+    c.point_bytes[s] = s == kSecB2 ? (b2_on_cpu ? 0 : sizeof(typename C::G2)) : sizeof(typename C::G1);
+    c.scalar_bytes_per_proof[s] = (s == formats::kSecH ? nd : nv) * fr;
+  }
+  c.h_kept_per_proof = nd * fr;
+  c.kept_on_host = true;
+  c.link_bytes_per_s = 25e9;  // PCIe 4/5 x16 from pinned memory, conservatively
+  c.chunk_cost_s = 2e-3;      // one more bucket reduction and download
+  return c;
+}
+
+}  // namespace
+
+engine::EngineCosts gpu_costs(const engine::KeyShape& key, bool b2_on_cpu) {
+  return key.curve == CUZK_CURVE_BLS12_381 ? costs_for<curve::Bls12381>(key, b2_on_cpu)
+                                           : costs_for<curve::Bn254>(key, b2_on_cpu);
+}
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,113 @@
+// The sizes of a GPU MSM, plain C++: the window arithmetic (how a scalar is cut into signed
+// digits, with and without precomputed copies of the points), the launch shape of the execute
+// step, and the bytes of every buffer the plan and the execute step hold. msm.cuh sizes its
+// buffers from here, and the memory plan (cuda/engine/gpu_costs.cpp) prices an MSM chunk with
+// the same figures, on a machine without a GPU too.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace cuzk::cuda {
+
+// Signed c-bit windows of a scalar of `bits` bits (one more bit: the top digit's carry).
+inline int msm_windows(int bits, int c) { return (bits + 1 + c - 1) / c; }
+// With `copies` precomputed copies of the points: the windows each copy takes (those the execute
+// step reduces), and the copies that takes (at most `copies`; more would repeat a window count).
+inline int msm_windows_per_copy(int bits, int c, int copies) {
+  const int w = msm_windows(bits, c);
+  return (w + copies - 1) / copies;
+}
+inline int msm_copies_used(int bits, int c, int copies) {
+  const int v = msm_windows_per_copy(bits, c, copies);
+  return (msm_windows(bits, c) + v - 1) / v;
+}
+// The largest window with copies (their buckets, 2^(c-1) per reduced window, take 1.6 GiB at
+// 24 bits on BLS12-381 G1; without copies the chooser stops at 22, as measured in #4).
+constexpr int kMsmMaxWindowWithCopies = 24;
+
+// Below this many buckets in all, the reduction kernels run too few threads to fill the GPU and
+// their time stops falling with the count (H200, one window per copy at 2^22: c = 22 27.8 ms,
+// c = 20 29.0): with copies the chooser prices at least this many.
+constexpr double kMsmReductionFloorBuckets = double(1u << 20);
+
+// Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
+// window of the scalar) plus the bucket reduction (~3 additions per bucket per reduced window:
+// with copies, per window of one copy).
+inline int msm_window_bits(size_t m, int bits, int copies = 1) {
+  int best = 2;
+  double best_cost = 1e300;
+  for (int c = 2; c <= (copies > 1 ? kMsmMaxWindowWithCopies : 22); c++) {
+    int nwin = msm_windows(bits, c);
+    // A top window of a few bits has a few huge buckets (measured on the H200: windows 15, 17
+    // and 21 ran 2-5x slower than 16, 19 and 20 at 2^22-2^24 on BLS12-381): skip such sizes.
+    int top_bits = bits + 1 - (nwin - 1) * c;
+    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
+    double buckets = (double)msm_windows_per_copy(bits, c, copies) * (double)(1u << (c - 1));
+    if (copies > 1) buckets = std::max(buckets, kMsmReductionFloorBuckets);
+    double cost = (double)m * nwin + 3.0 * buckets;
+    if (cost < best_cost) { best_cost = cost; best = c; }
+  }
+  return best;
+}
+
+// Launch shapes of the execute step, from the window c and the sorted pairs' count.
+struct MsmShape {
+  uint32_t nb, K, chunks, L, S, parts;
+  int J;
+  static MsmShape of(int c, uint32_t total) {
+    MsmShape sh{};
+    sh.nb = 1u << (c - 1);
+    // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads.
+    uint32_t K = total >> 18;
+    sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
+    sh.chunks = (uint32_t)(((uint64_t)total + sh.K - 1) / sh.K);
+    sh.L = sh.nb < 64 ? sh.nb : 64;  // 2 additions per bucket either way; fewer segments to fold
+    sh.S = sh.nb / sh.L;
+    sh.J = 0;
+    while ((1u << sh.J) < sh.S) sh.J++;
+    sh.parts = sh.S / 256;  // ~4 segments per thread in msm_fold
+    sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
+    return sh;
+  }
+};
+
+// Bytes of the execute step's device scratch (MsmScratch) for nwin reduced windows of window c
+// over `total` sorted pairs, with XYZZ points of xyzz_bytes.
+struct MsmExecuteSizes {
+  size_t buckets, carry, tail_key, long_runs, segments, fold, fold_parts;
+  static MsmExecuteSizes of(int c, int nwin, uint32_t total, size_t xyzz_bytes) {
+    const MsmShape sh = MsmShape::of(c, total);
+    const size_t n_fold = total ? (size_t)nwin * (sh.J + 1) : 0;
+    MsmExecuteSizes z{};
+    z.buckets = (size_t)nwin * sh.nb * xyzz_bytes;
+    z.carry = (size_t)sh.chunks * xyzz_bytes;  // and as much for the tails
+    z.tail_key = (size_t)sh.chunks * 4;
+    z.long_runs = ((size_t)sh.chunks / 32 + 2) * 4;
+    z.segments = (size_t)nwin * sh.S * xyzz_bytes;  // each of seg_t and seg_r
+    z.fold = n_fold * xyzz_bytes;
+    z.fold_parts = n_fold * sh.parts * xyzz_bytes;
+    return z;
+  }
+  size_t total() const { return buckets + 2 * carry + tail_key + long_runs + 2 * segments + fold + fold_parts; }
+};
+
+// Bytes of the scalar plan (MsmPlan) for m scalars of `bits` bits at window c: the 0/1 split's
+// index lists, the digit pairs double-buffered for the sort, and the sort's temporary storage
+// (cub's onesweep: a few histograms; priced generously).
+inline size_t msm_plan_bytes(uint64_t m, int bits, int c) {
+  const uint64_t pairs = m * (uint64_t)msm_windows(bits, c);
+  return (size_t)(8 * m + 16 * pairs + pairs / 8 + (32u << 20));
+}
+
+// Everything one MSM over m points holds on the device at its chosen window, without copies:
+// the plan and the execute scratch at the larger of the G1 and G2 XYZZ sizes in use.
+inline size_t msm_workspace_bytes(uint64_t m, int bits, size_t xyzz_bytes) {
+  const int c = msm_window_bits((size_t)m, bits);
+  const uint64_t pairs = m * (uint64_t)msm_windows(bits, c);
+  const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
+  return msm_plan_bytes(m, bits, c) + MsmExecuteSizes::of(c, msm_windows(bits, c), total, xyzz_bytes).total();
+}
+
+}  // namespace cuzk::cuda

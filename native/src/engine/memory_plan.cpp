@@ -1,0 +1,203 @@
+#include "engine/memory_plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+namespace cuzk::engine {
+
+namespace {
+
+constexpr uint64_t kMinRowChunk = 4096;        // bytes; a chunk also holds the largest row
+constexpr uint64_t kMaxRowChunk = 256ull << 20;  // larger chunks only cost memory: the link is the limit
+
+uint64_t pow2_at_least(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+int log2_of(uint64_t p) {
+  int k = 0;
+  while ((1ull << k) < p) k++;
+  return k;
+}
+
+// One candidate: everything but the placements, which are searched per candidate.
+struct Shape {
+  int chunk_log;
+  uint64_t rows_chunk;  // 0: whole
+};
+
+}  // namespace
+
+std::string bytes_text(uint64_t bytes) {
+  char b[64];
+  if (bytes >= (1ull << 30)) std::snprintf(b, sizeof b, "%llu bytes (%.2f GiB)", (unsigned long long)bytes, bytes / 1073741824.0);
+  else std::snprintf(b, sizeof b, "%llu bytes (%.1f MiB)", (unsigned long long)bytes, bytes / 1048576.0);
+  return b;
+}
+
+KeyShape describe_key(uint32_t curve, uint64_t n_vars, uint64_t n_public, uint64_t n_constraints, uint64_t coefs) {
+  KeyShape k;
+  k.curve = curve;
+  k.n_vars = n_vars;
+  k.n_public = n_public;
+  k.rows = n_constraints + n_public + 1;
+  k.domain = pow2_at_least(k.rows);
+  k.coefs = coefs;
+  const uint64_t c_points = n_vars > n_public + 1 ? n_vars - n_public - 1 : 0;
+  const uint64_t counts[kSections] = {n_vars, n_vars, n_vars, c_points, k.domain};
+  for (int s = 0; s < kSections; s++) k.points[s] = counts[s];
+  k.support[0] = k.support[1] = n_vars;
+  k.support[2] = k.domain;
+  return k;
+}
+
+uint64_t MemoryPlan::bytes_where(Placement where) const {
+  uint64_t b = 0;
+  for (int s = 0; s < kSections; s++)
+    if (placement[s] == where) b += stored_bytes[s];
+  return b;
+}
+
+uint64_t MemoryPlan::stream_buffer_bytes() const {
+  uint64_t widest = 0, most = 0;
+  for (int s = 0; s < kSections; s++)
+    if (placement[s] == kStreamed && stored[s]) {
+      widest = std::max(widest, point_bytes[s]);
+      most = std::max(most, stored[s]);
+    }
+  return stream_buffers * std::min(msm_chunk, most) * widest;
+}
+
+bool streamed(const MemoryPlan& plan, PointSection s) { return plan.placement[s] == kStreamed && plan.stored[s] > 0; }
+
+bool streams_any(const MemoryPlan& plan) {
+  for (int s = 0; s < kSections; s++)
+    if (streamed(plan, (PointSection)s)) return true;
+  return false;
+}
+
+uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only) {
+  if (n < 2 || per_proof_only || !streams_any(plan)) return 1;
+  return std::max<uint64_t>(1, std::min(plan.group_max, n));
+}
+
+namespace {
+
+// The plan of one shape and one resident set, with its group, host bytes, traffic and cost.
+MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, MemoryPlan p) {
+  p.msm_chunk = 1ull << sh.chunk_log;
+  p.msm_workspace = c.msm_workspace[sh.chunk_log];
+  p.rows_chunk = sh.rows_chunk;
+  p.rows_bytes = sh.rows_chunk ? 2 * sh.rows_chunk : c.rows;
+  for (int s = 0; s < kSections; s++)
+    if (p.stored_bytes[s]) p.placement[s] = (resident & (1u << s)) ? kResident : kStreamed;
+  const uint64_t streamed_bytes = p.streamed_bytes();
+  if (streamed_bytes) p.msm_workspace += c.stream_scalars[sh.chunk_log];
+  const bool h_streams = streamed(p, formats::kSecH);
+  // Streamed points are copied once to pinned host memory when the host budget holds them (else
+  // read from the key per group); the H scalars a group keeps go to the host (GPU) or the room.
+  p.points_pinned = c.kept_on_host && streamed_bytes && streamed_bytes <= lim.host_budget;
+  p.host_bytes = p.points_pinned ? streamed_bytes : 0;
+  uint64_t group = kMaxGroup;
+  if (h_streams && c.h_kept_per_proof) {
+    const uint64_t room = c.kept_on_host ? (lim.host_budget > p.host_bytes ? lim.host_budget - p.host_bytes : 0) : p.room();
+    group = std::min<uint64_t>(group, room / c.h_kept_per_proof);
+  }
+  p.group_max = streamed_bytes && group >= 2 ? group : 1;
+  p.group = std::max<uint64_t>(1, std::min(p.group_max, lim.batch));
+  if (c.kept_on_host && h_streams && p.group > 1) p.host_bytes += p.group * c.h_kept_per_proof;
+  // Traffic per proof: each streamed section once per group, its scalars per proof, the H
+  // scalars out and back when kept on the host, the rows per proof when chunked.
+  double link = (double)streamed_bytes / (double)p.group;
+  for (int s = 0; s < kSections; s++)
+    if (streamed(p, (PointSection)s)) link += (double)c.scalar_bytes_per_proof[s];
+  if (h_streams && c.kept_on_host) link += 2.0 * (double)c.h_kept_per_proof;
+  if (sh.rows_chunk) link += (double)c.rows;
+  p.link_bytes_per_proof = (uint64_t)link;
+  uint64_t extra_chunks = 0;
+  for (int s = 0; s < kSections; s++)
+    if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
+  p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s;
+  return p;
+}
+
+}  // namespace
+
+cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan& plan, std::string& err) {
+  plan.memory = c.memory;
+  plan.budget = lim.budget;
+  plan.host_budget = lim.host_budget;
+  plan.batch = std::max<uint64_t>(lim.batch, 1);
+  plan.fixed = c.fixed;
+  plan.stream_buffers = c.stream_buffers;
+  uint32_t held = 0;
+  for (int s = 0; s < kSections; s++) {
+    plan.point_bytes[s] = c.point_bytes[s];
+    plan.stored[s] = c.point_bytes[s] ? c.stored[s] : 0;
+    plan.stored_bytes[s] = plan.stored[s] * c.point_bytes[s];
+    plan.placement[s] = c.point_bytes[s] ? kResident : kInKey;
+    if (plan.stored_bytes[s]) held |= 1u << s;
+  }
+  // The chunks to try: one chunk for the largest MSM first, then halves.
+  const int full_log = std::clamp(log2_of(pow2_at_least(std::max<uint64_t>(c.largest_msm, 1))), kMinChunkLog, kMaxChunkLog);
+  int hi = full_log, lo = kMinChunkLog;
+  if (lim.chunk_points) {
+    const uint64_t q = lim.chunk_points;
+    if ((q & (q - 1)) || q < (1ull << kMinChunkLog) || q > (1ull << kMaxChunkLog)) {
+      err = "the MSM chunk is " + std::to_string(q) + " points: a power of two from 2^" + std::to_string(kMinChunkLog) +
+            " to 2^" + std::to_string(kMaxChunkLog) + ", or 0 to let the plan choose";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    hi = lo = std::min(log2_of(q), full_log);
+  }
+  // Rows: whole (unless forced into chunks), or chunks of a power of two from the smallest that
+  // holds the largest row up to kMaxRowChunk.
+  std::vector<uint64_t> row_choices;
+  if (!(lim.stream_rows && c.rows_can_chunk) || !c.rows) row_choices.push_back(0);
+  if (c.rows_can_chunk && c.rows) {
+    for (uint64_t r = pow2_at_least(std::max(c.row_max, kMinRowChunk)); r <= kMaxRowChunk && (r < c.rows || lim.stream_rows); r <<= 1) {
+      row_choices.push_back(r);
+      if (r >= c.rows) break;
+    }
+  }
+  bool found = false;
+  MemoryPlan best;
+  uint64_t least = std::numeric_limits<uint64_t>::max();
+  for (int k = hi; k >= lo; k--) {
+    for (uint64_t rows_chunk : row_choices) {
+      for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
+        if ((resident & ~held) || (lim.stream_all && resident)) continue;
+        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk}, resident, plan);
+        least = std::min(least, p.total());
+        if (p.total() > lim.budget) continue;
+        const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
+                            (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 &&
+                             (p.msm_chunk > best.msm_chunk ||
+                              (p.msm_chunk == best.msm_chunk && p.resident_bytes() < best.resident_bytes())));
+        if (better) {
+          best = p;
+          found = true;
+        }
+      }
+    }
+  }
+  if (found) {
+    best.min_budget = least;
+    plan = best;
+    return CUZK_OK;
+  }
+  // Nothing fits: name the minimum and what it is made of.
+  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front()}, held, plan);
+  plan.min_budget = least;
+  err = std::string("the key does not fit the ") + c.memory + " memory budget of " + bytes_text(lim.budget) +
+        ": it needs at least " + bytes_text(least) + " (buffers every plan needs " + bytes_text(c.fixed) +
+        ", then the rows, the MSM workspace and a stream buffer at their smallest chunks; every section resident "
+        "without chunks would need " + bytes_text(all_resident.total()) + ")";
+  return CUZK_ERR_OUT_OF_MEMORY;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,139 @@
+// An engine's memory plan: where each point section of a key lives (resident in the engine's
+// memory, streamed in, or read in place from the key), how large a chunk its MSMs and streams
+// work in, whether the A/B rows are held whole or read in chunks per proof, and what the host
+// holds for it. Chosen from the engine's budget (device or host memory) and the host's budget.
+//
+// The plan is arithmetic over an engine's costs (EngineCosts: the bytes of each buffer as that
+// engine computes them), so the same function plans a prover at creation and answers
+// cuzk_plan_memory for a key that is only described, on a machine without the engine's device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cuzk.h"
+#include "formats/zkey.hpp"
+
+namespace cuzk::engine {
+
+using formats::PointSection;
+constexpr int kSections = formats::kPointSections;
+
+// Where a section's points live while proving (cuzk_memory_plan.placement).
+enum Placement : uint32_t {
+  kInKey = CUZK_PLACEMENT_IN_KEY,        // read in place from the key's memory (CPU engine)
+  kResident = CUZK_PLACEMENT_RESIDENT,   // stored once in the engine's memory
+  kStreamed = CUZK_PLACEMENT_STREAMED,   // read in chunks per group of proofs
+};
+
+// The smallest and largest chunks a plan chooses (points). The smallest keeps a tiny budget
+// plannable for a test key; below a few thousand points a chunk's fixed work dominates.
+constexpr int kMinChunkLog = 10;
+constexpr int kMaxChunkLog = 31;
+constexpr uint64_t kMaxGroup = 1u << 20;  // the largest batch a call takes
+
+// What a plan knows of a key: its counts, and for a key an engine has scanned, its supports (the
+// points not at infinity, engine/key_memory.hpp). A key only described keeps every point.
+struct KeyShape {
+  uint32_t curve = CUZK_CURVE_BN254;
+  uint64_t n_vars = 0, n_public = 0, domain = 0, rows = 0;  // rows = n_constraints + n_public + 1
+  uint64_t coefs = 0;             // A and B coefficients together
+  uint64_t row_max_coefs = 0;     // the most coefficients of one row of A or B (0: unknown)
+  uint64_t points[kSections] = {};
+  uint64_t infinity[kSections] = {};
+  uint64_t support[3] = {};       // stored points of the groups A+C, B1+B2, H
+  uint64_t index_count = 0;       // support indices held (groups that drop points)
+  // Per chunk of 2^k points, the widest range of scalar indices one chunk of a support covers
+  // (0: unknown, taken as the group's whole length).
+  uint64_t span[32] = {};
+};
+
+// The counts of a key with n_vars wires, n_public public inputs, n_constraints rows and `coefs`
+// A and B coefficients, every point kept.
+KeyShape describe_key(uint32_t curve, uint64_t n_vars, uint64_t n_public, uint64_t n_constraints, uint64_t coefs);
+
+// What an engine's buffers cost, in bytes, by its own arithmetic (cuda/engine/gpu_costs.hpp,
+// cpu/cpu_costs.hpp). A section with point_bytes 0 is read in place from the key (kInKey).
+struct EngineCosts {
+  const char* memory = "device";  // what the budget is of, for messages
+  uint64_t fixed = 0;             // needed whatever the plan: witness, full-length vectors, indices, margin
+  uint64_t rows = 0;              // the A and B rows held whole (0: not held by the engine)
+  uint64_t row_max = 0;           // the largest single row's bytes (a row chunk holds at least one)
+  bool rows_can_chunk = false;    // the engine can read its rows in chunks per proof
+  uint64_t msm_workspace[kMaxChunkLog + 1] = {};  // MSM scratch for a chunk of 2^k points
+  uint64_t stream_scalars[kMaxChunkLog + 1] = {};  // a streamed chunk's scalar buffer (only when one streams)
+  uint64_t largest_msm = 0;       // points of the largest MSM (a chunk of this many is no chunking)
+  uint64_t stored[kSections] = {};       // points the engine would hold of each section
+  uint64_t point_bytes[kSections] = {};  // bytes a point of each section takes in the engine
+  uint64_t scalar_bytes_per_proof[kSections] = {};  // scalars a streamed section uploads per proof
+  uint64_t h_kept_per_proof = 0;  // bytes a proof keeps for a group when H streams (domain x 32)
+  bool kept_on_host = false;      // those kept bytes are host memory (GPU) or the engine's own (CPU)
+  uint32_t stream_buffers = 2;    // chunk buffers a streamed section comes up through
+  double link_bytes_per_s = 25e9; // the engine's read rate for streamed bytes (PCIe, or a file)
+  double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
+};
+
+// The caller's limits and forced choices (cuzk_prover_options, cuzk_plan_request).
+struct PlanLimits {
+  uint64_t budget = 0;       // bytes of the engine's memory; must be set (automatic resolved by the caller)
+  uint64_t host_budget = 0;  // bytes of host memory the plan may take beyond the key
+  uint64_t batch = 1;        // proofs per call the plan is judged for (traffic per proof; a prover: 1)
+  bool stream_all = false;   // every held section streamed
+  bool stream_rows = false;  // rows in chunks (when the engine can)
+  uint64_t chunk_points = 0; // forced MSM chunk (a power of two); 0 = chosen
+};
+
+struct MemoryPlan {
+  const char* memory = "device";
+  uint64_t budget = 0, host_budget = 0, batch = 1;
+  uint64_t fixed = 0;               // witness, vectors, indices, margin
+  uint64_t rows_bytes = 0;          // rows in the engine's memory: all of them, or two chunks
+  uint64_t rows_chunk = 0;          // 0: rows held whole; else bytes of one chunk read per proof
+  uint64_t msm_chunk = 0;           // points per MSM chunk (>= largest_msm: one chunk)
+  uint64_t msm_workspace = 0;       // MSM scratch at that chunk, with a streamed chunk's scalars
+  uint64_t points[kSections] = {};    // points of each section in the key
+  uint64_t infinity[kSections] = {};  // of which at infinity
+  uint64_t stored[kSections] = {};    // points the engine holds (0 for kInKey)
+  uint64_t stored_bytes[kSections] = {};
+  uint64_t point_bytes[kSections] = {};
+  uint32_t placement[kSections] = {};
+  uint64_t group = 1;               // proofs of the judged batch that share one read of each streamed section
+  uint64_t group_max = 1;           // the most proofs whose kept scalars fit (a batch's group: up to this)
+  uint64_t host_bytes = 0;          // host memory the plan takes: pinned streamed points, kept H scalars
+  bool points_pinned = false;       // the streamed points are copied to pinned host memory once
+  uint32_t stream_buffers = 2;      // chunk buffers of the widest streamed point
+  uint64_t min_budget = 0;          // the smallest budget this key can be planned in
+  uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
+  double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
+
+  uint64_t resident_bytes() const { return bytes_where(kResident); }
+  uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
+  // Chunks of the widest streamed point (two: one filling while the other is summed).
+  uint64_t stream_buffer_bytes() const;
+  uint64_t total() const { return fixed + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes(); }
+  uint64_t room() const { return budget > total() ? budget - total() : 0; }
+  uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
+
+ private:
+  uint64_t bytes_where(Placement where) const;
+};
+
+bool streamed(const MemoryPlan& plan, PointSection s);
+bool streams_any(const MemoryPlan& plan);
+
+// Chooses the plan: of the choices that fit the budget (MSM chunk, rows whole or chunked, the set
+// of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
+// over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
+// chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
+// CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT
+// for a forced chunk that is not a power of two in [2^kMinChunkLog, 2^kMaxChunkLog].
+cuzk_status plan_memory(const EngineCosts& costs, const PlanLimits& limits, MemoryPlan& plan, std::string& err);
+
+// The group size for a batch of n under a plan (at most plan.group_max, at most n; 1 when nothing
+// streams or per_proof_only).
+uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only);
+
+// "123 bytes (0.1 MiB)", for messages.
+std::string bytes_text(uint64_t bytes);
+
+}  // namespace cuzk::engine

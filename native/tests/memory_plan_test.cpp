@@ -1,0 +1,242 @@
+// The memory plan as arithmetic (cuzk_plan_memory): no device, no key. The seed's workload (the
+// PoRep-profile key at 2^27, BLS12-381, a batch of 10) planned for the GPU budgets its users own;
+// many random shapes checked against the plan's invariants (it fits its budget, a budget below
+// the minimum is refused naming it, more budget never predicts a slower plan); bad requests.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "check.hpp"
+#include "cuzk.h"
+
+#define CHECK(expr) ::cuzk_test::record((expr), #expr, __FILE__, __LINE__)
+
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+struct Planned {
+  cuzk_status st = CUZK_ERR_INTERNAL;
+  cuzk_memory_plan plan{};
+  char err[1024] = {0};
+};
+
+cuzk_plan_request porep(uint32_t curve, uint32_t log_domain, uint64_t batch) {
+  cuzk_plan_request r{};
+  r.struct_size = sizeof r;
+  r.backend = CUZK_BACKEND_CUDA;
+  r.curve = curve;
+  r.flags = CUZK_PLAN_SYNTH_POREP;
+  r.n_public = 4;
+  r.n_constraints = (1u << log_domain) - 16;
+  r.batch = batch;
+  return r;
+}
+
+Planned plan(const cuzk_plan_request& r, uint64_t budget, uint64_t host_budget, uint32_t chunk = 0, uint32_t flags = 0) {
+  cuzk_prover_options o{};
+  o.struct_size = sizeof o;
+  o.flags = flags;
+  o.memory_budget = budget;
+  o.h_copies = CUZK_H_COPIES_AUTO;
+  o.host_memory_budget = host_budget;
+  o.chunk_points = chunk;
+  Planned p;
+  p.st = cuzk_plan_memory(&r, &o, &p.plan, p.err, sizeof p.err);
+  return p;
+}
+
+const char* where(uint32_t placement) {
+  return placement == CUZK_PLACEMENT_RESIDENT ? "resident" : placement == CUZK_PLACEMENT_STREAMED ? "streamed" : "in key";
+}
+
+// The invariants of any plan the call returns.
+void check_plan(const Planned& p, uint64_t budget) {
+  if (p.st == CUZK_OK) {
+    CHECK(p.plan.struct_size == sizeof(cuzk_memory_plan));
+    CHECK(p.plan.total_bytes <= budget && p.plan.min_budget <= budget);
+    CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.rows_bytes + p.plan.msm_workspace_bytes +
+                                    p.plan.resident_bytes + p.plan.stream_buffer_bytes);
+    const uint64_t q = p.plan.msm_chunk_points;
+    CHECK(q >= CUZK_CHUNK_POINTS_MIN && (q & (q - 1)) == 0);
+    CHECK(p.plan.group_size >= 1 && p.plan.group_size <= p.plan.batch);
+    uint64_t resident = 0, streamed = 0;
+    for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
+      if (p.plan.placement[s] == CUZK_PLACEMENT_RESIDENT) resident += p.plan.stored_bytes[s];
+      if (p.plan.placement[s] == CUZK_PLACEMENT_STREAMED) streamed += p.plan.stored_bytes[s];
+    }
+    CHECK(resident == p.plan.resident_bytes && streamed == p.plan.streamed_bytes_per_proof);
+    CHECK(p.plan.host_bytes <= p.plan.host_budget);
+  } else {
+    CHECK(p.st == CUZK_ERR_OUT_OF_MEMORY);
+    CHECK(p.plan.min_budget > budget);
+    const std::string least = "at least " + std::to_string(p.plan.min_budget) + " bytes";
+    CHECK(std::strstr(p.err, least.c_str()) != nullptr);
+  }
+}
+
+void print_plan(const char* label, const Planned& p) {
+  const cuzk_memory_plan& m = p.plan;
+  if (p.st != CUZK_OK) {
+    std::printf("%-8s refused: %s\n", label, p.err);
+    return;
+  }
+  std::printf("%-8s total %6.2f GiB (fixed %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f); "
+              "min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
+              label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
+              m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
+              m.stream_buffer_bytes / (double)kGiB, m.min_budget / (double)kGiB, m.host_bytes / (double)kGiB, m.group_size,
+              m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
+  static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
+  for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", names[s], where(m.placement[s]));
+  std::printf("\n");
+}
+
+void seed_workload() {
+  const cuzk_plan_request r = porep(CUZK_CURVE_BLS12_381, 27, 10);
+  uint64_t previous_ns = UINT64_MAX;
+  for (uint64_t gib : {8, 12, 16, 24, 48, 80, 141, 1024}) {
+    const Planned p = plan(r, gib * kGiB, 256 * kGiB);
+    char label[16];
+    std::snprintf(label, sizeof label, "%" PRIu64 " GiB", gib);
+    print_plan(label, p);
+    check_plan(p, gib * kGiB);
+    if (p.st == CUZK_OK) {
+      CHECK(p.plan.predicted_extra_ns <= previous_ns);  // more budget never predicts a slower plan
+      previous_ns = p.plan.predicted_extra_ns;
+    }
+  }
+  // The seed's workload fits an 80 GB H100 (78 GiB usable) and, unlimited, runs unchunked and resident.
+  CHECK(plan(r, 78 * kGiB, 256 * kGiB).st == CUZK_OK);
+  const Planned free = plan(r, 1024 * kGiB, 256 * kGiB);
+  CHECK(free.st == CUZK_OK && free.plan.streamed_bytes_per_proof == 0 && free.plan.msm_chunk_points >= (1u << 27));
+  // A smaller host budget keeps fewer proofs' H scalars: the batch proves in smaller groups.
+  const Planned tight_host = plan(r, 24 * kGiB, 24 * kGiB);
+  const Planned wide_host = plan(r, 24 * kGiB, 256 * kGiB);
+  check_plan(tight_host, 24 * kGiB);
+  if (tight_host.st == CUZK_OK && wide_host.st == CUZK_OK)
+    CHECK(tight_host.plan.group_max <= wide_host.plan.group_max);
+  std::printf("24 GiB with a 24 GiB host budget: groups of %" PRIu64 " (256 GiB host: %" PRIu64 ")\n",
+              tight_host.plan.group_max, wide_host.plan.group_max);
+  // A forced chunk is taken as given.
+  const Planned chunked = plan(r, 1024 * kGiB, 256 * kGiB, 1u << 20);
+  CHECK(chunked.st == CUZK_OK && chunked.plan.msm_chunk_points == (1u << 20));
+  // Every section streamed on request.
+  const Planned all = plan(r, 1024 * kGiB, 256 * kGiB, 0, CUZK_PROVER_STREAM_ALL);
+  CHECK(all.st == CUZK_OK && all.plan.resident_bytes == 0 && all.plan.streamed_bytes_per_proof > 0);
+}
+
+// Random shapes of both backends and curves, budgets around each one's minimum.
+void random_shapes() {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  int planned = 0, refused = 0;
+  for (int i = 0; i < 400; i++) {
+    cuzk_plan_request r{};
+    r.struct_size = sizeof r;
+    r.backend = next() % 2 ? CUZK_BACKEND_CUDA : CUZK_BACKEND_CPU;
+    r.curve = next() % 2 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254;
+    r.flags = r.backend == CUZK_BACKEND_CPU && next() % 2 ? CUZK_PLAN_POINTS_ON_DEMAND : 0;
+    r.n_public = (uint32_t)(next() % 64);
+    r.n_constraints = 1 + (uint32_t)(next() % ((1u << (7 + next() % 21)) - 64));
+    r.n_vars = r.n_public + 1 + (uint32_t)(next() % (2ull * r.n_constraints + 1));
+    r.n_coefs = 1 + next() % (4ull * r.n_constraints);
+    r.batch = 1 + next() % 16;
+    const Planned unlimited = plan(r, 1ull << 50, 1ull << 50);
+    CHECK(unlimited.st == CUZK_OK);
+    if (unlimited.st != CUZK_OK) { std::fprintf(stderr, "  %s\n", unlimited.err); continue; }
+    const uint64_t lo = unlimited.plan.min_budget, hi = unlimited.plan.total_bytes;
+    CHECK(lo <= hi);
+    uint64_t previous_ns = UINT64_MAX;
+    for (int k = 0; k <= 4; k++) {
+      const uint64_t budget = lo + (hi - lo) * k / 4;
+      const Planned p = plan(r, budget, 1ull << 40);
+      check_plan(p, budget);
+      CHECK(p.st == CUZK_OK);
+      if (p.st == CUZK_OK) {
+        CHECK(p.plan.predicted_extra_ns <= previous_ns);
+        previous_ns = p.plan.predicted_extra_ns;
+        planned++;
+      }
+    }
+    const Planned short_one = plan(r, lo - 1, 1ull << 40);
+    check_plan(short_one, lo - 1);
+    refused += short_one.st == CUZK_ERR_OUT_OF_MEMORY;
+    CHECK(short_one.st == CUZK_ERR_OUT_OF_MEMORY);
+  }
+  std::printf("random shapes: %d plans within their budgets, %d budgets one byte short refused\n", planned, refused);
+}
+
+void bad_requests() {
+  char err[512];
+  cuzk_memory_plan out{};
+  const cuzk_plan_request good = porep(CUZK_CURVE_BN254, 16, 1);
+  cuzk_prover_options o{};
+  o.struct_size = sizeof o;
+  o.memory_budget = 8 * kGiB;
+  CHECK(cuzk_plan_memory(&good, &o, &out, err, sizeof err) == CUZK_OK);
+  CHECK(cuzk_plan_memory(nullptr, &o, &out, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  CHECK(cuzk_plan_memory(&good, &o, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
+  auto refused = [&](cuzk_plan_request r, cuzk_prover_options opt, const char* words) {
+    const cuzk_status st = cuzk_plan_memory(&r, &opt, &out, err, sizeof err);
+    const bool ok = st == CUZK_ERR_INVALID_ARGUMENT && std::strstr(err, words) != nullptr;
+    if (!ok) std::fprintf(stderr, "  expected a refusal naming '%s', got %d: %s\n", words, st, err);
+    return ok;
+  };
+  cuzk_plan_request r = good;
+  r.struct_size = 40;
+  CHECK(refused(r, o, "struct_size"));
+  r = good, r.backend = 7;
+  CHECK(refused(r, o, "backend"));
+  r = good, r.curve = 9;
+  CHECK(refused(r, o, "curve"));
+  r = good, r.flags = 0x80;
+  CHECK(refused(r, o, "flags"));
+  r = good, r.reserved = 1;
+  CHECK(refused(r, o, "reserved"));
+  r = good, r.n_constraints = 0;
+  CHECK(refused(r, o, "n_constraints"));
+  r = good, r.n_constraints = 1u << 28;
+  CHECK(refused(r, o, "n_constraints"));
+  r = good, r.batch = 0;
+  CHECK(refused(r, o, "batch"));
+  r = good, r.batch = (1u << 20) + 1;
+  CHECK(refused(r, o, "batch"));
+  r = good, r.n_vars = 5;
+  CHECK(refused(r, o, "derived"));
+  r = good, r.flags = 0, r.n_vars = 2, r.n_public = 4, r.n_coefs = 10;
+  CHECK(refused(r, o, "n_vars"));
+  cuzk_prover_options bad = o;
+  bad.chunk_points = 1000;
+  CHECK(refused(good, bad, "chunk_points"));
+  bad.chunk_points = CUZK_CHUNK_POINTS_MIN / 2;
+  CHECK(refused(good, bad, "chunk_points"));
+  bad = o, bad.struct_size = 32;
+  CHECK(refused(good, bad, "struct_size"));
+  bad = o, bad.reserved2 = 3;
+  CHECK(refused(good, bad, "reserved2"));
+  bad = o, bad.flags = 0x100;
+  CHECK(refused(good, bad, "flags"));
+  // CUDA with an automatic budget needs a GPU to measure; without one the message says what to give.
+  cuzk_device_info device{};
+  const bool devices = cuzk_device_info_get(0, &device, nullptr, 0) == CUZK_OK;
+  bad = o, bad.memory_budget = 0;
+  const cuzk_status st = cuzk_plan_memory(&good, &bad, &out, err, sizeof err);
+  CHECK(devices ? st == CUZK_OK : st == CUZK_ERR_NO_DEVICE && std::strstr(err, "memory_budget") != nullptr);
+}
+
+}  // namespace
+
+int main() {
+  seed_workload();
+  random_shapes();
+  bad_requests();
+  return cuzk_test::finish("memory_plan_test");
+}
