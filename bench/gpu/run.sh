@@ -46,6 +46,9 @@
 #                     section's points again for each read): 2^22 batch of 4 against the same witnesses
 #                     alone, batches of 10 read once per group against --stream-per-proof, and 2^24
 #                     batches of 10 read once per group
+#     porep:budgets   bench/gpu/porep_budgets.ts: BLS12-381 2^BUDGETS_LOG (26) batches of 10 under each
+#                     budget of BUDGETS (0,48GiB,32GiB,24GiB): the plan, peak device memory, per-circuit
+#                     time against the first budget's, proofs with fixed r, s equal across budgets
 #     porep:scale     several GPUs: 2^24 and 2^26, a batch of SCALE_N on each device set of SCALE_SETS,
 #                     2^24 batches compared with single proofs; peak memory per GPU; lanes waterfall
 #   ab[:sec[:arg]]    A/B timing of gpu_bench builds on one GPU, runs alternated (A B C A B C ...):
@@ -116,7 +119,7 @@ status=0
 # without one stops here with a message instead of building for minutes or waiting on a device.
 # ---------------------------------------------------------------------------------------------
 BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine fixed-base msm-precompute"
-POREP_RUNS="sanity p27 p22 p24 stream scale"
+POREP_RUNS="sanity p27 p22 p24 stream scale budgets"
 need_gpu=0 need_tests=0 need_bench=0 need_lib=0 need_deno=0
 for s in "${sections[@]}"; do
   name=${s%%:*} arg=${s#"$name"}; arg=${arg#:}
@@ -360,6 +363,14 @@ section_porep() {
       smi_stop "porep-scale-$log-$set"
       porep_table "scale-$log-$set"
     done; done ;;
+  budgets)
+    free -g | head -2
+    smi_start porep-budgets
+    step "porep budgets" "${BUDGETS_TIMEOUT:-560}" "$OUT/porep-budgets.txt" deno run -A bench/gpu/porep_budgets.ts \
+      --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n 10 --runs 2 --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" \
+      --dir /tmp/porep-budgets
+    smi_stop porep-budgets
+    tail -9 "$OUT/porep-budgets.txt" ;;
   esac
 }
 

@@ -1,10 +1,11 @@
-// The key memory plan on the GPU: the CUDA engine stores only the points that
-// are not infinity and keeps each section resident or streams it in per proof, as the budget
-// allows. For committed fixtures and synthetic PoRep-shaped keys (most B points infinity), read
-// whole and on demand (CUZK_KEY_POINTS_ON_DEMAND), the CUDA proofs of the compact resident plan,
-// the all-streamed plan and a mixed plan must be byte-identical to the CPU proof of the key read
-// whole (same r, s; every GPU proof self-checked); a budget one byte too small is
-// CUZK_ERR_OUT_OF_MEMORY with the sizes, before any device memory is taken. Batches that stream
+// The key memory plan on the GPU: the CUDA engine stores only the points that are not infinity,
+// keeps each section resident or streams it in chunks, and runs its MSMs in the plan's chunks, as
+// the budget allows. For committed fixtures and synthetic PoRep-shaped keys (most B points
+// infinity), read whole and on demand (CUZK_KEY_POINTS_ON_DEMAND), the CUDA proofs of the
+// resident plan, the all-streamed plan, the smallest chunks, the minimum budget and budgets
+// between it and the resident plan's must be byte-identical to the CPU proof of the key read
+// whole (same r, s; every GPU proof self-checked); a budget one byte below the minimum is
+// CUZK_ERR_OUT_OF_MEMORY naming the minimum, before any device memory is taken. Batches that stream
 // read each streamed section once per group of proofs (plan_check.hpp's check_grouped_batches).
 #include <filesystem>
 
@@ -30,13 +31,13 @@ struct Attempt : cuzk_test::PlanAttempt {
 };
 
 Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
-                   uint32_t flags, uint32_t prover_flags = 0) {
+                   uint32_t flags, uint32_t prover_flags = 0, uint32_t chunk_points = 0) {
   Attempt a;
   const size_t free_before = device_free();
   const double t0 = now_ms();
   static_cast<cuzk_test::PlanAttempt&>(a) = cuzk_test::prove_with_budget(
       ctx, key, budget, wtns, flags, [&] { a.device_used = free_before - std::min(free_before, device_free()); },
-      prover_flags);
+      prover_flags, chunk_points);
   a.ms = now_ms() - t0;
   for (int ph : {CUZK_PHASE_MSM_B1, CUZK_PHASE_MSM_B2})
     a.msm_b_ms += (a.timings.phases[ph].end_ns - a.timings.phases[ph].start_ns) / 1e6;
@@ -44,7 +45,6 @@ Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std:
 }
 
 using cuzk_test::count_placement;
-using cuzk_test::largest_section;
 
 // The CPU proof of the key read whole against the CUDA proofs of three plans, for the key read
 // whole and on demand. Returns false when a plan could not be made (the failures are recorded).
@@ -69,7 +69,7 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::v
     EXPECT(res.create == CUZK_OK && res.prove == CUZK_OK, "%s: resident: %s", where.c_str(), res.err);
     EXPECT(res.proof == ref.proof, "%s: resident GPU proof differs from the CPU proof", where.c_str());
     EXPECT(count_placement(res.plan, CUZK_PLACEMENT_STREAMED) == 0, "%s: not all resident", where.c_str());
-    const uint64_t fixed = res.plan.fixed_bytes, largest = largest_section(res.plan);
+    const uint64_t fixed = res.plan.fixed_bytes;
     // The same key with every point stored (infinities too, one plan for A, B1, B2, C as before).
     Attempt full = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_KEEP_INFINITY);
     EXPECT(full.create == CUZK_OK && full.prove == CUZK_OK && full.proof == ref.proof,
@@ -77,38 +77,63 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::v
     EXPECT(full.plan.stored[1] == full.plan.points[1], "%s: CUZK_PROVER_KEEP_INFINITY still dropped B1 points",
            where.c_str());
 
-    Attempt streamed = prove_with(gpu, key, fixed + largest, wtns, CUZK_PROVE_SELF_CHECK);
+    Attempt streamed = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_STREAM_ALL);
     EXPECT(streamed.create == CUZK_OK && streamed.prove == CUZK_OK, "%s: streamed: %s", where.c_str(), streamed.err);
     EXPECT(streamed.proof == ref.proof, "%s: streamed GPU proof differs from the CPU proof", where.c_str());
     EXPECT(count_placement(streamed.plan, CUZK_PLACEMENT_RESIDENT) == 0, "%s: not all streamed", where.c_str());
 
-    Attempt mixed = prove_with(gpu, key, fixed + res.plan.stored_bytes[CUZK_POINT_SECTIONS - 1] +
-                                             cuzk_test::largest_but_h(res.plan), wtns, CUZK_PROVE_SELF_CHECK);
-    EXPECT(mixed.create == CUZK_OK && mixed.prove == CUZK_OK, "%s: mixed: %s", where.c_str(), mixed.err);
-    EXPECT(mixed.proof == ref.proof, "%s: mixed-plan GPU proof differs from the CPU proof", where.c_str());
-    EXPECT(count_placement(mixed.plan, CUZK_PLACEMENT_RESIDENT) > 0 &&
-               count_placement(mixed.plan, CUZK_PLACEMENT_STREAMED) > 0,
-           "%s: the mixed budget did not give a mixed plan", where.c_str());
+    Attempt chunked = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, 0, CUZK_CHUNK_POINTS_MIN);
+    EXPECT(chunked.create == CUZK_OK && chunked.prove == CUZK_OK && chunked.proof == ref.proof,
+           "%s: resident in chunks of %u points: %s", where.c_str(), CUZK_CHUNK_POINTS_MIN, chunked.err);
+    Attempt chunked_streamed = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_STREAM_ALL,
+                                          CUZK_CHUNK_POINTS_MIN);
+    EXPECT(chunked_streamed.create == CUZK_OK && chunked_streamed.prove == CUZK_OK &&
+               chunked_streamed.proof == ref.proof,
+           "%s: streamed in chunks of %u points: %s", where.c_str(), CUZK_CHUNK_POINTS_MIN, chunked_streamed.err);
 
-    Attempt tight = prove_with(gpu, key, fixed + largest - 1, wtns, CUZK_PROVE_SELF_CHECK);
-    EXPECT(tight.create == CUZK_ERR_OUT_OF_MEMORY && std::strstr(tight.err, "device memory budget") != nullptr,
+    // The minimum and budgets between it and the resident plan's total: each fits, each gives the
+    // CPU proof, some keep sections resident and stream others.
+    const uint64_t lo = res.plan.min_budget, hi = res.plan.total_bytes;
+    Attempt least = prove_with(gpu, key, lo, wtns, CUZK_PROVE_SELF_CHECK);
+    EXPECT(least.create == CUZK_OK && least.prove == CUZK_OK && least.proof == ref.proof &&
+               least.plan.total_bytes <= lo,
+           "%s: the minimum budget: %s", where.c_str(), least.err);
+    bool mixed_seen = false, all_same = least.proof == ref.proof;
+    Attempt mixed;
+    for (int i = 1; i < 6; i++) {
+      Attempt a = prove_with(gpu, key, lo + (hi - lo) * i / 6, wtns, CUZK_PROVE_SELF_CHECK);
+      EXPECT(a.create == CUZK_OK && a.prove == CUZK_OK, "%s: budget %d/6: %s", where.c_str(), i, a.err);
+      all_same = all_same && a.proof == ref.proof;
+      if (count_placement(a.plan, CUZK_PLACEMENT_RESIDENT) > 0 && count_placement(a.plan, CUZK_PLACEMENT_STREAMED) > 0) {
+        mixed_seen = true;
+        mixed = a;
+      }
+    }
+    EXPECT(all_same, "%s: a plan between the minimum and all resident gave another proof", where.c_str());
+    EXPECT(mixed_seen || lo == hi, "%s: no budget between gave a mixed plan", where.c_str());
+
+    Attempt tight = prove_with(gpu, key, lo - 1, wtns, CUZK_PROVE_SELF_CHECK);
+    const std::string least_text = "at least " + std::to_string(lo) + " bytes";
+    EXPECT(tight.create == CUZK_ERR_OUT_OF_MEMORY && std::strstr(tight.err, "device memory budget") != nullptr &&
+               std::strstr(tight.err, least_text.c_str()) != nullptr,
            "%s: budget one byte short: status %d, %s", where.c_str(), tight.create, tight.err);
     // Refused before anything was allocated (the context's own buffers grow lazily: allow 64 MiB).
     EXPECT(tight.device_used < (64u << 20), "%s: the refused prover took %zu bytes of device memory", where.c_str(),
            tight.device_used);
 
     std::printf("%s: resident %.2f ms (B MSMs %.2f ms; all points stored: %.2f ms, B MSMs %.2f ms), streamed %.2f ms, "
-                "mixed %.2f ms: %s\n",
-                where.c_str(), res.ms, res.msm_b_ms, full.ms, full.msm_b_ms, streamed.ms, mixed.ms,
-                res.proof == ref.proof && streamed.proof == ref.proof && mixed.proof == ref.proof
+                "chunks of 2^10 %.2f ms (streamed %.2f ms), minimum budget %.2f ms: %s\n",
+                where.c_str(), res.ms, res.msm_b_ms, full.ms, full.msm_b_ms, streamed.ms, chunked.ms,
+                chunked_streamed.ms, least.ms,
+                res.proof == ref.proof && streamed.proof == ref.proof && all_same && chunked.proof == ref.proof
                     ? "identical to the CPU proof"
                     : "WRONG");
     std::printf("  plan: fixed %.1f MiB, resident %.1f MiB (device used %.1f MiB), streamed/proof %.1f MiB in the "
-                "all-streamed plan, %llu points dropped; B1 %llu of %llu stored, C %llu stored of %llu\n",
+                "all-streamed plan, minimum %.1f MiB (took %.1f MiB), %llu points dropped; B1 %llu of %llu stored\n",
                 fixed / 1048576.0, res.plan.resident_bytes / 1048576.0, res.device_used / 1048576.0,
-                streamed.plan.streamed_bytes_per_proof / 1048576.0, (unsigned long long)res.plan.points_dropped,
-                (unsigned long long)res.plan.stored[1], (unsigned long long)res.plan.points[1],
-                (unsigned long long)res.plan.stored[3], (unsigned long long)res.plan.points[3]);
+                streamed.plan.streamed_bytes_per_proof / 1048576.0, lo / 1048576.0, least.device_used / 1048576.0,
+                (unsigned long long)res.plan.points_dropped, (unsigned long long)res.plan.stored[1],
+                (unsigned long long)res.plan.points[1]);
     if (key_flags) cuzk_key_close(key, nullptr, 0);
   }
   cuzk_key_close(whole, nullptr, 0);

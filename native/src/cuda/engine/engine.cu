@@ -2,9 +2,11 @@
 // stream while proof p computes, when the device has room for a second buffer: outside the memory
 // plan; without room, each proof uploads its own first), a/b/c from the witness and the key's rows,
 // the H scalars by six NTTs, and the five MSMs, all on one device (B2's on the CPU beside it with
-// g2_on_cpu). How the key is held is the key store's (key_store.cuh); how an MSM is planned and
-// run, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per group of
-// proofs whose kept scalars fit (choose_group), else once per proof.
+// g2_on_cpu). How the key is held is the key store's (key_store.cuh); how the MSMs run in the
+// plan's chunks, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per
+// group of proofs (choose_group): the group's witnesses are the caller's memory and its H scalars
+// go to pinned host memory (as many proofs as the plan's host budget holds), and each chunk of
+// the section's points comes up once and is summed with every proof's scalars.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>

@@ -155,13 +155,14 @@ class GpuKeyStore {
   // synchronised after them).
   cuzk_status load_chunk(PointSection s, uint64_t first, uint64_t count, int slot, std::string& err) {
     const uint64_t pb = plan_.point_bytes[s];
-    uint8_t* dst = stream_points_.as<uint8_t>() + (size_t)slot * plan_.msm_chunk * widest_streamed_point();
+    uint8_t* dst = stream_points_.as<uint8_t>() + (size_t)slot * slot_bytes();
+    if (count * pb > slot_bytes()) { err = "a streamed chunk is larger than its buffer"; return CUZK_ERR_INTERNAL; }
     if (plan_.points_pinned) {
       CUZK_CU(cudaMemcpyAsync(dst, static_cast<uint8_t*>(host_points_[s]) + first * pb, count * pb,
                               cudaMemcpyHostToDevice, copy_stream_));
     } else {
       // Packed from the key into a pinned chunk (two in turn: one packs while the other's DMA runs).
-      CUZK_TRY(ensure_pack_buffers(plan_.msm_chunk * widest_streamed_point(), err));
+      CUZK_TRY(ensure_pack_buffers(slot_bytes(), err));
       CUZK_CU(cudaEventSynchronize(pack_ev_[slot]));
       CUZK_TRY(compact_.pack(*key_.zkey, s, first, count, static_cast<uint8_t*>(pack_buf_[slot]), scratch_, err));
       CUZK_CU(cudaMemcpyAsync(dst, pack_buf_[slot], count * pb, cudaMemcpyHostToDevice, copy_stream_));
@@ -173,7 +174,7 @@ class GpuKeyStore {
   // Chunk buffer `slot` once its load is done (the device's stream waits for it).
   cuzk_status chunk_points(int slot, const void** out, std::string& err) {
     CUZK_CU(cudaStreamWaitEvent(dev_->stream, loaded_[slot], 0));
-    *out = stream_points_.as<uint8_t>() + (size_t)slot * plan_.msm_chunk * widest_streamed_point();
+    *out = stream_points_.as<uint8_t>() + (size_t)slot * slot_bytes();
     return CUZK_OK;
   }
   // Waits until nothing on the copy stream is in flight (before the caller's memory goes away).
@@ -318,12 +319,8 @@ class GpuKeyStore {
     for (const engine::Support& sup : compact_.support) m = std::max<uint64_t>(m, sup.size());
     return m;
   }
-  uint64_t widest_streamed_point() const {
-    uint64_t w = 0;
-    for (int s = 0; s < kPointSections; s++)
-      if (engine::streamed(plan_, (PointSection)s)) w = std::max(w, plan_.point_bytes[s]);
-    return w;
-  }
+  // One of the stream buffer's chunk slots.
+  uint64_t slot_bytes() const { return plan_.stream_buffer_bytes() / plan_.stream_buffers; }
   // The most scalar indices one chunk of a support covers.
   uint64_t widest_span() const {
     uint64_t widest = 0;
