@@ -8,6 +8,7 @@
  */
 import { STATUS_NAMES } from "./ffi/symbols.ts";
 import type { CurveName } from "./library.ts";
+import type { MemoryPlan } from "./memory_plan.ts";
 
 /** Size of the error buffer passed to every native call. */
 export const ERROR_BUFFER_BYTES = 1024;
@@ -48,6 +49,8 @@ export interface CuzkErrorOptions {
   operation?: string;
   /** A refused witness's facts (Key.checkWitness, Key.checkWitnessShape). */
   witness?: WitnessFacts;
+  /** The plan of a budget below the minimum (planMemory's OUT_OF_MEMORY), with `minBudget` set. */
+  memoryPlan?: MemoryPlan;
   cause?: unknown;
 }
 
@@ -63,6 +66,8 @@ export class CuzkError extends Error {
   readonly operation: string | undefined;
   /** A refused witness's facts, when the error is a witness check's refusal. */
   readonly witness: WitnessFacts | undefined;
+  /** The plan the library filled in when it refused a budget below the minimum (`planMemory`): `minBudget` is the least budget. */
+  readonly memoryPlan: MemoryPlan | undefined;
 
   constructor(code: CuzkErrorCode, message: string, options: CuzkErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -72,6 +77,7 @@ export class CuzkError extends Error {
     this.nativeMessage = options.nativeMessage ?? "";
     this.operation = options.operation;
     this.witness = options.witness;
+    this.memoryPlan = options.memoryPlan;
   }
 }
 

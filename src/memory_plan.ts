@@ -1,15 +1,23 @@
 /**
  * @module
- * A prover's key memory plan (`cuzk_prover_memory_plan`): where its engine keeps each point
- * section of the key (A, B1, B2, C, H): resident in the engine's memory, streamed in (read once
- * per group of a batch's proofs whose scalars the budget's room keeps, else once per proof), or
- * read in place from the key (the CPU engine with a key in memory); how many points are at
- * infinity and not stored; and the bytes against the budget (`ProverOptions.memoryBudget`).
+ * The key memory plan (`cuzk_memory_plan`): where an engine keeps each point section of the key
+ * (A, B1, B2, C, H): resident in the engine's memory, streamed in chunk by chunk (read once per
+ * group of a batch's proofs whose scalars the budget's room keeps, else once per proof), or read
+ * in place from the key (the CPU engine with a key in memory); how many points are at infinity and
+ * not stored; the chunk the MSMs and the streams run in; and the bytes against the budgets
+ * (`EngineSettings`). A prover's plan comes from `prover.memoryPlan()`; `planMemory` asks the
+ * library what an engine would plan for a key or a synthetic circuit, without a key or a device.
  */
-import { integerIn } from "./bounds.ts";
+import { integerIn, LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
-import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PROVER_OPTIONS_LAYOUT, writeField } from "./ffi/structs.ts";
+import { allocateStruct, decodeStruct, MEMORY_PLAN_LAYOUT, PLAN_REQUEST_LAYOUT, PROVER_OPTIONS_LAYOUT, writeField } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
+import { curveOf } from "./formats/snarkjs.ts";
+import { Key } from "./key.ts";
+import type { KeyInfo } from "./key.ts";
+import type { BackendName, CurveName, Library } from "./library.ts";
+import { nativeOf } from "./library.ts";
+import { invoke } from "./native_call.ts";
 
 /** The point sections, in the order of the plan's arrays. */
 export const POINT_SECTIONS = ["A", "B1", "B2", "C", "H"] as const;
@@ -17,7 +25,7 @@ export type PointSectionName = typeof POINT_SECTIONS[number];
 
 export interface SectionPlan {
   placement: "in_key" | "resident" | "streamed";
-  /** Points of the section in the key, and of those at infinity. */
+  /** Points of the section in the key, and of those at infinity (0 in a plan of a described key). */
   points: bigint;
   infinity: bigint;
   /** Points the engine holds (0 when read in place) and their bytes. */
@@ -25,17 +33,50 @@ export interface SectionPlan {
   storedBytes: bigint;
 }
 
+/**
+ * An engine's memory plan: of the plans that fit the budget (every large buffer has a chunked form),
+ * the one predicted to cost the least time per proof. `totalBytes` = fixed + rows + MSM workspace +
+ * resident + stream buffers, at most `budget`.
+ */
 export interface MemoryPlan {
+  /** The engine the plan is for. */
+  backend: BackendName;
   /** Bytes the engine may use (the budget asked for, or automatic: free device memory / physical memory). */
   budget: bigint;
-  /** Rows and proving workspace. */
+  /** Needed whatever the plan: witness, a/b/c vectors, indices, margin. */
   fixedBytes: bigint;
+  /** The A/B rows in the engine's memory, and the chunk they come up in (0: held whole). */
+  rowsBytes: bigint;
+  rowsChunkBytes: bigint;
+  /** Points per MSM chunk (at least the largest MSM: unchunked), and the MSM scratch at that chunk. */
+  msmChunkPoints: bigint;
+  msmWorkspaceBytes: bigint;
+  /** Points stored in the engine's memory. */
   residentBytes: bigint;
+  /** Two chunks of the widest streamed point. */
   streamBufferBytes: bigint;
+  /** What the plan takes of the budget: fixed + rows + MSM workspace + resident + stream buffers. */
+  totalBytes: bigint;
+  /** The smallest budget this key can be planned in (with the same host budget). */
+  minBudget: bigint;
   /** Bytes of the streamed sections, read once per proof alone or once per group of a batch's proofs. */
   streamedBytesPerProof: bigint;
   /** Host memory the key itself holds (its file, less the point sections a key opened on demand leaves there). */
   keyHostBytes: bigint;
+  /** Host bytes the plan may take beyond the key, and those it takes (pinned streamed points, a group's kept H scalars). */
+  hostBudget: bigint;
+  hostBytes: bigint;
+  /** Whether the streamed points are copied once to pinned host memory (else read from the key). */
+  pointsPinned: boolean;
+  /** Proofs per call the plan was judged for (a prover's: 1), and how many of them share each read of a streamed section. */
+  batch: bigint;
+  groupSize: bigint;
+  /** The most proofs of any batch that share a read (their kept H scalars fit). */
+  groupMax: bigint;
+  /** Predicted bytes read into the engine per proof besides the witness (PCIe for CUDA). */
+  linkBytesPerProof: bigint;
+  /** Predicted time per proof above the unconstrained plan's, in ns. */
+  predictedExtraNs: bigint;
   pointsDropped: bigint;
   sections: Record<PointSectionName, SectionPlan>;
 }
@@ -53,12 +94,24 @@ const PLACEMENTS: Record<number, SectionPlan["placement"]> = {
 export interface EngineSettings {
   /**
    * Bytes of the engine's memory (CUDA: device, CPU: host) the prover may take for the key's rows,
-   * points and proving workspace; default automatic (free device memory / physical memory). Each
-   * point section then stays resident or is streamed in (`memoryPlan()`: in a batch, read once per
-   * group of proofs whose kept scalars fit the room the plan leaves, else once per proof); a key
-   * that does not fit even streamed is OUT_OF_MEMORY before anything is allocated.
+   * points and proving workspace; default automatic (free device memory / physical memory). The
+   * plan then chooses the chunk the MSMs run in and keeps each point section resident or streams
+   * it in chunks (`memoryPlan()`: in a batch, read once per group of proofs whose kept scalars fit,
+   * else once per proof); a key that does not fit even at the smallest chunks is OUT_OF_MEMORY,
+   * naming the least budget it needs, before anything is allocated.
    */
   memoryBudget?: number | bigint;
+  /**
+   * Host bytes the plan may take beyond the key: pinned copies of streamed points, the H scalars a
+   * group of proofs keeps; default automatic (CUDA: three quarters of physical memory; the CPU
+   * engine's budget is `memoryBudget`). A batch whose kept scalars do not fit proves in groups.
+   */
+  hostMemoryBudget?: number | bigint;
+  /**
+   * Points per MSM chunk and streamed chunk: 0 or absent (default) = the plan chooses (one chunk
+   * when the budget allows); else a power of two from 2^10 to 2^31 (tests and measurements).
+   */
+  chunkPoints?: number;
   /**
    * CUDA: precomputed copies of the key's H points, made when the prover is made, so that msm_h
    * reduces fewer windows: "auto" (default: as many as the memory the plan leaves allows, from
@@ -74,11 +127,31 @@ export interface EngineSettings {
   keepInfinity?: boolean;
 }
 
-/** The `cuzk_prover_options` of `settings` for `cuzk_prover_create_with`, each bound checked. */
+/** A byte count a caller chose (number or bigint), 0 = automatic: an integer from 0 to 2^53 - 1. */
+function byteCount(value: number | bigint | undefined, what: string): bigint {
+  const bytes = value ?? 0;
+  const asNumber = typeof bytes === "bigint" ? Number(bytes) : bytes;
+  return BigInt(integerIn(asNumber, `${what} (bytes)`, 0, Number.MAX_SAFE_INTEGER));
+}
+
+/** `chunkPoints`: 0 (the plan chooses) or a power of two within the library's bounds. */
+function chunkPointsOf(value: unknown): number {
+  if (value === undefined || value === 0) return 0;
+  const n = value as number;
+  if (typeof value !== "number" || !Number.isInteger(Math.log2(n)) || n < ABI.CHUNK_POINTS_MIN || n > ABI.CHUNK_POINTS_MAX) {
+    throw new CuzkError(
+      "INVALID_ARGUMENT",
+      `chunkPoints must be 0 (the plan chooses) or a power of two from ${ABI.CHUNK_POINTS_MIN} to ${ABI.CHUNK_POINTS_MAX}, not ${typeof value === "string" ? JSON.stringify(value) : String(value)}`,
+    );
+  }
+  return n;
+}
+
+/** The `cuzk_prover_options` of `settings` for `cuzk_prover_create_with` and `cuzk_plan_memory`, each bound checked. */
 export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
-  const memoryBudget = settings.memoryBudget ?? 0;
-  const asNumber = typeof memoryBudget === "bigint" ? Number(memoryBudget) : memoryBudget;
-  const budget = BigInt(integerIn(asNumber, "memoryBudget (bytes)", 0, Number.MAX_SAFE_INTEGER));
+  const budget = byteCount(settings.memoryBudget, "memoryBudget");
+  const hostBudget = byteCount(settings.hostMemoryBudget, "hostMemoryBudget");
+  const chunkPoints = chunkPointsOf(settings.chunkPoints);
   const hCopies = settings.hCopies ?? "auto";
   const copies = hCopies === "auto" ? ABI.H_COPIES_AUTO : integerIn(hCopies, "hCopies", 0, ABI.H_COPIES_MAX, ' (or "auto")');
   let flags = 0;
@@ -93,6 +166,8 @@ export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
   writeField(view, 0, fields.flags, flags);
   writeField(view, 0, fields.memory_budget, budget);
   writeField(view, 0, fields.h_copies, copies);
+  writeField(view, 0, fields.host_memory_budget, hostBudget);
+  writeField(view, 0, fields.chunk_points, chunkPoints);
   return bytes;
 }
 
@@ -110,12 +185,27 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     };
   });
   return {
+    backend: plan.backend === ABI.BACKEND_CUDA ? "cuda" : "cpu",
     budget: plan.budget,
     fixedBytes: plan.fixed_bytes,
+    rowsBytes: plan.rows_bytes,
+    rowsChunkBytes: plan.rows_chunk_bytes,
+    msmChunkPoints: plan.msm_chunk_points,
+    msmWorkspaceBytes: plan.msm_workspace_bytes,
     residentBytes: plan.resident_bytes,
     streamBufferBytes: plan.stream_buffer_bytes,
+    totalBytes: plan.total_bytes,
+    minBudget: plan.min_budget,
     streamedBytesPerProof: plan.streamed_bytes_per_proof,
     keyHostBytes: plan.key_host_bytes,
+    hostBudget: plan.host_budget,
+    hostBytes: plan.host_bytes,
+    pointsPinned: plan.points_pinned !== 0,
+    batch: plan.batch,
+    groupSize: plan.group_size,
+    groupMax: plan.group_max,
+    linkBytesPerProof: plan.link_bytes_per_proof,
+    predictedExtraNs: plan.predicted_extra_ns,
     pointsDropped: plan.points_dropped,
     sections,
   };
@@ -124,4 +214,101 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
 /** Zeroed memory for the library to write a plan into. */
 export function memoryPlanStruct(): Uint8Array {
   return allocateStruct(MEMORY_PLAN_LAYOUT);
+}
+
+/** A key described by its counts: what `Key.info()` reports (a KeyInfo passes as it is). */
+export type PlannedKey = Pick<KeyInfo, "curve" | "nVars" | "nPublic" | "nConstraints" | "nCoefs">;
+
+/** The key of the synthetic PoRep-profile circuit (`synthCircuit({ profile: "porep" })`) of a size. */
+export interface PlannedSyntheticKey {
+  synthetic: "porep";
+  curve: CurveName;
+  /** Rows of the R1CS, as `synthCircuit` takes them. */
+  constraints: number;
+  /** Public inputs; default 4, as `synthCircuit`. */
+  publicInputs?: number;
+}
+
+/** Options of `planMemory`: the engine, the key, the batch and the engine's settings. */
+export interface PlanMemoryOptions extends EngineSettings {
+  /** The engine to plan for; "cuda" is planned on any machine (pass `memoryBudget` where there is no GPU). */
+  backend: BackendName;
+  /** The key: an open Key, its counts (`key.info()`), or a synthetic PoRep circuit's. */
+  key: Key | PlannedKey | PlannedSyntheticKey;
+  /** Proofs per call, 1 to 1024 (`LIMITS.batchWitnesses`); default 1. */
+  batch?: number;
+  /** CPU: the engine holds the key's points (a key opened with `pointsOnDemand`) instead of reading them in place. Default false. */
+  pointsOnDemand?: boolean;
+  library?: Library;
+}
+
+const U32_MAX = 0xffff_ffff;
+
+/** The `cuzk_plan_request` of `options`, each count bound checked. */
+function planRequestStruct(options: PlanMemoryOptions): Uint8Array {
+  const backend = options.backend;
+  if (backend !== "cpu" && backend !== "cuda") {
+    throw new CuzkError("INVALID_ARGUMENT", `backend must be "cpu" or "cuda", not ${JSON.stringify(backend)}`);
+  }
+  const given = options.key instanceof Key ? options.key.info() : options.key;
+  const key = given as Partial<PlannedKey & PlannedSyntheticKey> | undefined;
+  if (typeof key !== "object" || key === null) {
+    throw new CuzkError("INVALID_ARGUMENT", 'key must be a key\'s counts (key.info()) or { synthetic: "porep", curve, constraints }');
+  }
+  const pointsOnDemand = options.pointsOnDemand ?? false;
+  if (typeof pointsOnDemand !== "boolean") throw new CuzkError("INVALID_ARGUMENT", `pointsOnDemand must be true or false, not ${JSON.stringify(pointsOnDemand)}`);
+  const batch = integerIn(options.batch ?? 1, "batch", 1, LIMITS.batchWitnesses);
+  const bytes = allocateStruct(PLAN_REQUEST_LAYOUT);
+  const view = new DataView(bytes.buffer);
+  const { fields } = PLAN_REQUEST_LAYOUT;
+  let flags = pointsOnDemand ? ABI.PLAN_POINTS_ON_DEMAND : 0;
+  writeField(view, 0, fields.curve, curveOf(key.curve as CurveName).id);
+  if ("synthetic" in key) {
+    if (key.synthetic !== "porep") throw new CuzkError("INVALID_ARGUMENT", `synthetic must be "porep", not ${JSON.stringify(key.synthetic)}`);
+    flags |= ABI.PLAN_SYNTH_POREP;
+    writeField(view, 0, fields.n_constraints, integerIn(key.constraints, "constraints", 1, U32_MAX));
+    writeField(view, 0, fields.n_public, integerIn(key.publicInputs ?? 4, "publicInputs", 0, U32_MAX));
+  } else {
+    // The library holds the counts to its own ranges (n_vars > n_public, the largest domain).
+    writeField(view, 0, fields.n_vars, integerIn(key.nVars, "nVars", 1, U32_MAX));
+    writeField(view, 0, fields.n_public, integerIn(key.nPublic, "nPublic", 0, U32_MAX));
+    writeField(view, 0, fields.n_constraints, integerIn(key.nConstraints, "nConstraints", 1, U32_MAX));
+    writeField(view, 0, fields.n_coefs, integerIn(key.nCoefs, "nCoefs", 0, Number.MAX_SAFE_INTEGER));
+  }
+  writeField(view, 0, fields.backend, backend === "cuda" ? ABI.BACKEND_CUDA : ABI.BACKEND_CPU);
+  writeField(view, 0, fields.flags, flags);
+  writeField(view, 0, fields.batch, batch);
+  return bytes;
+}
+
+/**
+ * The plan an engine of `options.backend` would make for a key (its counts, or a synthetic PoRep
+ * circuit's), a batch and engine settings: arithmetic in the library, nothing allocated, no key
+ * opened, no device needed, except that CUDA with no `memoryBudget` plans for GPU 0's free memory
+ * (NO_DEVICE without a GPU: pass a budget). A described key keeps every point: a prover's plan,
+ * which drops the points at infinity, needs at most as much. A budget below the minimum throws
+ * OUT_OF_MEMORY, its message naming the least budget ("at least N bytes") and its `memoryPlan`
+ * holding the plan with `minBudget` set; a value out of bounds is INVALID_ARGUMENT naming it.
+ */
+export function planMemory(options: PlanMemoryOptions): MemoryPlan {
+  const native = nativeOf(options.library);
+  native.require("cuzk_plan_memory");
+  const request = planRequestStruct(options);
+  const settings = proverOptionsStruct(options);
+  const out = memoryPlanStruct();
+  try {
+    invoke(native, "cuzk_plan_memory", [request, settings, out]);
+  } catch (error) {
+    // The library fills the plan on this refusal too: its minimum is data the caller can use.
+    if (error instanceof CuzkError && error.code === "OUT_OF_MEMORY") {
+      throw new CuzkError(error.code, error.message, {
+        status: error.status,
+        nativeMessage: error.nativeMessage,
+        operation: error.operation,
+        memoryPlan: decodeMemoryPlan(out),
+      });
+    }
+    throw error;
+  }
+  return decodeMemoryPlan(out);
 }

@@ -61,6 +61,7 @@ const CALL_PHRASES: Record<CheckedSymbol, string> = {
   cuzk_prover_create_with: "make a prover",
   cuzk_prover_destroy: "close the prover",
   cuzk_prover_memory_plan: "plan the prover's memory",
+  cuzk_plan_memory: "plan the memory",
   cuzk_prove: "prove",
   cuzk_verify: "verify",
   cuzk_msm: "run the MSM",

@@ -132,23 +132,29 @@ export const PROGRESS_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
-/** `cuzk_prover_options`, 24 bytes: the caller fills it (cuzk_prover_create_with). */
+/** `cuzk_prover_options`, 40 bytes: the caller fills it (cuzk_prover_create_with, cuzk_plan_memory). */
 export const PROVER_OPTIONS_LAYOUT = {
   name: "cuzk_prover_options",
-  size: 24,
+  size: 40,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     flags: { offset: 4, type: "u32" },
     memory_budget: { offset: 8, type: "u64" },
     h_copies: { offset: 16, type: "i32" },
     reserved: { offset: 20, type: "u32" },
+    host_memory_budget: { offset: 24, type: "u64" },
+    chunk_points: { offset: 32, type: "u32" },
+    reserved2: { offset: 36, type: "u32" },
   },
 } as const satisfies StructLayout;
 
-/** `cuzk_memory_plan`, 248 bytes: where a prover's engine keeps the key's points (arrays: A, B1, B2, C, H). */
+/**
+ * `cuzk_memory_plan`, 352 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
+ * the chunk its MSMs and streams run in, and the bytes against the budgets.
+ */
 export const MEMORY_PLAN_LAYOUT = {
   name: "cuzk_memory_plan",
-  size: 248,
+  size: 352,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     backend: { offset: 4, type: "u32" },
@@ -160,11 +166,45 @@ export const MEMORY_PLAN_LAYOUT = {
     key_host_bytes: { offset: 48, type: "u64" },
     points_dropped: { offset: 56, type: "u64" },
     placement: { offset: 64, type: "u32", count: 5 },
-    reserved: { offset: 84, type: "u32" },
+    points_pinned: { offset: 84, type: "u32" },
     points: { offset: 88, type: "u64", count: 5 },
     infinity: { offset: 128, type: "u64", count: 5 },
     stored: { offset: 168, type: "u64", count: 5 },
     stored_bytes: { offset: 208, type: "u64", count: 5 },
+    rows_bytes: { offset: 248, type: "u64" },
+    rows_chunk_bytes: { offset: 256, type: "u64" },
+    msm_chunk_points: { offset: 264, type: "u64" },
+    msm_workspace_bytes: { offset: 272, type: "u64" },
+    total_bytes: { offset: 280, type: "u64" },
+    min_budget: { offset: 288, type: "u64" },
+    host_budget: { offset: 296, type: "u64" },
+    host_bytes: { offset: 304, type: "u64" },
+    batch: { offset: 312, type: "u64" },
+    group_size: { offset: 320, type: "u64" },
+    link_bytes_per_proof: { offset: 328, type: "u64" },
+    predicted_extra_ns: { offset: 336, type: "u64" },
+    group_max: { offset: 344, type: "u64" },
+  },
+} as const satisfies StructLayout;
+
+/**
+ * `cuzk_plan_request`, 48 bytes: the caller fills it (cuzk_plan_memory): a key described by its
+ * counts, or the synthetic PoRep circuit of a size, and the batch to plan for.
+ */
+export const PLAN_REQUEST_LAYOUT = {
+  name: "cuzk_plan_request",
+  size: 48,
+  fields: {
+    struct_size: { offset: 0, type: "u32" },
+    backend: { offset: 4, type: "u32" },
+    curve: { offset: 8, type: "u32" },
+    flags: { offset: 12, type: "u32" },
+    n_vars: { offset: 16, type: "u32" },
+    n_public: { offset: 20, type: "u32" },
+    n_constraints: { offset: 24, type: "u32" },
+    reserved: { offset: 28, type: "u32" },
+    n_coefs: { offset: 32, type: "u64" },
+    batch: { offset: 40, type: "u64" },
   },
 } as const satisfies StructLayout;
 
@@ -224,6 +264,7 @@ export const STRUCT_LAYOUTS: Readonly<Record<string, StructLayout>> = {
   cuzk_progress: PROGRESS_LAYOUT,
   cuzk_prover_options: PROVER_OPTIONS_LAYOUT,
   cuzk_memory_plan: MEMORY_PLAN_LAYOUT,
+  cuzk_plan_request: PLAN_REQUEST_LAYOUT,
   cuzk_witness_check: WITNESS_CHECK_LAYOUT,
   cuzk_prove_args: PROVE_ARGS_LAYOUT,
 };

@@ -72,6 +72,9 @@ export const symbols = {
   cuzk_prover_create_with: s(["pointer", "pointer", "buffer", "buffer", "buffer", "buffer", "usize"], "i32", true),
   // cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_memory_plan* out, char* err, size_t err_cap);
   cuzk_prover_memory_plan: s(["pointer", "buffer", "buffer", "usize"], "i32"),
+  // cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cuzk_prover_options* options,
+  //                              cuzk_memory_plan* out, char* err, size_t err_cap);
+  cuzk_plan_memory: s(["buffer", "buffer", "buffer", "buffer", "usize"], "i32"),
   // cuzk_status cuzk_prover_destroy(cuzk_prover* prover, char* err, size_t err_cap);
   cuzk_prover_destroy: s(["pointer", "buffer", "usize"], "i32"),
 
@@ -165,7 +168,7 @@ export const STATUS_NAMES = [
 
 /** Constants of cuzk.h that the TypeScript side uses. */
 export const ABI = {
-  ABI_VERSION: 3,
+  ABI_VERSION: 4,
   CURVE_BN254: 1,
   CURVE_BLS12_381: 2,
   BACKEND_AUTO: 0,
@@ -187,6 +190,8 @@ export const ABI = {
   PROVER_STREAM_ALL: 0x1,
   PROVER_STREAM_PER_PROOF: 0x2,
   PROVER_KEEP_INFINITY: 0x4,
+  CHUNK_POINTS_MIN: 2 ** 10,
+  CHUNK_POINTS_MAX: 2 ** 31,
   H_COPIES_AUTO: -1,
   H_COPIES_MAX: 64,
   HOST_PINNED: 0x1,
@@ -215,6 +220,8 @@ export const ABI = {
   PLACEMENT_IN_KEY: 1,
   PLACEMENT_RESIDENT: 2,
   PLACEMENT_STREAMED: 3,
+  PLAN_POINTS_ON_DEMAND: 0x1,
+  PLAN_SYNTH_POREP: 0x2,
 } as const;
 
 /** Names of `enum cuzk_phase`, by value (lower-case, without the CUZK_PHASE_ prefix). */

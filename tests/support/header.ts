@@ -134,11 +134,17 @@ export function headerStructs(): Map<string, CStruct> {
   return structs;
 }
 
-/** Every `#define CUZK_NAME value` with a numeric value (u suffix dropped). */
+/**
+ * Every `#define CUZK_NAME value` with a numeric value (u suffix dropped): a number, `(-N)` or
+ * `(1u << K)`, the forms the header writes constants in.
+ */
 export function headerDefines(): Map<string, number> {
   const out = new Map<string, number>();
-  for (const match of readFileSync(HEADER_PATH, "utf8").matchAll(/^#define\s+(CUZK_\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b/gm)) {
-    out.set(match[1], Number(match[2]));
+  const number = /(0x[0-9a-fA-F]+|\d+)u?/.source;
+  const value = new RegExp(`^#define\\s+(CUZK_\\w+)\\s+(?:${number}\\b|\\((-\\d+)\\)|\\(${number}\\s*<<\\s*(\\d+)\\))`, "gm");
+  for (const match of readFileSync(HEADER_PATH, "utf8").matchAll(value)) {
+    const [, name, plain, negative, base, shift] = match;
+    out.set(name, plain !== undefined ? Number(plain) : negative !== undefined ? Number(negative) : Number(base) * 2 ** Number(shift));
   }
   return out;
 }

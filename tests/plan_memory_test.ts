@@ -1,0 +1,140 @@
+/**
+ * @module
+ * Promise: `planMemory` answers what an engine would plan for a key and a batch without a key
+ * file's points or a device. The seed's workload (the synthetic PoRep key at 2^27, BLS12-381, a
+ * batch of 10) planned for 16, 24, 48 and 80 GiB GPUs: each budget either gives a plan that fits it
+ * (total = fixed + rows + MSM workspace + resident + stream buffers <= budget, minimum <= budget)
+ * or is refused with OUT_OF_MEMORY whose message names "at least <minBudget> bytes" and whose
+ * memoryPlan carries that minimum above the budget; which budgets fit is not written here. A key's
+ * counts (an open Key or its KeyInfo) give the same plan, whose sections keep every point (a prover
+ * made from that key stores at most as many). Every caller-chosen number is bounded before the
+ * native call.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CuzkError, Key, Library, planMemory, Prover } from "../mod.ts";
+import type { MemoryPlan, PlanMemoryOptions } from "../mod.ts";
+import { refusedWith } from "./support/errors.ts";
+import { fixtures, needs } from "./support/native.ts";
+
+const api = ["cuzk_plan_memory"] as const;
+const GiB = 2 ** 30;
+const porep27 = { synthetic: "porep", curve: "bls12_381", constraints: 2 ** 27 - 16 } as const;
+
+/** The plan's own arithmetic, whatever it chose. */
+function assertConsistent(plan: MemoryPlan, budget: bigint): void {
+  assert.equal(plan.budget, budget);
+  assert.equal(plan.totalBytes, plan.fixedBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes);
+  assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
+  assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);
+  const resident = Object.values(plan.sections).filter((s) => s.placement === "resident").reduce((sum, s) => sum + s.storedBytes, 0n);
+  assert.equal(plan.residentBytes, resident);
+  assert.ok(plan.groupSize >= 1n && plan.groupSize <= plan.batch, `group ${plan.groupSize} of a batch of ${plan.batch}`);
+}
+
+test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, or a refusal naming the minimum", needs(...api), () => {
+  let fitted = 0, minimum: bigint | undefined;
+  for (const gib of [16, 24, 48, 80]) {
+    const budget = BigInt(gib * GiB);
+    const options: PlanMemoryOptions = { backend: "cuda", key: porep27, batch: 10, memoryBudget: budget, hostMemoryBudget: 256 * GiB };
+    let plan: MemoryPlan;
+    try {
+      plan = planMemory(options);
+    } catch (error) {
+      assert.ok(error instanceof CuzkError && error.code === "OUT_OF_MEMORY", String(error));
+      const refused = error.memoryPlan;
+      assert.ok(refused, "the refusal carries the plan the library filled in");
+      assert.ok(refused.minBudget > budget, `minimum ${refused.minBudget} above the refused budget ${budget}`);
+      assert.ok(error.message.includes(`at least ${refused.minBudget} bytes`), error.message);
+      assert.equal(minimum ??= refused.minBudget, refused.minBudget, "one minimum whatever the budget");
+      continue;
+    }
+    fitted++;
+    assertConsistent(plan, budget);
+    assert.equal(plan.backend, "cuda");
+    assert.equal(plan.batch, 10n);
+    assert.equal(plan.hostBudget, BigInt(256 * GiB));
+    assert.ok(plan.hostBytes <= plan.hostBudget);
+    assert.equal(minimum ??= plan.minBudget, plan.minBudget, "one minimum whatever the budget");
+    assert.equal(plan.pointsDropped, 0n, "a described key keeps every point");
+    assert.ok(plan.msmChunkPoints >= 1024n && Number.isInteger(Math.log2(Number(plan.msmChunkPoints))), `chunk ${plan.msmChunkPoints}`);
+    const points = Object.values(plan.sections).map((s) => s.points);
+    assert.ok(points.every((n) => n >= BigInt(porep27.constraints)), `every section has the circuit's points: ${points}`);
+  }
+  assert.ok(minimum !== undefined);
+  // A budget at the minimum itself fits, and one byte less does not.
+  assertConsistent(planMemory({ backend: "cuda", key: porep27, batch: 10, memoryBudget: minimum, hostMemoryBudget: 256 * GiB }), minimum);
+  assert.throws(
+    () => planMemory({ backend: "cuda", key: porep27, batch: 10, memoryBudget: minimum! - 1n, hostMemoryBudget: 256 * GiB }),
+    refusedWith("OUT_OF_MEMORY", new RegExp(`at least ${minimum} bytes`)),
+  );
+  assert.ok(fitted > 0 || minimum > BigInt(80 * GiB), "a budget above the minimum fits");
+});
+
+test("CUDA is planned on any machine given a budget; without one it needs a GPU", needs(...api), () => {
+  const plan = planMemory({ backend: "cuda", key: { synthetic: "porep", curve: "bn254", constraints: 2 ** 16 }, memoryBudget: 8 * GiB });
+  assertConsistent(plan, BigInt(8 * GiB));
+  const gpus = Library.default().info().cudaDeviceCount;
+  const automatic = () => planMemory({ backend: "cuda", key: { synthetic: "porep", curve: "bn254", constraints: 2 ** 16 } });
+  if (gpus === 0) assert.throws(automatic, refusedWith("NO_DEVICE", /budget/));
+  else assert.ok(automatic().budget > 0n);
+});
+
+test("a key's counts: an open Key and its KeyInfo give one plan, keeping every point a prover of that key stores", needs(...api, "cuzk_prover_create_with", "cuzk_prover_memory_plan"), async () => {
+  for (const fixture of fixtures().filter((f) => f.name === "mulchain_10_over")) {
+    using key = await Key.open(fixture.file("circuit.zkey"), { pointsOnDemand: true });
+    const budget = 64n << 20n;
+    const described = planMemory({ backend: "cpu", key, pointsOnDemand: true, memoryBudget: budget });
+    assert.deepEqual(planMemory({ backend: "cpu", key: key.info(), pointsOnDemand: true, memoryBudget: budget }), described);
+    assertConsistent(described, budget);
+    assert.equal(described.sections.H.points, BigInt(key.info().domainSize));
+    for (const section of Object.values(described.sections)) assert.ok(section.stored >= section.points && section.infinity === 0n);
+    using prover = await Prover.open({ zkey: key, backend: "cpu", memoryBudget: budget });
+    const actual = prover.memoryPlan();
+    assert.ok(actual.pointsDropped > 0n, `${fixture.curve}: the fixture has points at infinity for the prover to drop`);
+    for (const [name, section] of Object.entries(actual.sections)) {
+      const kept = described.sections[name as keyof typeof described.sections];
+      assert.equal(section.points, kept.points, `${fixture.curve} ${name}: the same points in the key`);
+      assert.ok(section.stored <= kept.stored && section.storedBytes <= kept.storedBytes, `${fixture.curve} ${name}: the prover stores at most what the description keeps`);
+    }
+    // Points read in place from a key in memory: nothing stored, whatever the budget.
+    const inPlace = planMemory({ backend: "cpu", key, memoryBudget: budget });
+    assert.ok(Object.values(inPlace.sections).every((s) => s.placement === "in_key" && s.storedBytes === 0n));
+  }
+});
+
+test("planMemory bounds every number it is given, before the native call", needs(...api), () => {
+  const key = { synthetic: "porep", curve: "bn254", constraints: 1024 } as const;
+  const base: PlanMemoryOptions = { backend: "cpu", key, memoryBudget: GiB };
+  const bad: Array<[Partial<PlanMemoryOptions>, string]> = [
+    [{ batch: 0 }, "batch"],
+    [{ batch: 1025 }, "batch"],
+    [{ batch: 1.5 }, "batch"],
+    [{ memoryBudget: -1 }, "memoryBudget"],
+    [{ memoryBudget: 2n ** 64n }, "memoryBudget"],
+    [{ hostMemoryBudget: -1 }, "hostMemoryBudget"],
+    [{ hostMemoryBudget: 0.5 }, "hostMemoryBudget"],
+    [{ chunkPoints: 512 }, "chunkPoints"],
+    [{ chunkPoints: 3000 }, "chunkPoints"],
+    [{ chunkPoints: 2 ** 32 }, "chunkPoints"],
+    [{ chunkPoints: -1024 }, "chunkPoints"],
+    [{ chunkPoints: "1024" as unknown as number }, "chunkPoints"],
+    [{ backend: "auto" as "cpu" }, "backend"],
+    [{ pointsOnDemand: 1 as unknown as boolean }, "pointsOnDemand"],
+    [{ key: { ...key, constraints: 0 } }, "constraints"],
+    [{ key: { ...key, constraints: 2 ** 32 } }, "constraints"],
+    [{ key: { ...key, publicInputs: -1 } }, "publicInputs"],
+    [{ key: { ...key, synthetic: "uniform" as "porep" } }, "synthetic"],
+    [{ key: { curve: "bn254", nVars: 10, nPublic: 1, nConstraints: 10, nCoefs: -1 } }, "nCoefs"],
+    [{ key: { curve: "bn254", nVars: 2 ** 32, nPublic: 1, nConstraints: 10, nCoefs: 10 } }, "nVars"],
+    [{ key: undefined as unknown as PlanMemoryOptions["key"] }, "key"],
+  ];
+  for (const [change, name] of bad) {
+    assert.throws(() => planMemory({ ...base, ...change }), refusedWith("INVALID_ARGUMENT", new RegExp(name)), JSON.stringify(change, (_k, v) => typeof v === "bigint" ? String(v) : v));
+  }
+  // The library holds the counts to their relations: a witness shorter than its public inputs.
+  assert.throws(() => planMemory({ ...base, key: { curve: "bn254", nVars: 2, nPublic: 4, nConstraints: 10, nCoefs: 10 } }), refusedWith("INVALID_ARGUMENT", /n_public/));
+  // Each bound's edge is taken.
+  for (const chunkPoints of [0, 1024, 2 ** 31]) assertConsistent(planMemory({ ...base, chunkPoints }), BigInt(GiB));
+  assert.equal(planMemory({ ...base, batch: 1024, memoryBudget: 4n * BigInt(GiB) }).batch, 1024n);
+});
