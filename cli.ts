@@ -14,6 +14,8 @@
  *   cuzk info [circuit.zkey]
  *   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N [--curve C] [--profile porep|uniform] [--public N] [--seed N]
  *   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
+ *   cuzk plan <circuit.zkey> | --synthetic porep --log2 K [--backend cpu|cuda] [--gpu-memory SIZE] [--host-memory SIZE]
+ *             [--batch N] [--json]
  *
  * Options: --backend auto|cpu|cuda, --device N, --r1cs <circuit.r1cs> (check the witness
  * constraint by constraint), --no-self-check (skip the pairing check of the proof before it is
@@ -23,7 +25,8 @@
  * On a terminal, `prove` and `setup` draw a progress bar on stderr (nothing when stderr is not a
  * TTY); Ctrl-C (SIGINT) cancels them between proofs / chunks of key points: exit 130, no output file.
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
- * proving key for testing only (docs/benchmarks.md, "Synthetic circuits"). `witness compile`
+ * proving key for testing only (docs/benchmarks.md, "Synthetic circuits"). `plan` prints the memory
+ * plan an engine would make for a key and a batch, without a GPU (cli/plan_command.ts). `witness compile`
  * builds a circuit's native witness library (cli/witness_command.ts). `-v`/`--version`,
  * `-h`/`--help`. docs/cli.md has the table of commands, ours beside snarkjs's.
  */
@@ -33,6 +36,7 @@ import process from "node:process";
 import { CUZK_COMMANDS } from "./cli/cuzk_commands.ts";
 import { EXIT, parseArgs, say, UsageError } from "./cli/io.ts";
 import { matchSnarkjs, runSnarkjs, SNARKJS_OPTIONS, snarkjsOnly, snarkjsUsage } from "./cli/snarkjs_commands.ts";
+import { PLAN_USAGE } from "./cli/plan_command.ts";
 import { WITNESS_USAGE, witnessCommand } from "./cli/witness_command.ts";
 
 const USAGE = `usage (docs/cli.md):
@@ -48,6 +52,7 @@ cuzk's commands:
              [--public N] [--seed N]
   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
              (a proving key from fresh random toxic waste: FOR TESTING ONLY)
+${PLAN_USAGE}
 ${WITNESS_USAGE}
   cuzk -v|--version, cuzk -h|--help`;
 

@@ -1,16 +1,17 @@
 /**
  * @module
- * The cuzk forms of the CLI: prove, verify, info, synth, setup. `proveWith` and `verifyFiles` are
- * also what the snarkjs forms (snarkjs_commands.ts) run.
+ * The cuzk forms of the CLI: prove, verify, info, synth, setup, plan (plan_command.ts). `proveWith`
+ * and `verifyFiles` are also what the snarkjs forms (snarkjs_commands.ts) run.
  */
 import { rmSync } from "node:fs";
 import process from "node:process";
 
 import { CuzkError, FR_BYTES, groth16, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
 import type { BackendName, CircuitInput, ProofResult } from "../mod.ts";
-import { checkOutputs, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
+import { checkOutputs, countFlag, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
 import type { FileArg, Parsed } from "./io.ts";
 import { cancelled, longCall } from "./long_call.ts";
+import { plan } from "./plan_command.ts";
 
 /** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
 function selfCheckFlag(p: Parsed): boolean {
@@ -157,19 +158,6 @@ async function info(p: Parsed): Promise<number> {
   return EXIT.ok;
 }
 
-/** A count flag: a decimal integer or 2^K. */
-function countFlag(p: Parsed, flag: string, fallback?: number): number {
-  const text = p.flags.get(flag);
-  if (text === undefined) {
-    if (fallback === undefined) throw new UsageError(`${flag} is required`);
-    return fallback;
-  }
-  const power = typeof text === "string" ? /^2\^(\d+)$/.exec(text) : null;
-  const value = power ? 2 ** Number(power[1]) : Number(text);
-  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new UsageError(`${flag} must be a count (e.g. 1024 or 2^20), not ${text}`);
-  return value;
-}
-
 async function synth(p: Parsed): Promise<number> {
   if (p.positional.length !== 2) throw new UsageError("synth needs <circuit.r1cs> <witness.wtns>");
   const [r1cs, wtns] = p.positional;
@@ -256,4 +244,5 @@ export const CUZK_COMMANDS: Record<string, (p: Parsed) => Promise<number>> = {
   info,
   synth,
   setup,
+  plan,
 };

@@ -13,7 +13,7 @@ import { CuzkError, readRegularFile } from "../mod.ts";
 export const EXIT = {
   ok: 0,
   failed: 1,
-  /** A command line the cuzk forms (prove, verify, info, synth, setup) cannot use. */
+  /** A command line the cuzk forms (prove, verify, info, synth, setup, plan) cannot use. */
   usage: 2,
   /** A command line the snarkjs forms (groth16 ..., wtns calculate, zkey export ...) cannot use: snarkjs's 99. */
   snarkjsUsage: 99,
@@ -34,9 +34,10 @@ export interface Parsed {
 export const VALUE_FLAGS = new Set([
   "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
   "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
+  "--gpu-memory", "--host-memory", "--batch", "--synthetic", "--log2",
 ]);
 /** Flags that are on or off. */
-export const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu"]);
+export const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu", "--json", "--points-on-demand"]);
 
 /**
  * Splits `argv` into file names and flags. `aliases` maps other spellings (snarkjs's single-dash
@@ -75,6 +76,36 @@ export function integerFlag(p: Parsed, flag: string, fallback: number, min: numb
   if (text === undefined) return fallback;
   const value = typeof text === "string" && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}${why}, not ${text}`);
+  return value;
+}
+
+/** A count flag: a decimal integer or 2^K. */
+export function countFlag(p: Parsed, flag: string, fallback?: number): number {
+  const text = p.flags.get(flag);
+  if (text === undefined) {
+    if (fallback === undefined) throw new UsageError(`${flag} is required`);
+    return fallback;
+  }
+  const power = typeof text === "string" ? /^2\^(\d+)$/.exec(text) : null;
+  const value = power ? 2 ** Number(power[1]) : Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new UsageError(`${flag} must be a count (e.g. 1024 or 2^20), not ${text}`);
+  return value;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/**
+ * A size flag in bytes: a whole number of bytes, or a number with KiB, MiB, GiB or TiB (powers of
+ * 1024; e.g. 24GiB, 1.5TiB) that comes to whole bytes; undefined when the flag is absent.
+ */
+export function bytesFlag(p: Parsed, flag: string): number | undefined {
+  const text = p.flags.get(flag);
+  if (text === undefined) return undefined;
+  const m = typeof text === "string" ? /^(\d{1,16}(?:\.\d{1,16})?)\s*([KMGT]iB)?$/i.exec(text) : null;
+  const value = m ? Number(m[1]) * SIZE_UNITS[(m[2] ?? "").toLowerCase()] : NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new UsageError(`${flag} must be a size: bytes, or a number with KiB, MiB, GiB or TiB (e.g. 24GiB), up to 2^53 - 1 bytes, not ${text}`);
+  }
   return value;
 }
 
