@@ -124,7 +124,7 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   return [`plan for ${words}; ${backend} engine`, NOTE, ...lines];
 }
 
-const NOTE = "note: a described key keeps every point; a prover's plan drops the points at infinity and needs at most as much";
+const NOTE = "note: a described key keeps every point; a prover's plan drops the points at infinity (a PoRep key about half of them), holding an index of the rest";
 
 /** JSON with bigints as decimal strings, as `cuzk info` writes them. */
 const json = (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2);

@@ -286,7 +286,8 @@ function planRequestStruct(options: PlanMemoryOptions): Uint8Array {
  * circuit's), a batch and engine settings: arithmetic in the library, nothing allocated, no key
  * opened, no device needed, except that CUDA with no `memoryBudget` plans for GPU 0's free memory
  * (NO_DEVICE without a GPU: pass a budget). A described key keeps every point: a prover's plan,
- * which drops the points at infinity, needs at most as much. A budget below the minimum throws
+ * which drops the points at infinity but holds an index of the rest, differs a little (a PoRep
+ * key's is far smaller). A budget below the minimum throws
  * OUT_OF_MEMORY, its message naming the least budget ("at least N bytes") and its `memoryPlan`
  * holding the plan with `minBudget` set; a value out of bounds is INVALID_ARGUMENT naming it.
  */

@@ -435,8 +435,9 @@ CUZK_API cuzk_status cuzk_prover_memory_plan(const cuzk_prover* prover, cuzk_mem
                                              size_t err_cap);
 
 /* A key to plan for without opening it: its counts (from cuzk_key_get_info, or a synthetic
- * circuit's). A described key keeps every point: a prover's plan, which drops the points at
- * infinity, needs at most as much. */
+ * circuit's). A described key keeps every point; a prover's plan drops the points at infinity
+ * but holds an index of the kept ones (4 bytes a point) and gathers their scalars, so its figures
+ * differ a little either way (a PoRep key's, which drops ~half of its points, are far smaller). */
 #define CUZK_PLAN_POINTS_ON_DEMAND 0x1u /* CPU: the key's points are held by the engine (a key opened
                                            with CUZK_KEY_POINTS_ON_DEMAND); else read in place */
 #define CUZK_PLAN_SYNTH_POREP 0x2u      /* the key of the synthetic PoRep-profile circuit of n_constraints

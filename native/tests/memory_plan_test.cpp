@@ -229,7 +229,7 @@ void bad_requests() {
   const bool devices = cuzk_device_info_get(0, &device, nullptr, 0) == CUZK_OK;
   bad = o, bad.memory_budget = 0;
   const cuzk_status st = cuzk_plan_memory(&good, &bad, &out, err, sizeof err);
-  CHECK(devices ? st == CUZK_OK : st == CUZK_ERR_NO_DEVICE && std::strstr(err, "memory_budget") != nullptr);
+  CHECK(devices ? st == CUZK_OK : st == CUZK_ERR_NO_DEVICE && std::strstr(err, "device memory budget") != nullptr);
 }
 
 }  // namespace

@@ -410,7 +410,7 @@ CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cu
         cuzk_status st = cuzk::cuda::device_info(0, &device, msg);
         limits.budget = device.free_memory;
         if (st != CUZK_OK) {
-          msg = "no GPU to measure (" + msg + "): give memory_budget to plan for one";
+          msg = "no GPU to measure its free memory (" + msg + "): give a device memory budget to plan for one";
           return CUZK_ERR_NO_DEVICE;
         }
       }

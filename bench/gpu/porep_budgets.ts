@@ -1,0 +1,137 @@
+/**
+ * @module
+ * The seed's workload under memory budgets: one PoRep-profile key made in memory (INSECURE
+ * development setup) and N witnesses, then for each budget of `--budgets` a prover made with it
+ * (the plan chooses the chunks and which sections stream), a warm-up batch, RUNS timed batches of
+ * N and one batch with fixed r, s whose proofs must equal the first budget's byte for byte (every
+ * proof also self-checked by the library). Prints each prover's plan, the peak device memory
+ * (cuzk_device_info, sampled) and the per-circuit time, and a table last with each budget's time
+ * against the first's.
+ *
+ *   deno run -A bench/gpu/porep_budgets.ts --log2 26 [--curve bls12_381] [--n 10] [--runs 2]
+ *        [--budgets 0,48GiB,32GiB,24GiB] [--host-budget BYTES] [--dir /tmp/porep]
+ *
+ * A budget is bytes with an optional KiB/MiB/GiB suffix, 0 the device's free memory, and may carry
+ * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), e.g. `0:c22`.
+ * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import process from "node:process";
+import { Library, PinnedBuffer, Prover, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, writeSynthCircuit } from "../../mod.ts";
+import type { CurveName, MemoryPlan } from "../../mod.ts";
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+function bytesOf(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(KiB|MiB|GiB|TiB)?$/.exec(text.trim());
+  if (!m) throw new Error(`not a size: ${text}`);
+  const unit = { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 }[m[2] ?? ""] ?? 1;
+  return Math.round(Number(m[1]) * unit);
+}
+
+const log2 = Number(option("log2", "22"));
+const curve = option("curve", "bls12_381") as CurveName;
+const n = Number(option("n", "10"));
+const runs = Number(option("runs", "2"));
+const dir = option("dir", "/tmp/cuzk-porep");
+// One prover per variant: a budget and its optional settings.
+const variants = option("budgets", "0").split(",").map((text) => {
+  const [size, ...settings] = text.split(":");
+  const v = { text, budget: bytesOf(size), hCopies: "auto" as "auto" | number, chunkPoints: 0 };
+  for (const x of settings) {
+    if (/^h\d+$/.test(x)) v.hCopies = Number(x.slice(1));
+    else if (/^c\d+$/.test(x)) v.chunkPoints = 2 ** Number(x.slice(1));
+    else throw new Error(`unknown setting ${x} in ${text}`);
+  }
+  return v;
+});
+const hostBudget = bytesOf(option("host-budget", "0"));
+const constraints = 2 ** log2 - 16;
+const circuit = { curve, profile: "porep" as const, constraints, publicInputs: 4, seed: 1 };
+const gib = (b: number | bigint) => (Number(b) / 2 ** 30).toFixed(2);
+const s = (ms: number) => (ms / 1000).toFixed(1);
+const log = (line: string) => console.log(`[${s(performance.now())} s] ${line}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const library = Library.default();
+const deviceUsed = () => {
+  const d = library.info().cudaDeviceCount > 0 ? library.device(0) : undefined;
+  return d ? d.totalMemory - d.freeMemory : 0;
+};
+
+mkdirSync(dir, { recursive: true });
+const r1cs = `${dir}/porep-${curve}-2^${log2}.r1cs`, wtns = `${dir}/porep-${curve}-2^${log2}.wtns`;
+let t = performance.now();
+await writeSynthCircuit(circuit, { r1cs, wtns });
+rmSync(wtns);
+log(`synth: ${constraints} constraints, ${curve}, in ${s(performance.now() - t)} s`);
+t = performance.now();
+const made = await setupInsecureDevKey(r1cs);
+rmSync(r1cs);
+log(`setup (INSECURE, key in memory): ${s(performance.now() - t)} s; the key holds ${gib(made.zkeyBytes)} GiB`);
+using key = made.key;
+
+const buffers = Array.from({ length: n }, () => PinnedBuffer.alloc(synthWitnessBytes(circuit)));
+t = performance.now();
+await synthWitnesses(circuit, buffers.map((_, i) => i + 1), buffers);
+log(`witnesses: ${n} made in ${s(performance.now() - t)} s`);
+const randomness = buffers.map((_, i) => ({ r: 1000n + BigInt(i), s: 2000n + BigInt(i) }));
+
+const planText = (p: MemoryPlan) =>
+  `total ${gib(p.totalBytes)} of ${gib(p.budget)} GiB (min ${gib(p.minBudget)}; fixed ${gib(p.fixedBytes)}, rows ${gib(p.rowsBytes)}, ` +
+  `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
+  `stream buffers ${gib(p.streamBufferBytes)}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
+  `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
+
+const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean }> = [];
+let reference: string[] | undefined;
+for (const v of variants) {
+  const label = v.text;
+  try {
+    t = performance.now();
+    const idle = deviceUsed();
+    using prover = await Prover.open({
+      zkey: key, backend: "cuda", memoryBudget: v.budget, hostMemoryBudget: hostBudget, hCopies: v.hCopies, chunkPoints: v.chunkPoints,
+    });
+    const plan = prover.memoryPlan();
+    log(`${label}: prover made in ${s(performance.now() - t)} s; plan: ${planText(plan)}`);
+    let peak = deviceUsed() - idle;
+    const sample = setInterval(() => (peak = Math.max(peak, deviceUsed() - idle)), 50);
+    await prover.proveBatch(buffers.slice(0, Math.min(n, 2)));
+    const fixed = await prover.proveBatch(buffers, { randomness });
+    const proofs = fixed.map((r) => JSON.stringify(r.proof));
+    reference ??= proofs;
+    const same = proofs.every((p, i) => p === reference![i]);
+    const walls: number[] = [];
+    const phases = new Map<string, number[]>();
+    for (let r = 0; r < runs; r++) {
+      t = performance.now();
+      const results = await prover.proveBatch(buffers);
+      walls.push(performance.now() - t);
+      for (const res of results) {
+        for (const [name, x] of Object.entries(res.timings.phases)) {
+          if (x) phases.set(name, [...(phases.get(name) ?? []), x.end - x.start]);
+        }
+      }
+    }
+    clearInterval(sample);
+    const perCircuit = median(walls) / n;
+    rows.push({ label, perCircuit, peak, plan, same });
+    log(`${label}: phase medians per circuit (ms): ${[...phases].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
+    log(`${label}: batches ${walls.map((w) => w.toFixed(0)).join(", ")} ms = ${perCircuit.toFixed(1)} ms per circuit; peak device ${gib(peak)} GiB above idle; proofs ${same ? "equal to the first budget's" : "DIFFER from the first budget's"}`);
+  } catch (e) {
+    log(`${label}: ${(e as Error).message}`);
+  }
+}
+
+const device = library.info().cudaDeviceCount > 0 ? library.device(0).name : "no GPU";
+console.log(`\nporep_budgets.ts: ${n} circuits, ${curve} 2^${log2} PoRep profile, on ${device}`);
+console.log(`| variant | plan total (min) | chunk | streamed sections | peak device | per circuit | vs first | proofs |`);
+console.log(`|---|---|---|---|---|---|---|---|`);
+for (const r of rows) {
+  const streamed = Object.entries(r.plan.sections).filter(([, x]) => x.placement === "streamed").map(([name]) => name).join(" ") || "-";
+  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.same ? "same" : "DIFFER"} |`);
+}
+if (rows.some((r) => !r.same) || rows.length < variants.length) process.exitCode = 1;
