@@ -102,6 +102,7 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   lines.push(`chunk: ${powerText(plan.msmChunkPoints)} points per MSM chunk and streamed chunk; ${rows}`);
   const total = [
     ["fixed", plan.fixedBytes],
+    [`${plan.nttVectors} NTT vectors`, BigInt(plan.nttVectors) * plan.vectorBytes],
     ["rows", plan.rowsBytes],
     ["MSM workspace", plan.msmWorkspaceBytes],
     ["resident points", plan.residentBytes],

@@ -59,6 +59,9 @@ export interface MemoryPlan {
   totalBytes: bigint;
   /** The smallest budget this key can be planned in (with the same host budget). */
   minBudget: bigint;
+  /** The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again), and the bytes of one. */
+  nttVectors: number;
+  vectorBytes: bigint;
   /** Bytes of the streamed sections, read once per proof alone or once per group of a batch's proofs. */
   streamedBytesPerProof: bigint;
   /** Host memory the key itself holds (its file, less the point sections a key opened on demand leaves there). */
@@ -196,6 +199,8 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     streamBufferBytes: plan.stream_buffer_bytes,
     totalBytes: plan.total_bytes,
     minBudget: plan.min_budget,
+    nttVectors: plan.ntt_vectors,
+    vectorBytes: plan.vector_bytes,
     streamedBytesPerProof: plan.streamed_bytes_per_proof,
     keyHostBytes: plan.key_host_bytes,
     hostBudget: plan.host_budget,

@@ -24,7 +24,8 @@ const porep27 = { synthetic: "porep", curve: "bls12_381", constraints: 2 ** 27 -
 /** The plan's own arithmetic, whatever it chose. */
 function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   assert.equal(plan.budget, budget);
-  assert.equal(plan.totalBytes, plan.fixedBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes);
+  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes);
+  assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
   assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);
   const resident = Object.values(plan.sections).filter((s) => s.placement === "resident").reduce((sum, s) => sum + s.storedBytes, 0n);

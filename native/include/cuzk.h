@@ -396,10 +396,11 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
  * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
  * cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 352 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 368 */
   uint32_t backend;                  /* cuzk_backend of the engine */
   uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
-  uint64_t fixed_bytes;              /* needed whatever the plan: witness, a/b/c vectors, indices, margin */
+  uint64_t fixed_bytes;              /* needed whatever the plan: witness, indices, margin (CPU: also the
+                                        rows it reads in place and the H scalars) */
   uint64_t resident_bytes;           /* points stored in the engine's memory */
   uint64_t stream_buffer_bytes;      /* two chunks of the widest streamed point */
   uint64_t streamed_bytes_per_proof; /* bytes of the streamed sections (read once per group of proofs) */
@@ -416,7 +417,7 @@ typedef struct cuzk_memory_plan {
   uint64_t rows_chunk_bytes;         /* 0: the rows are held whole (every engine does so far) */
   uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
   uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
-  uint64_t total_bytes;              /* fixed + rows + MSM workspace + resident + stream buffers */
+  uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers */
   uint64_t min_budget;               /* the smallest budget this key can be planned in (same host budget) */
   uint64_t host_budget;              /* host bytes the plan may take beyond the key */
   uint64_t host_bytes;               /* host bytes it takes: pinned streamed points, a group's kept H scalars */
@@ -428,6 +429,10 @@ typedef struct cuzk_memory_plan {
   uint64_t predicted_extra_ns;       /* predicted time per proof above the unconstrained plan's */
   uint64_t group_max;                /* the most proofs of any batch that share a read (their kept H
                                         scalars fit: CUDA in host_budget, CPU in the budget's room) */
+  uint64_t vector_bytes;             /* one full-length vector of the NTT stage (domain_size x 32) */
+  uint32_t ntt_vectors;              /* such vectors held (3: a, b, c; CUDA 2: c computed again once
+                                        a*b is formed), counted in total_bytes, not in fixed_bytes */
+  uint32_t reserved2;
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

@@ -11,7 +11,6 @@
 #include "check.hpp"
 #include "cuzk.h"
 
-#define CHECK(expr) ::cuzk_test::record((expr), #expr, __FILE__, __LINE__)
 
 namespace {
 
@@ -57,8 +56,9 @@ void check_plan(const Planned& p, uint64_t budget) {
   if (p.st == CUZK_OK) {
     CHECK(p.plan.struct_size == sizeof(cuzk_memory_plan));
     CHECK(p.plan.total_bytes <= budget && p.plan.min_budget <= budget);
-    CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.rows_bytes + p.plan.msm_workspace_bytes +
-                                    p.plan.resident_bytes + p.plan.stream_buffer_bytes);
+    CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.ntt_vectors * p.plan.vector_bytes + p.plan.rows_bytes +
+                                    p.plan.msm_workspace_bytes + p.plan.resident_bytes + p.plan.stream_buffer_bytes);
+    CHECK(p.plan.ntt_vectors == 3 || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.ntt_vectors == 2));
     const uint64_t q = p.plan.msm_chunk_points;
     CHECK(q >= CUZK_CHUNK_POINTS_MIN && (q & (q - 1)) == 0);
     CHECK(p.plan.group_size >= 1 && p.plan.group_size <= p.plan.batch);
@@ -83,9 +83,10 @@ void print_plan(const char* label, const Planned& p) {
     std::printf("%-8s refused: %s\n", label, p.err);
     return;
   }
-  std::printf("%-8s total %6.2f GiB (fixed %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f); "
+  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f); "
               "min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
-              label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
+              label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
+              m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
               m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
               m.stream_buffer_bytes / (double)kGiB, m.min_budget / (double)kGiB, m.host_bytes / (double)kGiB, m.group_size,
               m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);

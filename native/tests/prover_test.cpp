@@ -13,6 +13,7 @@
 #include "check.hpp"
 #include "fixture.hpp"
 #include "cuzk.h"
+#include "abc_inputs.hpp"
 #include "prove_call.hpp"
 #include "curve/curves.hpp"
 #include "formats/r1cs.hpp"
@@ -20,6 +21,7 @@
 
 namespace {
 
+using cuzk_test::abc_from_r1cs;
 using cuzk_test::read_file;
 
 struct Fixture {
@@ -42,29 +44,6 @@ std::vector<uint8_t> scalars(size_t n, uint64_t seed) {
       std::memcpy(&v[i * 32 + k * 8], &x, 8);
     }
   return v;
-}
-
-// a, b, c rows for CUZK_INPUT_ABC, computed here from the .r1cs (independently of the key's
-// coefficient section): the constraint rows, then snarkjs's input rows a = w[i].
-template <class C>
-void abc_from_r1cs(const std::string& r1cs_path, const uint8_t* w, size_t domain, std::vector<uint8_t>& a,
-                   std::vector<uint8_t>& b, std::vector<uint8_t>& c, uint32_t n_public) {
-  using Fr = typename C::Fr;
-  std::vector<uint8_t> bytes = read_file(r1cs_path);
-  cuzk::formats::R1cs r1cs;
-  std::string e;
-  cuzk::formats::parse_r1cs(bytes.data(), bytes.size(), r1cs, e);
-  a.assign(domain * 32, 0);
-  b.assign(domain * 32, 0);
-  c.assign(domain * 32, 0);
-  std::vector<uint8_t>* out[3] = {&a, &b, &c};
-  for (uint32_t i = 0; i < r1cs.n_constraints; i++)
-    for (uint32_t m = 0; m < 3; m++) {
-      Fr acc = Fr::zero();
-      for (auto t : r1cs.lc(i, m)) acc += Fr::from_bytes_std(t.value) * Fr::from_bytes_std(w + (size_t)t.wire * 32);
-      acc.to_bytes_std(&(*out[m])[(size_t)i * 32]);
-    }
-  for (uint32_t s = 0; s <= n_public; s++) std::memcpy(&a[((size_t)r1cs.n_constraints + s) * 32], w + (size_t)s * 32, 32);
 }
 
 void public_of(const std::vector<uint8_t>& wtns_bytes, uint32_t n_public, std::vector<uint8_t>& out) {

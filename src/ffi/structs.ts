@@ -149,12 +149,12 @@ export const PROVER_OPTIONS_LAYOUT = {
 } as const satisfies StructLayout;
 
 /**
- * `cuzk_memory_plan`, 352 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
- * the chunk its MSMs and streams run in, and the bytes against the budgets.
+ * `cuzk_memory_plan`, 368 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
+ * the chunk its MSMs and streams run in, the NTT stage's vectors, and the bytes against the budgets.
  */
 export const MEMORY_PLAN_LAYOUT = {
   name: "cuzk_memory_plan",
-  size: 352,
+  size: 368,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     backend: { offset: 4, type: "u32" },
@@ -184,6 +184,9 @@ export const MEMORY_PLAN_LAYOUT = {
     link_bytes_per_proof: { offset: 328, type: "u64" },
     predicted_extra_ns: { offset: 336, type: "u64" },
     group_max: { offset: 344, type: "u64" },
+    vector_bytes: { offset: 352, type: "u64" },
+    ntt_vectors: { offset: 360, type: "u32" },
+    reserved2: { offset: 364, type: "u32" },
   },
 } as const satisfies StructLayout;
 

@@ -16,8 +16,11 @@ engine::EngineCosts cpu_costs(const engine::KeyShape& key, bool compact) {
   engine::EngineCosts c;
   c.memory = "host";
   const uint64_t fr = 32, nd = key.domain;
-  // The rows (read in place, counted here), a, b, c, the H scalars and the supports' indices.
-  c.fixed = 2 * (key.rows + 1) * 8 + key.coefs * (4 + fr) + 3 * nd * fr + nd * 32 + key.index_count * 4;
+  // The rows (read in place, counted here), the H scalars and the supports' indices; a, b, c are
+  // the NTT stage's vectors (all three).
+  c.fixed = 2 * (key.rows + 1) * 8 + key.coefs * (4 + fr) + nd * 32 + key.index_count * 4;
+  c.vector_bytes = nd * fr;
+  c.vectors_min = 3;
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
   const bool gathers = key.index_count > 0;
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++)

@@ -28,6 +28,7 @@ int log2_of(uint64_t p) {
 struct Shape {
   int chunk_log;
   uint64_t rows_chunk;  // 0: whole
+  uint32_t vectors;     // the NTT stage's full-length vectors
 };
 
 }  // namespace
@@ -90,6 +91,7 @@ namespace {
 // The plan of one shape and one resident set, with its group, host bytes, traffic and cost.
 MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, MemoryPlan p) {
   p.msm_chunk = 1ull << sh.chunk_log;
+  p.vectors = sh.vectors;
   p.msm_workspace = c.msm_workspace[sh.chunk_log];
   p.rows_chunk = sh.rows_chunk;
   p.rows_bytes = sh.rows_chunk ? 2 * sh.rows_chunk : c.rows;
@@ -121,7 +123,8 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   uint64_t extra_chunks = 0;
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
-  p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s;
+  p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s +
+                        (double)(3 - sh.vectors) * c.per_vector_saved_s;
   return p;
 }
 
@@ -133,6 +136,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
   plan.host_budget = lim.host_budget;
   plan.batch = std::max<uint64_t>(lim.batch, 1);
   plan.fixed = c.fixed;
+  plan.vector_bytes = c.vector_bytes;
   plan.stream_buffers = c.stream_buffers;
   uint32_t held = 0;
   for (int s = 0; s < kSections; s++) {
@@ -167,11 +171,13 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
   bool found = false;
   MemoryPlan best;
   uint64_t least = std::numeric_limits<uint64_t>::max();
+  const uint32_t fewest = std::clamp<uint32_t>(c.vectors_min, 1, 3);
   for (int k = hi; k >= lo; k--) {
     for (uint64_t rows_chunk : row_choices) {
+      for (uint32_t vectors = 3; vectors >= fewest; vectors--) {
       for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
         if ((resident & ~held) || (lim.stream_all && resident)) continue;
-        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk}, resident, plan);
+        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, plan);
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
@@ -183,6 +189,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
           found = true;
         }
       }
+      }
     }
   }
   if (found) {
@@ -191,11 +198,11 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     return CUZK_OK;
   }
   // Nothing fits: name the minimum and what it is made of.
-  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front()}, held, plan);
+  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, plan);
   plan.min_budget = least;
   err = std::string("the key does not fit the ") + c.memory + " memory budget of " + bytes_text(lim.budget) +
         ": it needs at least " + bytes_text(least) + " (buffers every plan needs " + bytes_text(c.fixed) +
-        ", then the rows, the MSM workspace and a stream buffer at their smallest chunks; every section resident "
+        ", then the NTT stage's vectors, the rows, the MSM workspace and a stream buffer at their smallest; every section resident "
         "without chunks would need " + bytes_text(all_resident.total()) + ")";
   return CUZK_ERR_OUT_OF_MEMORY;
 }

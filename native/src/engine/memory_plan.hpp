@@ -56,7 +56,10 @@ KeyShape describe_key(uint32_t curve, uint64_t n_vars, uint64_t n_public, uint64
 // cpu/cpu_costs.hpp). A section with point_bytes 0 is read in place from the key (kInKey).
 struct EngineCosts {
   const char* memory = "device";  // what the budget is of, for messages
-  uint64_t fixed = 0;             // needed whatever the plan: witness, full-length vectors, indices, margin
+  uint64_t fixed = 0;             // needed whatever the plan: witness, indices, margin
+  uint64_t vector_bytes = 0;      // one full-length vector of the NTT stage (domain x 32)
+  uint32_t vectors_min = 3;       // the fewest such vectors the engine can work with (of 3)
+  double per_vector_saved_s = 0;  // the time per proof each vector fewer costs
   uint64_t rows = 0;              // the A and B rows held whole (0: not held by the engine)
   uint64_t row_max = 0;           // the largest single row's bytes (a row chunk holds at least one)
   bool rows_can_chunk = false;    // the engine can read its rows in chunks per proof
@@ -86,7 +89,9 @@ struct PlanLimits {
 struct MemoryPlan {
   const char* memory = "device";
   uint64_t budget = 0, host_budget = 0, batch = 1;
-  uint64_t fixed = 0;               // witness, vectors, indices, margin
+  uint64_t fixed = 0;               // witness, indices, margin
+  uint64_t vector_bytes = 0;        // one full-length vector of the NTT stage
+  uint32_t vectors = 3;             // full-length vectors the NTT stage holds
   uint64_t rows_bytes = 0;          // rows in the engine's memory: all of them, or two chunks
   uint64_t rows_chunk = 0;          // 0: rows held whole; else bytes of one chunk read per proof
   uint64_t msm_chunk = 0;           // points per MSM chunk (>= largest_msm: one chunk)
@@ -110,7 +115,9 @@ struct MemoryPlan {
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
   // Chunks of the widest streamed point (two: one filling while the other is summed).
   uint64_t stream_buffer_bytes() const;
-  uint64_t total() const { return fixed + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes(); }
+  uint64_t total() const {
+    return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes();
+  }
   uint64_t room() const { return budget > total() ? budget - total() : 0; }
   uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
 
@@ -121,8 +128,8 @@ struct MemoryPlan {
 bool streamed(const MemoryPlan& plan, PointSection s);
 bool streams_any(const MemoryPlan& plan);
 
-// Chooses the plan: of the choices that fit the budget (MSM chunk, rows whole or chunked, the set
-// of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
+// Chooses the plan: of the choices that fit the budget (MSM chunk, rows whole or chunked, the NTT
+// stage's vectors, the set of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
 // over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
 // chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
 // CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "gpu_check.cuh"
+#include "../abc_inputs.hpp"
 #include "../plan_check.hpp"
 
 using namespace cuzk;
@@ -50,8 +51,8 @@ using cuzk_test::count_placement;
 // whole and on demand. Returns false when a plan could not be made (the failures are recorded).
 // *mixed_seen: set when a budget between gave a plan with resident and streamed sections (a
 // small key may have none: its sections are not much larger than a stream buffer).
-bool same_proofs(const std::string& label, const std::string& zkey, const std::vector<uint8_t>& wtns,
-                 cuzk_context* cpu, cuzk_context* gpu, bool* mixed_seen_any) {
+bool same_proofs(const std::string& label, const std::string& zkey, const std::string& r1cs,
+                 const std::vector<uint8_t>& wtns, cuzk_context* cpu, cuzk_context* gpu, bool* mixed_seen_any) {
   char err[1024];
   cuzk_key* whole = nullptr;
   if (cuzk_key_open(zkey.c_str(), 0, &whole, err, sizeof err) != CUZK_OK) {
@@ -100,6 +101,32 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::v
     EXPECT(least.create == CUZK_OK && least.prove == CUZK_OK && least.proof == ref.proof &&
                least.plan.total_bytes <= lo,
            "%s: the minimum budget: %s", where.c_str(), least.err);
+    // The minimum holds two NTT vectors: c is formed again in b's place, from the rows or, for
+    // evaluations the caller gives (CUZK_INPUT_ABC), from the caller's c.
+    EXPECT(least.plan.ntt_vectors == 2, "%s: the minimum plan holds %u NTT vectors", where.c_str(), least.plan.ntt_vectors);
+    {
+      cuzk_key_info info{};
+      cuzk_key_get_info(key, &info, nullptr, 0);
+      const std::vector<uint8_t> raw = cuzk_test::raw_witness(wtns);
+      std::vector<uint8_t> a, b, c;
+      if (info.curve == CUZK_CURVE_BN254)
+        cuzk_test::abc_from_r1cs<curve::Bn254>(r1cs, raw.data(), info.domain_size, a, b, c, info.n_public);
+      else
+        cuzk_test::abc_from_r1cs<curve::Bls12381>(r1cs, raw.data(), info.domain_size, a, b, c, info.n_public);
+      cuzk_prover_options opt{};
+      opt.struct_size = sizeof opt;
+      opt.memory_budget = lo;
+      cuzk_prover* prover = nullptr;
+      std::vector<uint8_t> proof(ref.proof.size());
+      uint8_t r[32] = {7}, sv[32] = {11};
+      cuzk_status st = cuzk_prover_create_with(gpu, key, &opt, &prover, nullptr, err, sizeof err);
+      if (st == CUZK_OK)
+        st = prove_call_abc(prover, a.data(), b.data(), c.data(), raw.data(), 1, r, sv, CUZK_PROVE_SELF_CHECK,
+                            proof.data(), proof.size(), nullptr, nullptr, err, sizeof err);
+      if (prover) cuzk_prover_destroy(prover, nullptr, 0);
+      EXPECT(st == CUZK_OK && proof == ref.proof, "%s: a, b, c given, two NTT vectors: %s", where.c_str(),
+             st == CUZK_OK ? "another proof" : err);
+    }
     bool mixed_seen = false, all_same = least.proof == ref.proof;
     Attempt mixed;
     for (int i = 1; i < 6; i++) {
@@ -150,8 +177,8 @@ void run_all() {
   for (const char* curve : {"bn254", "bls12_381"})
     for (const char* name : {"mulchain_4", "many_public", "poseidon_10"}) {
       const std::string dir = fixture_dir(curve, name);
-      same_proofs(std::string(curve) + "/" + name, dir + "/circuit.zkey", read_file(dir + "/witness.wtns"), cpu, gpu,
-                  &mixed[std::string(curve) == "bls12_381"]);
+      same_proofs(std::string(curve) + "/" + name, dir + "/circuit.zkey", dir + "/circuit.r1cs",
+                  read_file(dir + "/witness.wtns"), cpu, gpu, &mixed[std::string(curve) == "bls12_381"]);
     }
   // Synthetic PoRep-shaped keys (INSECURE dev setup, made here): most B points are infinity.
   char tmpl[] = "/tmp/cuzk_gpu_key_memory_XXXXXX";
@@ -170,7 +197,7 @@ void run_all() {
         continue;
       }
       const std::string label = "porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381");
-      same_proofs(label, zkey, read_file(wtns), cpu, gpu, &mixed[curve == CUZK_CURVE_BLS12_381]);
+      same_proofs(label, zkey, r1cs, read_file(wtns), cpu, gpu, &mixed[curve == CUZK_CURVE_BLS12_381]);
       // Batches of 5 witnesses with streamed sections read once per group (CPU proofs as reference).
       EXPECT(cuzk_test::check_grouped_batches(label + " batch", zkey, curve, n, cpu, gpu, true) == 0,
              "%s: grouped streaming batches", label.c_str());

@@ -37,6 +37,28 @@ __global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32
   store16(vc + r, x * y);
 }
 
+// For an NTT stage of two vectors: a and b alone, then c alone (the same products as abc_rows).
+template <class F>
+__global__ void ab_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
+                        F* __restrict__ va, F* __restrict__ vb) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= domain) return;
+  F x = F::zero(), y = F::zero();
+  if (r < rows) {
+    x = row_dot(a, r, w);
+    y = row_dot(b, r, w);
+  }
+  store16(va + r, x);
+  store16(vb + r, y);
+}
+template <class F>
+__global__ void c_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
+                       F* __restrict__ vc) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= domain) return;
+  store16(vc + r, r < rows ? row_dot(a, r, w) * row_dot(b, r, w) : F::zero());
+}
+
 template <class F>
 __global__ void to_mont_kernel(F* __restrict__ v, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -73,7 +73,7 @@ class GpuEngine final : public engine::Engine<C> {
     prefetch_.ready = false;
     CUZK_TRY(va_.ensure(nd * sizeof(F), err));
     CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
-    CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
+    if (store_.memory_plan().vectors >= 3) CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
     group_ = choose_group(batch.size());
     msm_.watch(&batch);
     for (size_t first = 0; first < batch.size(); first += group_) {
@@ -132,7 +132,8 @@ class GpuEngine final : public engine::Engine<C> {
     if (have_abc) {
       CUZK_TRY(dev_->staging.upload(va_.as(), in.a, (size_t)nd * 32, s, err));
       CUZK_TRY(dev_->staging.upload(vb_.as(), in.b, (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vc_.as(), in.c, (size_t)nd * 32, s, err));
+      // With two vectors, c comes up into b's place once a*b is formed (gpu_part).
+      if (store_.memory_plan().vectors >= 3) CUZK_TRY(dev_->staging.upload(vc_.as(), in.c, (size_t)nd * 32, s, err));
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
@@ -151,18 +152,22 @@ class GpuEngine final : public engine::Engine<C> {
         b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
       }
     }
-    cuzk_status st = gpu_part(have_abc, p, k, batch, times, sums, err);
+    cuzk_status st = gpu_part(in, p, k, batch, times, sums, err);
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
     return st;
   }
 
-  cuzk_status gpu_part(bool have_abc, size_t p, size_t k, engine::WitnessSource& batch, engine::PhaseTimes& times,
-                       engine::ProofSums<C>* sums, std::string& err) {
+  cuzk_status gpu_part(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
+                       engine::PhaseTimes& times, engine::ProofSums<C>* sums, std::string& err) {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint32_t nd = key_.domain_size, L = key_.log_domain;
     const uint32_t rows = key_.n_constraints + key_.n_public + 1;
+    const bool have_abc = in.a != nullptr;
+    // Two vectors: a and b through the NTTs and multiplied, then c in b's place (from the rows
+    // again, or the caller's), the same field operations as with three.
+    const bool two = store_.memory_plan().vectors < 3;
     F* va = va_.as<F>();
     F* vb = vb_.as<F>();
     F* vc = vc_.as<F>();
@@ -170,9 +175,13 @@ class GpuEngine final : public engine::Engine<C> {
     int t1 = tl.mark(err);
     if (have_abc) {
       for (F* v : {va, vb, vc}) {
+        if (two && v == vc) continue;
         to_mont_kernel<F><<<ceil_div(nd, 256), 256, 0, s>>>(v, nd);
         CUZK_LAUNCHED("to_mont_kernel");
       }
+    } else if (two) {
+      ab_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb);
+      CUZK_LAUNCHED("ab_rows");
     } else {
       abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb, vc);
       CUZK_LAUNCHED("abc_rows");
@@ -181,9 +190,26 @@ class GpuEngine final : public engine::Engine<C> {
     tl.span(t1, t2, CUZK_PHASE_ABC, p);
 
     auto& ntt = dev_->ntt<C>();
-    for (F* v : {va, vb, vc}) CUZK_TRY(ntt.to_coset(v, L, s, err));
-    ntt_h_scalars<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, vc, nd);
-    CUZK_LAUNCHED("ntt_h_scalars");
+    if (!two) {
+      for (F* v : {va, vb, vc}) CUZK_TRY(ntt.to_coset(v, L, s, err));
+      ntt_h_scalars<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, vc, nd);
+      CUZK_LAUNCHED("ntt_h_scalars");
+    } else {
+      for (F* v : {va, vb}) CUZK_TRY(ntt.to_coset(v, L, s, err));
+      ntt_h_product<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, nd);
+      CUZK_LAUNCHED("ntt_h_product");
+      if (have_abc) {
+        CUZK_TRY(dev_->staging.upload(vb, in.c, (size_t)nd * 32, s, err));
+        to_mont_kernel<F><<<ceil_div(nd, 256), 256, 0, s>>>(vb, nd);
+        CUZK_LAUNCHED("to_mont_kernel");
+      } else {
+        c_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), vb);
+        CUZK_LAUNCHED("c_rows");
+      }
+      CUZK_TRY(ntt.to_coset(vb, L, s, err));
+      ntt_h_less<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, nd);
+      CUZK_LAUNCHED("ntt_h_less");
+    }
     // The GPU has this proof's NTTs queued: time for the host to start the next witness's upload.
     prefetch(batch, p + 1);
     int t3 = tl.mark(err);

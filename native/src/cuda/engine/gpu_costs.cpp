@@ -16,9 +16,14 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   engine::EngineCosts c;
   c.memory = "device";
   const uint64_t fr = 32, nv = key.n_vars, nd = key.domain;
-  // The witness, a, b and c (b and c end as NTT workspace, a as the H scalars), the supports'
-  // indices, and a margin for the runtime, the NTT tables and the MSM's small buffers.
-  c.fixed = nv * fr + 3 * nd * fr + key.index_count * 4 + 48 + (512ull << 20);
+  // The witness, the supports' indices, and a margin for the runtime, the NTT tables and the MSM's
+  // small buffers.
+  c.fixed = nv * fr + key.index_count * 4 + 48 + (512ull << 20);
+  // a, b and c through the NTTs (a ends as the H scalars); with two, c is computed again from the
+  // rows once a*b is formed (one more a/b/c pass: ~14 ms at 2^26 on an H100).
+  c.vector_bytes = nd * fr;
+  c.vectors_min = 2;
+  c.per_vector_saved_s = (double)nd * 2.5e-10;
   // Both matrices in compressed rows: row offsets (8 bytes), columns (4) and coefficients (32).
   c.rows = 2 * ((key.rows + 1) * 8 + 8 + 4 + fr) + key.coefs * (4 + fr);
   c.row_max = std::max<uint64_t>(key.row_max_coefs, 1) * (4 + fr) + 16;
@@ -42,7 +47,7 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.h_kept_per_proof = nd * fr;
   c.kept_on_host = true;
   c.link_bytes_per_s = 25e9;  // PCIe 4/5 x16 from pinned memory, conservatively
-  c.chunk_cost_s = 2e-3;      // one more bucket reduction and download
+  c.chunk_cost_s = 3e-3;      // one more chunk of a section: its plan, bucket reduction and download
   return c;
 }
 

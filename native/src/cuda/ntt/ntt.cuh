@@ -293,6 +293,19 @@ __global__ void ntt_h_scalars(F* a, const F* b, const F* c, size_t n) {
   if (i < n) a[i] = (a[i] * b[i] - c[i]).from_mont();
 }
 
+// The same in two steps, for an NTT stage that holds two vectors: a <- a*b, then (once c is in b's
+// place) a <- (a - c) in standard form.
+template <class F>
+__global__ void ntt_h_product(F* a, const F* b, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * b[i];
+}
+template <class F>
+__global__ void ntt_h_less(F* ab, const F* c, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) ab[i] = (ab[i] - c[i]).from_mont();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Host side: the root tables of one scalar field on one device, and the pass drivers.
 // ---------------------------------------------------------------------------------------------
