@@ -4,6 +4,7 @@
 // of 1 and 2 threads, both curves. Each row's terms must be the records of that row in file order.
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,15 @@ bool same_rows(const cuzk::engine::SparseRows<typename C::Fr>& rows, const Refer
   return true;
 }
 
+// The distinct A and B coefficient values of a view, counted the plain way.
+template <class C>
+size_t distinct_coefs(const cuzk::engine::KeyView<C>& view) {
+  std::set<std::vector<uint64_t>> seen;
+  for (const auto* m : {&view.a, &view.b})
+    for (const auto& c : m->coef) seen.insert(std::vector<uint64_t>(std::begin(c.l), std::end(c.l)));
+  return seen.size();
+}
+
 template <class C>
 void check_view(const Bytes& key, const char* label) {
   cuzk::formats::ZkeyGroth16 z;
@@ -62,7 +72,20 @@ void check_view(const Bytes& key, const char* label) {
     CHECK(view.build(z, pool, err) == CUZK_OK);
     const bool ok = same_rows<C>(view.a, a) && same_rows<C>(view.b, b);
     CHECK(ok);
-    std::printf("%s, %u thread(s): %u records, rows %s\n", label, threads, z.n_coefs, ok ? "equal to the reference" : "DIFFER");
+    // The coefficient table: every coefficient is its table entry, the entries are distinct.
+    cuzk::engine::CoefTable<typename C::Fr> table;
+    table.build(view.a, view.b, pool);
+    bool table_ok = table.fits == (distinct_coefs<C>(view) <= table.kMaxEntries);
+    if (table.fits) {
+      table_ok = table_ok && table.values.size() == distinct_coefs<C>(view) &&
+                 table.index_a.size() == view.a.coef.size() && table.index_b.size() == view.b.coef.size();
+      for (size_t k = 0; table_ok && k < view.a.coef.size(); k++) table_ok = table.values[table.index_a[k]] == view.a.coef[k];
+      for (size_t k = 0; table_ok && k < view.b.coef.size(); k++) table_ok = table.values[table.index_b[k]] == view.b.coef[k];
+    }
+    CHECK(table_ok);
+    std::printf("%s, %u thread(s): %u records, rows %s; coefficient table: %s\n", label, threads, z.n_coefs,
+                ok ? "equal to the reference" : "DIFFER",
+                !table_ok ? "WRONG" : table.fits ? (std::to_string(table.values.size()) + " values").c_str() : "too many values");
   }
 }
 
@@ -103,6 +126,16 @@ int main() {
   const Bytes bls = porep_key(dir.path(), CUZK_CURVE_BLS12_381, 5000);
   check_view<cuzk::curve::Bls12381>(bls, "bls12_381 porep 5000, in row order");
   check_view<cuzk::curve::Bls12381>(out_of_order(bls), "bls12_381 porep 5000, out of order");
+  // A uniform-profile key has a random coefficient per term: too many values for a table.
+  {
+    char err[512];
+    const std::string r1cs = dir.path() + "/u.r1cs", wtns = dir.path() + "/u.wtns", zkey = dir.path() + "/u.zkey";
+    CHECK(cuzk_synth_circuit_write(CUZK_CURVE_BN254, CUZK_SYNTH_UNIFORM, 20000, 2, 8, r1cs.c_str(), wtns.c_str(), err,
+                                   sizeof err) == CUZK_OK);
+    CHECK(cuzk_setup_insecure_dev(r1cs.c_str(), zkey.c_str(), 0, CUZK_SETUP_CPU_ONLY, nullptr, nullptr, err,
+                                  sizeof err) == CUZK_OK);
+    check_view<cuzk::curve::Bn254>(cuzk_test::read_file(zkey), "bn254 uniform 20000");
+  }
   // The committed fixtures (snarkjs's keys).
   for (const char* name : {"bn254/poseidon_10", "bls12_381/mulchain_10", "bn254/many_public"}) {
     const Bytes key = cuzk_test::read_file(std::string("tests/fixtures/") + name + "/circuit.zkey");

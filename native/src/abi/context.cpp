@@ -397,8 +397,10 @@ CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cu
     if (r.batch < 1 || r.batch > (1u << 20)) { msg = "batch is " + std::to_string(r.batch) + ": 1 to 2^20"; return CUZK_ERR_INVALID_ARGUMENT; }
     cuzk::engine::EngineOptions opts;
     if (cuzk_status st = read_options(options, opts, msg); st != CUZK_OK) return st;
-    const cuzk::engine::KeyShape shape =
-        cuzk::engine::describe_key(r.curve, n_vars, r.n_public, r.n_constraints, n_coefs);
+    cuzk::engine::KeyShape shape = cuzk::engine::describe_key(r.curve, n_vars, r.n_public, r.n_constraints, n_coefs);
+    // The PoRep profile's A and B rows use eight distinct coefficients (its bit gadgets: powers of
+    // two); a key's own count is known only once its rows are read.
+    if (r.flags & CUZK_PLAN_SYNTH_POREP) shape.coef_values = 8;
     cuzk::engine::PlanLimits limits;
     limits.batch = r.batch;
     limits.stream_all = opts.stream_all;

@@ -1,6 +1,9 @@
 #include "engine/key_view.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <unordered_map>
 #include <utility>
 
 #include "curve/curves.hpp"
@@ -116,6 +119,80 @@ cuzk_status build_rows(const formats::ZkeyGroth16& z, uint32_t matrix, uint32_t 
 }
 
 }  // namespace
+
+namespace {
+
+// A field element's limbs as a hash key.
+template <class Fr>
+struct LimbHash {
+  size_t operator()(const Fr& x) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t w : x.l) h = (h ^ w) * 0x100000001b3ull;
+    return (size_t)(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+template <class Fr>
+void CoefTable<Fr>::build(const SparseRows<Fr>& a, const SparseRows<Fr>& b, ThreadPool& pool) {
+  *this = CoefTable{};
+  using Map = std::unordered_map<Fr, uint32_t, LimbHash<Fr>>;
+  const SparseRows<Fr>* mats[2] = {&a, &b};
+  std::vector<uint16_t>* outs[2] = {&index_a, &index_b};
+  // Each chunk numbers its own distinct values; the tables are merged, then the indices renumbered.
+  constexpr size_t kChunk = 1u << 20;
+  struct Part {
+    int matrix;
+    size_t lo, hi;
+    std::vector<Fr> local;
+    std::vector<uint32_t> local_index, global;
+  };
+  std::vector<Part> parts;
+  for (int m = 0; m < 2; m++)
+    for (size_t lo = 0; lo < mats[m]->coef.size(); lo += kChunk)
+      parts.push_back(Part{m, lo, std::min(lo + kChunk, mats[m]->coef.size()), {}, {}, {}});
+  std::atomic<bool> too_many{false};
+  pool.parallel_for(parts.size(), [&](size_t t) {
+    Part& part = parts[t];
+    Map seen;
+    const std::vector<Fr>& coef = mats[part.matrix]->coef;
+    part.local_index.resize(part.hi - part.lo);
+    for (size_t i = part.lo; i < part.hi && !too_many.load(std::memory_order_relaxed); i++) {
+      auto [it, added] = seen.try_emplace(coef[i], (uint32_t)part.local.size());
+      if (added) {
+        part.local.push_back(coef[i]);
+        if (part.local.size() > kMaxEntries) too_many = true;
+      }
+      part.local_index[i - part.lo] = it->second;
+    }
+  });
+  if (too_many) return;
+  Map global;
+  for (Part& part : parts) {
+    part.global.resize(part.local.size());
+    for (size_t j = 0; j < part.local.size(); j++) {
+      auto [it, added] = global.try_emplace(part.local[j], (uint32_t)values.size());
+      if (added) values.push_back(part.local[j]);
+      part.global[j] = it->second;
+    }
+    if (values.size() > kMaxEntries) {
+      values.clear();
+      return;
+    }
+  }
+  index_a.resize(a.coef.size());
+  index_b.resize(b.coef.size());
+  pool.parallel_for(parts.size(), [&](size_t t) {
+    const Part& part = parts[t];
+    uint16_t* out = outs[part.matrix]->data();
+    for (size_t i = part.lo; i < part.hi; i++) out[i] = (uint16_t)part.global[part.local_index[i - part.lo]];
+  });
+  fits = true;
+}
+
+template struct CoefTable<curve::Bn254::Fr>;
+template struct CoefTable<curve::Bls12381::Fr>;
 
 template <class C>
 cuzk_status KeyView<C>::build(const formats::ZkeyGroth16& z, ThreadPool& pool, std::string& err) {

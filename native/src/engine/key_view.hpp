@@ -24,6 +24,21 @@ struct SparseRows {
   size_t rows() const { return row_start.empty() ? 0 : row_start.size() - 1; }
 };
 
+// The A and B coefficients as a table of their distinct values and a 16-bit index per coefficient
+// (in each matrix's row order): circuits built from bit gadgets use a handful of values (1, -1,
+// powers of two), so an engine can hold 2 bytes a coefficient instead of 32. `fits` is false when
+// there are more than kMaxEntries distinct values (the engine then holds the coefficients).
+template <class Fr>
+struct CoefTable {
+  static constexpr size_t kMaxEntries = 1u << 16;
+  bool fits = false;
+  std::vector<Fr> values;
+  std::vector<uint16_t> index_a, index_b;
+  // Builds it on the pool (per chunk of coefficients, then merged); gives up at kMaxEntries.
+  void build(const SparseRows<Fr>& a, const SparseRows<Fr>& b, ThreadPool& pool);
+  void release() { *this = CoefTable{}; }
+};
+
 template <class C>
 struct KeyView {
   using Fr = typename C::Fr;

@@ -53,6 +53,8 @@ KeyShape describe_key(uint32_t curve, uint64_t n_vars, uint64_t n_public, uint64
   for (int s = 0; s < kSections; s++) k.points[s] = counts[s];
   k.support[0] = k.support[1] = n_vars;
   k.support[2] = k.domain;
+  // Every point kept: a chunk of stored points is a chunk of scalars.
+  for (int j = 0; j < 32; j++) k.span[j] = std::min<uint64_t>(1ull << j, std::max(n_vars, k.domain));
   return k;
 }
 

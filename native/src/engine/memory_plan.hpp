@@ -39,6 +39,8 @@ struct KeyShape {
   uint64_t n_vars = 0, n_public = 0, domain = 0, rows = 0;  // rows = n_constraints + n_public + 1
   uint64_t coefs = 0;             // A and B coefficients together
   uint64_t row_max_coefs = 0;     // the most coefficients of one row of A or B (0: unknown)
+  uint64_t coef_values = 0;       // distinct A/B coefficient values when few enough for a table of
+                                  // 16-bit indices (engine::CoefTable); 0: the values themselves
   uint64_t points[kSections] = {};
   uint64_t infinity[kSections] = {};
   uint64_t support[3] = {};       // stored points of the groups A+C, B1+B2, H

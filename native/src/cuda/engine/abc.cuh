@@ -1,5 +1,5 @@
 // a = A.w, b = B.w, c = a*b per constraint row, from the key's coefficients in compressed rows
-// (engine/key_view.hpp). A coefficient is stored as v*R^2, so its Montgomery product with the
+// (engine/key_view.hpp), as values or as indices into the key's table of distinct values. A coefficient is stored as v*R^2, so its Montgomery product with the
 // standard-form witness value is v*w in Montgomery form: the NTTs take the result as it is.
 #pragma once
 
@@ -7,17 +7,27 @@
 
 namespace cuzk::cuda {
 
+// One matrix on the device: row offsets (32-bit: a key has fewer than 2^32 coefficients), the
+// columns, and the coefficients themselves or (coef_index set) a 16-bit index into a table of the
+// distinct values (engine::CoefTable).
 template <class F>
 struct DeviceRows {
-  const uint64_t* start;  // rows + 1
+  const uint32_t* start;  // rows + 1
   const uint32_t* signal;
   const F* coef;
+  const uint16_t* coef_index;
+  const F* coef_table;
 };
 
 template <class F>
 __device__ __forceinline__ F row_dot(const DeviceRows<F>& m, uint32_t r, const F* __restrict__ w) {
   F acc = F::zero();
-  for (uint64_t k = m.start[r], e = m.start[r + 1]; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);
+  const uint32_t e = m.start[r + 1];
+  if (m.coef_index) {
+    for (uint32_t k = m.start[r]; k < e; k++) acc += load16(m.coef_table + m.coef_index[k]) * load16(w + m.signal[k]);
+  } else {
+    for (uint32_t k = m.start[r]; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);
+  }
   return acc;
 }
 

@@ -1,6 +1,6 @@
 // The GPU prover engine's proof pipeline: per proof, its witness uploaded (proof p+1's on a second
-// stream while proof p computes, when the device has room for a second buffer: outside the memory
-// plan; without room, each proof uploads its own first), a/b/c from the witness and the key's rows,
+// stream while proof p computes, when the room the plan leaves in the budget holds a second buffer;
+// without it, each proof uploads its own first), a/b/c from the witness and the key's rows,
 // the H scalars by six NTTs, and the five MSMs, all on one device (B2's on the CPU beside it with
 // g2_on_cpu). How the key is held is the key store's (key_store.cuh); how the MSMs run in the
 // plan's chunks, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per
@@ -297,6 +297,13 @@ class GpuEngine final : public engine::Engine<C> {
   // device error here only turns prefetching off for this engine.
   void prefetch(engine::WitnessSource& batch, size_t next) {
     if (!prefetch_.enabled || next >= batch.size()) return;
+    // The second witness buffer must fit the room the plan leaves in the budget.
+    if (!w_bufs_[0].bytes() || !w_bufs_[1].bytes()) {
+      if (store_.memory_plan().room() < (uint64_t)key_.n_vars * 32) {
+        prefetch_.enabled = false;
+        return;
+      }
+    }
     engine::ProofInputs in;
     std::string e;
     if (batch.inputs(next, &in, e) != CUZK_OK || in.a || !is_pinned(in.w)) return;

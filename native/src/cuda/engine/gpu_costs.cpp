@@ -18,14 +18,16 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   const uint64_t fr = 32, nv = key.n_vars, nd = key.domain;
   // The witness, the supports' indices, and a margin for the runtime, the NTT tables and the MSM's
   // small buffers.
-  c.fixed = nv * fr + key.index_count * 4 + 48 + (512ull << 20);
+  c.fixed = nv * fr + key.index_count * 4 + 48 + (256ull << 20);
   // a, b and c through the NTTs (a ends as the H scalars); with two, c is computed again from the
   // rows once a*b is formed (one more a/b/c pass: ~14 ms at 2^26 on an H100).
   c.vector_bytes = nd * fr;
   c.vectors_min = 2;
   c.per_vector_saved_s = (double)nd * 2.5e-10;
-  // Both matrices in compressed rows: row offsets (8 bytes), columns (4) and coefficients (32).
-  c.rows = 2 * ((key.rows + 1) * 8 + 8 + 4 + fr) + key.coefs * (4 + fr);
+  // Both matrices in compressed rows: 32-bit row offsets, columns (4 bytes), and the coefficients
+  // (32) or their 16-bit indices into a table of the distinct values.
+  const uint64_t per_coef = key.coef_values ? 4 + 2 : 4 + fr;
+  c.rows = 2 * ((key.rows + 1) * 4 + 4 + 16) + key.coefs * per_coef + key.coef_values * fr;
   c.row_max = std::max<uint64_t>(key.row_max_coefs, 1) * (4 + fr) + 16;
   c.rows_can_chunk = false;  // the engine holds its rows whole
   const size_t xyzz = b2_on_cpu ? sizeof(typename C::G1x) : sizeof(typename C::G2x);

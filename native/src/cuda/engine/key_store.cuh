@@ -71,6 +71,8 @@ class GpuKeyStore {
     engine::KeyShape shape = engine::describe_key(C::ID, key_.n_vars, key_.n_public, key_.n_constraints,
                                                   key_.a.signal.size() + key_.b.signal.size());
     engine::shape_of(z, compact_, shape);
+    coef_table_.build(key_.a, key_.b, default_thread_pool());
+    shape.coef_values = coef_table_.fits ? coef_table_.values.size() : 0;
     size_t free_b = 0, total_b = 0;
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
     engine::PlanLimits limits;
@@ -95,11 +97,18 @@ class GpuKeyStore {
     uint64_t index_bytes = 0;
     for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
     const uint64_t pinned_points = plan_.points_pinned ? plan_.streamed_bytes() : 0;
-    progress.set_total(rows_bytes(key_.a) + rows_bytes(key_.b) + index_bytes + plan_.resident_bytes() + pinned_points);
-    CUZK_TRY(upload_rows(key_.a, rows_a_, bufs_a_, err));
-    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.a), err));
-    CUZK_TRY(upload_rows(key_.b, rows_b_, bufs_b_, err));
-    CUZK_TRY(engine::upload_step(progress, rows_bytes(key_.b), err));
+    progress.set_total(plan_.rows_bytes + index_bytes + plan_.resident_bytes() + pinned_points);
+    if (coef_table_.fits) {
+      CUZK_TRY(table_.ensure(coef_table_.values.size() * sizeof(F) + 16, err));
+      CUZK_TRY(dev_->staging.upload(table_.as(), coef_table_.values.data(), coef_table_.values.size() * sizeof(F),
+                                    dev_->stream, err));
+    }
+    CUZK_TRY(upload_rows(key_.a, coef_table_.fits ? coef_table_.index_a.data() : nullptr, rows_a_, bufs_a_, err));
+    CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes / 2, err));
+    CUZK_TRY(upload_rows(key_.b, coef_table_.fits ? coef_table_.index_b.data() : nullptr, rows_b_, bufs_b_, err));
+    CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes - plan_.rows_bytes / 2, err));
+    CUZK_CU(cudaStreamSynchronize(dev_->stream));
+    coef_table_.release();  // on the device now
     for (int g = 0; g < engine::kPointGroups; g++) {
       const engine::Support& sup = compact_.support[g];
       if (sup.all || sup.index.empty()) continue;
@@ -188,7 +197,7 @@ class GpuKeyStore {
   static constexpr int kMaxAutoCopies = 16;
 
   struct RowBuffers {
-    DeviceBuffer start, signal, coef;
+    DeviceBuffer start, signal, coef;  // coef: the values, or their 16-bit indices into table_
   };
 
   // The H section's copies, when it is resident: they replace its points (copy 0 is those points).
@@ -236,10 +245,6 @@ class GpuKeyStore {
       std::fprintf(stderr, "TRACE msm_h copies: %d of 2^%.1f points, window %d, %.2f GiB, made in %.1f ms\n",
                    h_copies_.copies, std::log2((double)n), c, h_copies_.bytes() / 1073741824.0, (now_ns() - t0) / 1e6);
     return CUZK_OK;
-  }
-
-  static uint64_t rows_bytes(const engine::SparseRows<typename C::Fr>& m) {
-    return m.row_start.size() * 8 + 8 + m.signal.size() * 4 + 4 + (m.coef.size() + 1) * sizeof(F);
   }
 
   // dst (device) <- section s's stored points. A section stored whole from the key's memory goes
@@ -335,16 +340,28 @@ class GpuKeyStore {
     return widest;
   }
 
-  cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, DeviceRows<F>& rows, RowBuffers& b,
-                          std::string& err) {
+  // One matrix up: its row offsets as 32-bit, its columns, and its coefficients or (index set)
+  // their indices into the table.
+  cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, const uint16_t* index, DeviceRows<F>& rows,
+                          RowBuffers& b, std::string& err) {
     const size_t nnz = m.signal.size();
-    CUZK_TRY(b.start.ensure(m.row_start.size() * 8 + 8, err));
+    std::vector<uint32_t> start(m.row_start.size());
+    for (size_t r = 0; r < start.size(); r++) start[r] = (uint32_t)m.row_start[r];
+    CUZK_TRY(b.start.ensure(start.size() * 4 + 4, err));
     CUZK_TRY(b.signal.ensure(nnz * 4 + 4, err));
-    CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
-    CUZK_TRY(dev_->staging.upload(b.start.as(), m.row_start.data(), m.row_start.size() * 8, dev_->stream, err));
+    CUZK_TRY(dev_->staging.upload(b.start.as(), start.data(), start.size() * 4, dev_->stream, err));
     CUZK_TRY(dev_->staging.upload(b.signal.as(), m.signal.data(), nnz * 4, dev_->stream, err));
-    CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
-    rows = DeviceRows<F>{b.start.template as<uint64_t>(), b.signal.template as<uint32_t>(), b.coef.template as<F>()};
+    if (index) {
+      CUZK_TRY(b.coef.ensure(nnz * 2 + 16, err));
+      CUZK_TRY(dev_->staging.upload(b.coef.as(), index, nnz * 2, dev_->stream, err));
+      rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), nullptr,
+                           b.coef.template as<uint16_t>(), table_.template as<F>()};
+    } else {
+      CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
+      CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
+      rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), b.coef.template as<F>(),
+                           nullptr, nullptr};
+    }
     return CUZK_OK;
   }
 
@@ -355,6 +372,8 @@ class GpuKeyStore {
   engine::CompactKey compact_;
   engine::MemoryPlan plan_;
   RowBuffers bufs_a_, bufs_b_;
+  engine::CoefTable<typename C::Fr> coef_table_;  // built in plan(), released once uploaded
+  DeviceBuffer table_;                            // the distinct coefficient values
   DeviceRows<F> rows_a_{}, rows_b_{};
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, a chunk's gathered scalars
   DeviceBuffer points_[kPointSections], stream_points_, span_;  // resident points, two stream chunks, a chunk's scalar range
