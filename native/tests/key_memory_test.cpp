@@ -22,6 +22,11 @@
 #include "cuzk.h"
 #include "fixture.hpp"
 #include "plan_check.hpp"
+#include "abc_inputs.hpp"
+#include "abi/handles.hpp"
+#include "cpu/cpu_engine.hpp"
+#include "engine/engine.hpp"
+#include "engine/key_view.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 
@@ -446,6 +451,69 @@ void host_memory(const std::string& dir) {
 
 }  // namespace
 
+// One witness whose caller asks to stop once the engine has checked `allow` times: the CPU engine
+// checks between the chunks of an MSM and stops there, whatever the section and the placement.
+struct StopAfter final : cuzk::engine::WitnessSource {
+  const uint8_t* w;
+  int allow;
+  mutable int checks = 0;
+  StopAfter(const uint8_t* witness, int allowed) : w(witness), allow(allowed) {}
+  size_t size() const override { return 1; }
+  cuzk_status inputs(size_t, cuzk::engine::ProofInputs* out, std::string&) override {
+    out->w = w;
+    return CUZK_OK;
+  }
+  bool cancelled() const override { return ++checks > allow; }
+};
+
+// A key on demand in chunks of 2^10 points, resident and streamed: a stop asked between chunks
+// ends the proof there with CUZK_ERR_CANCELLED; asked never, the same engine proves.
+void cancel_between_chunks(const std::string& dir) {
+  using C = cuzk::curve::Bn254;
+  std::string zkey;
+  Bytes wtns;
+  if (!make_porep(dir, CUZK_CURVE_BN254, 4000, zkey, wtns)) { CHECK(false); return; }
+  char err[512];
+  cuzk_key* key = nullptr;
+  CHECK(cuzk_key_open(zkey.c_str(), CUZK_KEY_POINTS_ON_DEMAND, &key, err, sizeof err) == CUZK_OK);
+  if (!key) return;
+  const cuzk::formats::ZkeyGroth16& z = key->zkey;  // its point sections read from the file
+  std::string e;
+  cuzk::ThreadPool pool(2);
+  cuzk::engine::KeyView<C> view;
+  CHECK(view.build(z, pool, e) == CUZK_OK);
+  const Bytes raw = cuzk_test::raw_witness(wtns);
+  for (bool stream : {false, true}) {
+    cuzk::engine::EngineOptions options;
+    options.chunk_points = 1024;
+    options.stream_all = stream;
+    std::unique_ptr<cuzk::engine::Engine<C>> engine;
+    CHECK(cuzk::cpu::make_engine<C>(view, pool, options, cuzk::Progress(), &engine, e) == CUZK_OK);
+    if (!engine) continue;
+    const cuzk::engine::MemoryPlan plan = engine->memory_plan();
+    CHECK(plan.msm_chunk == 1024 && cuzk::engine::streams_any(plan) == stream && plan.stored[0] > 2048);
+    int stopped = 0;
+    for (int allow : {0, 1, 3, 7}) {
+      StopAfter batch(raw.data(), allow);
+      cuzk::engine::PhaseTimes times(nullptr, 1, CUZK_BACKEND_CPU);
+      cuzk::engine::ProofSums<C> sums;
+      std::string why;
+      const cuzk_status st = engine->compute(batch, times, &sums, why);
+      const bool ok = st == CUZK_ERR_CANCELLED && why.find("between chunks") != std::string::npos;
+      CHECK(ok);
+      stopped += ok;
+    }
+    StopAfter never(raw.data(), INT_MAX);
+    cuzk::engine::PhaseTimes times(nullptr, 1, CUZK_BACKEND_CPU);
+    cuzk::engine::ProofSums<C> sums;
+    std::string why;
+    CHECK(engine->compute(never, times, &sums, why) == CUZK_OK);
+    std::printf("chunks of 2^10, %s: %d of 4 stops asked between chunks ended the proof there; asked never, it proves\n",
+                stream ? "every section streamed" : "every section resident", stopped);
+  }
+  cuzk_key_close(key, nullptr, 0);
+}
+
 int main() {
   char tmpl[] = "/tmp/cuzk_key_memory_XXXXXX";
   const char* dir = mkdtemp(tmpl);
@@ -457,6 +525,7 @@ int main() {
   refusals(dir);
   file_changed_after_open(dir);
   host_memory(dir);
+  cancel_between_chunks(dir);
   fs::remove_all(dir);
   return cuzk_test::finish("key_memory_test");
 }
