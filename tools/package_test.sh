@@ -91,6 +91,30 @@ try {
 EOF
 printf '{ "name": "cuzk-consumer", "private": true, "type": "module" }\n' >"$consumer/package.json"
 
+# A CommonJS consumer (hardhat-style projects): `require("cuzk")` of the ES module package, which
+# needs a module graph without top-level await. Proves the .wtns and verifies it.
+cat >"$consumer/prove.cjs" <<'EOF'
+const { readFileSync } = require("node:fs");
+const { groth16, Library, Prover } = require("cuzk");
+
+const [fixture] = process.argv.slice(2);
+const runtime = globalThis.Deno ? `deno ${Deno.version.deno}` : process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`;
+(async () => {
+  const prover = await Prover.open({ zkey: `${fixture}/circuit.zkey`, backend: "cpu" });
+  try {
+    const { proof, publicSignals } = await groth16.prove(prover, `${fixture}/witness.wtns`);
+    const vkey = JSON.parse(readFileSync(`${fixture}/verification_key.json`, "utf8"));
+    if (!(await groth16.verify(vkey, publicSignals, proof))) throw new Error("the proof does not verify");
+    console.log(`${runtime} (require): proved and verified from ${Library.default().path}`);
+  } finally {
+    prover.close();
+  }
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+EOF
+
 # The library must come from the installed platform package, not from the repository.
 from_package() { # from_package <package> <output of prove.mjs>
   grep -q "from $consumer/node_modules/$1/libcuzk.so" <<<"$2" || { echo "library not loaded from $1: $2"; return 1; }
@@ -189,6 +213,12 @@ run_prove() { # run_prove <label> <runtime command...>
   echo "$output"
   from_package cuzk-linux-x64 "$output"
 }
+run_require() { # run_require <runtime command...>
+  local output
+  output=$(cd "$consumer" && "$@" prove.cjs "$fixture" 2>&1) || { echo "$output"; return 1; }
+  echo "$output"
+  from_package cuzk-linux-x64 "$output"
+}
 snarkjs_accepts() { # snarkjs_accepts <proof.json> <public.json>
   local output
   output=$(node "$snarkjs" groth16 verify "$fixture/verification_key.json" "$2" "$1" 2>&1)
@@ -204,6 +234,7 @@ for runtime in node20 node24 bun deno; do
     deno) cmd=("$deno" run -A) ;;
   esac
   check "$runtime: fullProve + prove, verify (library from cuzk-linux-x64)" run_prove "$runtime" "${cmd[@]}"
+  check "$runtime: require(\"cuzk\") from CommonJS, prove + verify" run_require "${cmd[@]}"
   for kind in wtns fullProve; do
     check "$runtime: snarkjs accepts the $kind proof" snarkjs_accepts "$consumer/out/$runtime/proof_$kind.json" "$consumer/out/$runtime/public_$kind.json"
   done

@@ -6,6 +6,7 @@
  * addresses of typed arrays (taken with `ptr`) and of native buffers, which stay referenced here
  * until the call settles.
  */
+import { createRequire } from "node:module";
 import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, ResultReaders, SymbolDefinition } from "./types.ts";
 import { asPointer, decodeResult } from "./types.ts";
 
@@ -53,10 +54,13 @@ export function bunDefinitions(table: Readonly<Record<string, SymbolDefinition>>
   return definitions;
 }
 
-/** Loads bun:ffi without a static import, which Deno and Node could not resolve. */
-export async function importBunFfi(): Promise<BunFfi> {
-  const specifier = "bun:ffi";
-  return (await import(specifier)) as BunFfi;
+/**
+ * Loads bun:ffi without a static import, which Deno and Node could not resolve, and without an
+ * `await`: a module graph with a top-level await cannot be `require`d, and CommonJS projects load
+ * this package with `require`.
+ */
+export function loadBunFfi(): BunFfi {
+  return createRequire(import.meta.url)("bun:ffi") as BunFfi;
 }
 
 function toBunPointer(ffi: BunFfi, value: NativeArgument): number | null {
@@ -83,7 +87,7 @@ const bunResults = (ffi: BunFfi): ResultReaders => ({
   cstring: (value) => (value === null || value === 0 ? "" : readCString(ffi, value as number)),
 });
 
-/** Opens `path` with bun:ffi (as loaded by `importBunFfi`) and binds the `available` symbols of `table`. */
+/** Opens `path` with bun:ffi (as loaded by `loadBunFfi`) and binds the `available` symbols of `table`. */
 export function openBunLibrary(
   ffi: BunFfi,
   path: string,

@@ -5,7 +5,7 @@
  * library's) and runs one blocking call at a time for bun.ts. Arguments arrive as numbers and
  * bigints (addresses included); results go back the same way.
  */
-import { importBunFfi } from "./bun.ts";
+import { loadBunFfi } from "./bun.ts";
 
 interface WorkerScope {
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
@@ -23,7 +23,7 @@ scope.addEventListener("message", (event) => {
     | { type: "init"; path: string; definitions: Record<string, { args: string[]; returns: string }> }
     | { type: "call"; id: number; name: string; args: unknown[] };
   if (message.type === "init") {
-    ready = importBunFfi().then((ffi) => ffi.dlopen(message.path, message.definitions).symbols);
+    ready = Promise.resolve().then(() => loadBunFfi().dlopen(message.path, message.definitions).symbols);
     return;
   }
   ready.then(

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { CuzkError } from "../errors.ts";
-import { openBunLibrary, importBunFfi } from "./bun.ts";
+import { loadBunFfi, openBunLibrary } from "./bun.ts";
 import type { BunFfi } from "./bun.ts";
 import { openDenoLibrary } from "./deno.ts";
 import { exportedFunctions } from "./elf.ts";
@@ -31,8 +31,8 @@ export const runtime: RuntimeName = typeof (globalThis as { Deno?: unknown }).De
   ? "bun"
   : "node";
 
-// bun:ffi can only be imported dynamically (Deno and Node cannot resolve it); do it once, up front.
-const bunFfi: BunFfi | undefined = runtime === "bun" ? await importBunFfi() : undefined;
+// bun:ffi, loaded when the first library is opened under Bun (Deno and Node cannot resolve it).
+let bunFfi: BunFfi | undefined;
 
 /** The package root (where package.json and build/ live). */
 export const packageRoot: string = fileURLToPath(new URL("../../", import.meta.url));
@@ -249,7 +249,7 @@ export function openNative(options: LoadOptions = {}): Native {
     library = runtime === "deno"
       ? openDenoLibrary(path, symbolTable, available)
       : runtime === "bun"
-      ? openBunLibrary(bunFfi!, path, symbolTable, available)
+      ? openBunLibrary(bunFfi ??= loadBunFfi(), path, symbolTable, available)
       : openNodeLibrary(path, symbolTable, available);
   } catch (cause) {
     if (runtime === "node" && (cause as { code?: string })?.code === "MODULE_NOT_FOUND" && /koffi/.test(String((cause as Error).message))) {

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { check, CuzkError, errorBuffer } from "../errors.ts";
-import { importBunFfi } from "../ffi/bun.ts";
+import { loadBunFfi } from "../ffi/bun.ts";
 import { openBunLibrary } from "../ffi/bun.ts";
 import { openDenoLibrary } from "../ffi/deno.ts";
 import { exportedFunctions } from "../ffi/elf.ts";
@@ -50,7 +50,7 @@ async function openWithRuntime(path: string): Promise<NativeLibrary> {
     return runtime === "deno"
       ? openDenoLibrary(path, witnessSymbolTable, available)
       : runtime === "bun"
-      ? openBunLibrary(await importBunFfi(), path, witnessSymbolTable, available)
+      ? openBunLibrary(loadBunFfi(), path, witnessSymbolTable, available)
       : openNodeLibrary(path, witnessSymbolTable, available);
   } catch (cause) {
     throw new CuzkError("LOAD", `cannot load ${path} with ${runtime}'s FFI: ${(cause as Error)?.message ?? cause}`, { cause, operation: "load witness library" });
