@@ -55,7 +55,7 @@ export type { Pointer } from "./src/ffi/types.ts";
 export { phaseTable } from "./src/timeline.ts";
 export { isWtns } from "./src/formats/witness.ts";
 export { LIMITS, MAX_DEVICE } from "./src/bounds.ts";
-export { readRegularFile, requireRegularFile } from "./src/files.ts";
+export { readRegularFile, readWitnessFile, requireRegularFile } from "./src/files.ts";
 export { wtns, zKey } from "./src/snarkjs_api.ts";
 export type { SnarkjsFile, SnarkjsVerificationKey, WasmSource } from "./src/snarkjs_api.ts";
 export { compileWitnessLibrary, defaultWitnessCache } from "./src/witness/compile.ts";

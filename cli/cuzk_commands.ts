@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import process from "node:process";
 
-import { CuzkError, FR_BYTES, groth16, Key, Library, LIMITS, MAX_DEVICE, phaseTable, Prover, readRegularFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
+import { CuzkError, groth16, Key, Library, MAX_DEVICE, phaseTable, Prover, readWitnessFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
 import type { BackendName, CircuitInput, ProofResult } from "../mod.ts";
 import { checkOutputs, countFlag, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
 import type { FileArg, Parsed } from "./io.ts";
@@ -71,7 +71,7 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
     try {
       if ("wtns" in source) {
         // A witness holds the key's n_vars values and a .wtns header: anything larger is not one.
-        const wtns = readRegularFile(source.wtns, "witness", prover.info.nVars * FR_BYTES + LIMITS.witnessFileSlack);
+        const wtns = readWitnessFile(source.wtns, prover.info.nVars);
         result = await prover.prove(wtns, options);
       } else {
         result = await groth16.fullProve(input!, source.wasm, prover, options);

@@ -7,14 +7,19 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { Stats } from "node:fs";
+import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
+import { ABI } from "./ffi/symbols.ts";
 
-function refuseUnlessRegular(stats: Stats, path: string, what: string, maxBytes: number): void {
+/** Says why a file of `size` bytes is too large (the default names the limit). */
+type TooLarge = (size: number) => string;
+
+function refuseUnlessRegular(stats: Stats, path: string, what: string, maxBytes: number, tooLarge?: TooLarge): void {
   if (!stats.isFile()) {
     throw new CuzkError("INVALID_ARGUMENT", `${what} ${path} is not a regular file (a device, FIFO, socket or directory); give the path of a file`);
   }
   if (stats.size > maxBytes) {
-    throw new CuzkError("INVALID_ARGUMENT", `${what} ${path} has ${stats.size} bytes, more than the ${maxBytes} it may have`);
+    throw new CuzkError("INVALID_ARGUMENT", tooLarge ? tooLarge(stats.size) : `${what} ${path} has ${stats.size} bytes, more than the ${maxBytes} it may have`);
   }
 }
 
@@ -33,8 +38,14 @@ export function requireRegularFile(path: string, what: string, maxBytes = Number
 }
 
 /** The bytes of the regular file at `path` (at most `maxBytes`); IO for a file that cannot be read. */
-export function readRegularFile(path: string, what: string, maxBytes: number): Uint8Array {
-  requireRegularFile(path, what, maxBytes);
+export function readRegularFile(path: string, what: string, maxBytes: number, tooLarge?: TooLarge): Uint8Array {
+  let first: Stats | undefined;
+  try {
+    first = statSync(path);
+  } catch {
+    // left to the open below, which reports it in its own words
+  }
+  if (first) refuseUnlessRegular(first, path, what, maxBytes, tooLarge);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -43,7 +54,7 @@ export function readRegularFile(path: string, what: string, maxBytes: number): U
   }
   try {
     const stats = fstatSync(fd);
-    refuseUnlessRegular(stats, path, what, maxBytes);
+    refuseUnlessRegular(stats, path, what, maxBytes, tooLarge);
     const bytes = new Uint8Array(stats.size);
     let filled = 0;
     while (filled < bytes.length) {
@@ -59,4 +70,16 @@ export function readRegularFile(path: string, what: string, maxBytes: number): U
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The .wtns file at `path` for a key whose circuit has `nVars` wires: one larger than such a
+ * witness can be is refused naming both counts (the usual cause: the witness of another circuit).
+ */
+export function readWitnessFile(path: string, nVars: number): Uint8Array {
+  const valueBytes = ABI.FR_BYTES;
+  const maxBytes = nVars * valueBytes + LIMITS.witnessFileSlack;
+  return readRegularFile(path, "witness", maxBytes, (size) =>
+    `witness ${path} has ${size} bytes, room for about ${Math.floor(size / valueBytes)} values, but the key's circuit has ` +
+    `${nVars} wires (its witness is at most ${maxBytes} bytes): is it the witness of another circuit?`);
 }

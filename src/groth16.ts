@@ -6,10 +6,8 @@
  * its import. The results also carry the library's phase timings (and, for fullProve, the time the
  * witness generator took).
  */
-import { LIMITS } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
-import { readRegularFile } from "./files.ts";
-import { ABI } from "./ffi/symbols.ts";
+import { readWitnessFile } from "./files.ts";
 import type { Groth16Proof, VerificationKeyJson } from "./formats/snarkjs.ts";
 import { Key } from "./key.ts";
 import type { Library } from "./library.ts";
@@ -134,7 +132,7 @@ export const groth16 = {
     return await withProver(zkey, options, (prover) => {
       if (!file) return prover.prove(witness as Witness, options);
       // A path is read only if it is a regular file no larger than the key's witness can be.
-      const bytes = "path" in file ? readRegularFile(file.path, "witness", prover.info.nVars * ABI.FR_BYTES + LIMITS.witnessFileSlack) : file.bytes;
+      const bytes = "path" in file ? readWitnessFile(file.path, prover.info.nVars) : file.bytes;
       return prover.prove(bytes, options);
     });
   },
