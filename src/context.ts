@@ -7,6 +7,7 @@
 import { deviceIndex, integerIn } from "./bounds.ts";
 import { CuzkError } from "./errors.ts";
 import type { Native } from "./ffi/load.ts";
+import { nvidiaGpuPresent, PLATFORM_PACKAGES } from "./ffi/load.ts";
 import { allocateStruct, TIMINGS_LAYOUT } from "./ffi/structs.ts";
 import { ABI } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
@@ -106,9 +107,13 @@ export class Context extends NativeHandle {
     native.require("cuzk_context_create", "cuzk_context_backend", "cuzk_context_destroy");
     const { backend, device, cpuThreads, flags } = contextArguments(options);
     const out = new BigUint64Array(1);
-    invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, cpuThreads, flags, out], {
-      detail: `${backend}, device ${device}`,
-    });
+    try {
+      invoke(native, "cuzk_context_create", [BACKEND_IDS[backend], device, cpuThreads, flags, out], {
+        detail: `${backend}, device ${device}`,
+      });
+    } catch (error) {
+      throw backend === "cuda" ? withGpuCause(error, native) : error;
+    }
     return new Context(native, asPointer(out[0]), device);
   }
 
@@ -178,4 +183,22 @@ export class Context extends NativeHandle {
   protected busyReason(users: number): string {
     return `cannot close a ${this.backend} context: ${users} user(s) (provers or running calls)`;
   }
+}
+
+/**
+ * A CUDA context that could not start, with what the user can change: no NVIDIA GPU visible here
+ * (whatever the library), or a GPU but a library built without CUDA (the package to install).
+ */
+function withGpuCause(error: unknown, native: Native): unknown {
+  if (!(error instanceof CuzkError) || (error.code !== "UNSUPPORTED" && error.code !== "NO_DEVICE")) return error;
+  const options = { status: error.status, nativeMessage: error.nativeMessage, operation: error.operation, cause: error };
+  if (!nvidiaGpuPresent()) {
+    return new CuzkError("NO_DEVICE", `${error.message}: no NVIDIA GPU is visible on this machine (no driver at /proc/driver/nvidia ` +
+      `or no /dev/nvidiaN); prove with the backend "cpu" (--backend cpu), or on a machine with a GPU`, options);
+  }
+  if (error.code === "UNSUPPORTED" && PLATFORM_PACKAGES) {
+    return new CuzkError("UNSUPPORTED", `${error.message}: this machine has an NVIDIA GPU, but ${native.path} has no CUDA ` +
+      `backend; install the CUDA library with: npm install ${PLATFORM_PACKAGES.cuda}`, options);
+  }
+  return error;
 }

@@ -16,6 +16,7 @@ import { rawValues } from "./support/wtns.ts";
 import { assertSnarkjsAccepts } from "./support/snarkjs.ts";
 import { refusedWith as refused } from "./support/errors.ts";
 import { nativeOf } from "../src/library.ts";
+import { nvidiaGpuPresent } from "../src/ffi/load.ts";
 import { invoke } from "../src/native_call.ts";
 import { ABI } from "../src/ffi/symbols.ts";
 import { allocateStruct, PROVE_ARGS_LAYOUT, writeField } from "../src/ffi/structs.ts";
@@ -261,12 +262,14 @@ test("witnesses of the wrong size are refused before reaching the library", need
   await assert.rejects(prover.proveBatch([values, first.bytes("witness.wtns")]), { code: "INVALID_ARGUMENT" });
 });
 
-test("a CUDA context without a GPU fails with a clear code", needs(...proverApi), async () => {
+test("a CUDA context without a GPU fails with a clear code, saying there is no GPU and what to do", needs(...proverApi), async () => {
   const info = library().info();
-  if (info.cudaDeviceCount > 0) return;
+  if (info.cudaDeviceCount > 0 || nvidiaGpuPresent()) return;
   await assert.rejects(
     Prover.open({ zkey: first.file("circuit.zkey"), backend: "cuda" }),
-    (error: unknown) => error instanceof CuzkError && ["NO_DEVICE", "UNSUPPORTED"].includes(error.code),
+    (error: unknown) =>
+      error instanceof CuzkError && error.code === "NO_DEVICE" && /no NVIDIA GPU is visible on this machine/.test(error.message) &&
+      /backend "cpu"/.test(error.message),
   );
 });
 
