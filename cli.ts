@@ -22,8 +22,9 @@
  * written; on by default, --self-check is accepted), --timings (phase table on stderr),
  * --json-timings <file>, --timeline <file.svg> (the phases as an SVG waterfall).
  * Files are read only when they are regular files within a size limit (README, "CLI").
- * On a terminal, `prove` and `setup` draw a progress bar on stderr (nothing when stderr is not a
- * TTY); Ctrl-C (SIGINT) cancels them between proofs / chunks of key points: exit 130, no output file.
+ * `prove`, `fullprove` and `setup` show their progress on stderr: on a terminal a bar redrawn with
+ * the phase the library is in and the time, elsewhere a line per step; --progress bar|plain|none
+ * chooses. Ctrl-C (SIGINT) cancels them between proofs / chunks of key points: exit 130, no output file.
  * `synth` writes a synthetic circuit and a witness that satisfies it; `setup --insecure-dev` makes a
  * proving key for testing only (docs/benchmarks.md, "Synthetic circuits"). `plan` prints the memory
  * plan an engine would make for a key and a batch, without a GPU (cli/plan_command.ts). `witness compile`
@@ -46,12 +47,13 @@ ${snarkjsUsage()}
 cuzk's commands:
   cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend auto|cpu|cuda] [--device N]
              [--r1cs circuit.r1cs] [--no-self-check] [--timings] [--json-timings file] [--timeline file.svg]
+             [--progress bar|plain|none]
   cuzk verify <verification_key.json> <public.json> <proof.json>
   cuzk info [circuit.zkey]
   cuzk synth <circuit.r1cs> <witness.wtns> --constraints N|2^K [--curve bn254|bls12_381] [--profile porep|uniform]
              [--public N] [--seed N]
   cuzk setup --insecure-dev <circuit.r1cs> <circuit.zkey> [verification_key.json] [--threads N] [--cpu]
-             (a proving key from fresh random toxic waste: FOR TESTING ONLY)
+             [--progress bar|plain|none] (a proving key from fresh random toxic waste: FOR TESTING ONLY)
 ${PLAN_USAGE}
 ${WITNESS_USAGE}
   cuzk -v|--version, cuzk -h|--help`;

@@ -10,7 +10,7 @@ import { CuzkError, groth16, Key, Library, MAX_DEVICE, phaseTable, Prover, readW
 import type { BackendName, CircuitInput, ProofResult } from "../mod.ts";
 import { checkOutputs, countFlag, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
 import type { FileArg, Parsed } from "./io.ts";
-import { cancelled, longCall } from "./long_call.ts";
+import { cancelled, longCall, progressFlag } from "./long_call.ts";
 import { plan } from "./plan_command.ts";
 
 /** The self-check is on unless --no-self-check; --self-check (the old opt-in) is still accepted. */
@@ -52,7 +52,7 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
   // the .r1cs itself); a witness's size is checked once the key says how many values it needs.
   const input = "input" in source ? readJson(source.input, "circuit inputs") as CircuitInput : undefined;
   if ("wtns" in source) requireRegularFile(source.wtns, "witness");
-  const call = longCall();
+  const call = longCall(progressFlag(p.flags.get("--progress")));
   let prover: Prover | undefined;
   try {
     prover = await Prover.open({
@@ -207,8 +207,9 @@ async function setup(p: Parsed): Promise<number> {
   const cores = Library.default().info().cpuThreads;
   // Checked here too (setupInsecureDev refuses it as well) so that the refusal comes before the warning.
   const threads = integerFlag(p, "--threads", 0, 0, cores, ` (0 = all; the library reports ${cores} cores here)`);
+  const mode = progressFlag(p.flags.get("--progress"));
   process.stderr.write(INSECURE_WARNING);
-  const call = longCall();
+  const call = longCall(mode);
   let result;
   try {
     result = await setupInsecureDev(r1cs, zkey, { threads, cpuOnly: p.flags.has("--cpu"), ...call });

@@ -34,7 +34,7 @@ export interface Parsed {
 export const VALUE_FLAGS = new Set([
   "--backend", "--device", "--r1cs", "--json-timings", "--timeline",
   "--constraints", "--curve", "--profile", "--public", "--seed", "--threads",
-  "--gpu-memory", "--host-memory", "--batch", "--synthetic", "--log2",
+  "--gpu-memory", "--host-memory", "--batch", "--synthetic", "--log2", "--progress",
 ]);
 /** Flags that are on or off. */
 export const BOOL_FLAGS = new Set(["--self-check", "--no-self-check", "--timings", "--help", "--insecure-dev", "--cpu", "--json", "--points-on-demand"]);

@@ -9,9 +9,10 @@
  */
 import { CuzkError } from "./errors.ts";
 import { PROGRESS_LAYOUT } from "./ffi/structs.ts";
-import { ABI } from "./ffi/symbols.ts";
+import { ABI, PHASE_NAMES } from "./ffi/symbols.ts";
 import type { Pointer } from "./ffi/types.ts";
 import type { Library } from "./library.ts";
+import type { PhaseName } from "./timings.ts";
 import { HostBuffer } from "./memory/buffer.ts";
 
 /** What a long call is doing (`enum cuzk_stage`, lower-case). */
@@ -32,13 +33,15 @@ export interface Progress {
   stage: ProgressStage;
   done: number;
   total: number;
+  /** While proving: the phase the proof in work is in (a, b, c, the NTTs, an MSM, finalize, self-check). */
+  phase?: PhaseName;
 }
 
 /** Options every long call takes. */
 export interface LongCallOptions {
   /** Aborting it stops the call at the next unit boundary: it rejects with a CuzkError of code CANCELLED. */
   signal?: AbortSignal;
-  /** Called from a timer (every `PROGRESS_POLL_MS`) when the progress changed, and once when the call settles. */
+  /** Called from a timer (every `PROGRESS_POLL_MS`) when the progress (or the phase) changed, and once when the call settles. */
   onProgress?: (progress: Progress) => void;
 }
 
@@ -47,6 +50,7 @@ export const PROGRESS_POLL_MS = 100;
 
 const CANCEL_WORD = PROGRESS_LAYOUT.fields.cancel.offset / 4;
 const STAGE_WORD = PROGRESS_LAYOUT.fields.stage.offset / 4;
+const PHASE_WORD = PROGRESS_LAYOUT.fields.phase.offset / 4;
 const DONE_WORD = PROGRESS_LAYOUT.fields.done.offset / 8;
 const TOTAL_WORD = PROGRESS_LAYOUT.fields.total.offset / 8;
 
@@ -104,7 +108,9 @@ export class ProgressSlot {
         done: Number(words64[DONE_WORD]),
         total: Number(words64[TOTAL_WORD]),
       };
-      const seen = `${progress.stage} ${progress.done} ${progress.total}`;
+      const phase = words32[PHASE_WORD];
+      if (progress.stage === "prove" && phase > 0) progress.phase = (PHASE_NAMES[phase - 1] ?? `phase_${phase - 1}`) as PhaseName;
+      const seen = `${progress.stage} ${progress.phase ?? ""} ${progress.done} ${progress.total}`;
       if (seen === last || progress.stage === "idle") return;
       last = seen;
       onProgress!(progress);

@@ -1,7 +1,8 @@
 /**
  * @module
- * Promise: the CLI shows a progress bar for `setup` and `prove` on a terminal and nothing else when
- * stderr is not one, and Ctrl-C (SIGINT) cancels cleanly: exit 130, no output file. The terminal is
+ * Promise: the CLI shows a progress bar for `setup` and `prove` on a terminal (redrawn with the
+ * phase the library is in and the time), a line per step when stderr is not one, nothing with
+ * `--progress none`, and Ctrl-C (SIGINT) cancels cleanly: exit 130, no output file. The terminal is
  * a real one: the CLI runs in a tmux pane and the test reads the screen with `tmux capture-pane -p`.
  * The CLI runs under the runtime that runs this file.
  */
@@ -115,7 +116,7 @@ test(
     const proveScreen = await prove.waitFor(/EXIT=\d+/);
     prove.close();
     assert.match(proveScreen, /EXIT=0/, proveScreen);
-    assert.match(proveScreen, /cuzk: prove \[=+\] 100% 1\/1 proofs/, proveScreen);
+    assert.match(proveScreen, /cuzk: prove \[=+\] 100% 1\/1 proofs, (finalize|self-check) \d+\.\d s/, proveScreen);
     const vk = JSON.parse(readFileSync(vkPath, "utf8")) as VerificationKeyJson;
     const proof = JSON.parse(readFileSync(proofPath, "utf8")) as Groth16Proof;
     const publicSignals = JSON.parse(readFileSync(publicPath, "utf8")) as string[];
@@ -157,7 +158,7 @@ function runPiped(args: string[], interrupt?: RegExp): Promise<{ code: number | 
   });
 }
 
-test("not on a terminal: no progress bar; SIGINT still cancels a setup (exit 130, no file)", needs(...api), async () => {
+test("not on a terminal: a line per step, no bar (nothing with --progress none); SIGINT still cancels a setup (exit 130, no file)", needs(...api), async () => {
   await makeCircuits();
   const dir = join(work, "pipe");
   execFileSync("mkdir", ["-p", dir]);
@@ -170,7 +171,15 @@ test("not on a terminal: no progress bar; SIGINT still cancels a setup (exit 130
   for (const { stderr } of [setup, prove]) {
     assert.ok(!stderr.includes("\r") && !/\d+% \d+\//.test(stderr), `no bar in ${JSON.stringify(stderr)}`);
   }
-  assert.equal(prove.stderr, "", "prove prints nothing on success");
+  // The last step of a proof, as a plain line with its time.
+  assert.match(prove.stderr, /^cuzk: prove 1\/1 proofs, (finalize|self-check) \(\d+\.\d s\)$/m, prove.stderr);
+  assert.match(setup.stderr, /^cuzk: setup (\d+)\/\1 key points \(\d+\.\d s\)$/m, setup.stderr);
+  const quiet = await runPiped(["prove", zkey, small.wtns, proofPath, publicPath, "--progress", "none"]);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stderr, "", "--progress none: nothing on success");
+  const wrong = await runPiped(["prove", zkey, small.wtns, proofPath, publicPath, "--progress", "loud"]);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--progress must be bar, plain or none, not loud/);
   snarkjsAccepts(vkPath, publicPath, proofPath);
 
   const bigZkey = join(dir, "big.zkey");

@@ -41,7 +41,7 @@ test("a proveBatch aborted after its first proof rejects with CANCELLED, leaks n
   const seen: Progress[] = [];
   const results = await prover.proveBatch(batch, { onProgress: (p) => seen.push(p) });
   assert.equal(results.length, batch.length);
-  assert.deepEqual(seen.at(-1), { stage: "prove", done: batch.length, total: batch.length }, "the last report is the whole batch");
+  assert.deepEqual(seen.at(-1), { stage: "prove", done: batch.length, total: batch.length, phase: "self_check" }, "the last report is the whole batch, at its last step");
   for (const [i, p] of seen.entries()) {
     assert.equal(p.total, batch.length);
     if (i > 0) assert.ok(p.done >= seen[i - 1].done, "done never goes back");

@@ -812,7 +812,9 @@ struct cuzk_progress {
   uint32_t struct_size; /* sizeof(cuzk_progress) = 32, set by the caller */
   uint32_t cancel;      /* set non-zero by the caller: stop at the next unit boundary */
   uint32_t stage;       /* cuzk_stage, written by the library */
-  uint32_t reserved;    /* 0 */
+  uint32_t phase;       /* CUZK_STAGE_PROVE: 1 + the cuzk_phase the proof in work is in (a, b, c, the
+                           NTTs, each MSM, finalizing, the self-check; not the checks that run ahead
+                           on another thread), 0 before the first; written by the library */
   uint64_t done;        /* units finished, written by the library */
   uint64_t total;       /* units in all (0 until known), written by the library */
 };

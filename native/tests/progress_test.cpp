@@ -142,11 +142,26 @@ void test_batch_progress_and_overlap(Circuit& c) {
   std::vector<uint8_t> w = c.batch(n), proofs(n * c.info.proof_bytes, 0xee);
   std::vector<cuzk_timings> t(n);
   cuzk_progress prog = fresh_progress();
+  // The phases a watcher sees while the batch runs: the work's (never the checks that run ahead).
+  std::atomic<bool> running{true};
+  std::atomic<uint32_t> seen_mask{0};
+  std::thread watcher([&] {
+    while (running.load()) {
+      const uint32_t ph = __atomic_load_n(&prog.phase, __ATOMIC_ACQUIRE);
+      if (ph > 0 && ph <= 32) seen_mask |= 1u << (ph - 1);
+    }
+  });
   cuzk_status st = prove_call(c.prover, w.data(), c.raw.size(), CUZK_WITNESS_RAW, n, nullptr, nullptr, 0,
                               proofs.data(), proofs.size(), t.data(), &prog, c.err, sizeof c.err);
+  running = false;
+  watcher.join();
   CHECK(st == CUZK_OK);
   if (st != CUZK_OK) std::fprintf(stderr, "  prove: %s\n", c.err);
   CHECK(prog.stage == CUZK_STAGE_PROVE && prog.total == n && prog.done == n && prog.cancel == 0);
+  CHECK(prog.phase == CUZK_PHASE_SELF_CHECK + 1);  // the last step of a self-checked batch
+  CHECK((seen_mask & ((1u << CUZK_PHASE_PARSE) | (1u << CUZK_PHASE_WITNESS_CHECK))) == 0);
+  CHECK((seen_mask & ~((1u << CUZK_PHASE_PARSE) | (1u << CUZK_PHASE_WITNESS_CHECK))) != 0);
+  std::printf("  batch of %zu: phases seen by a watcher: mask 0x%x\n", n, seen_mask.load());
   for (size_t p = 0; p < n; p++) CHECK(c.verify(proofs.data() + p * c.info.proof_bytes));
   // Each proof's check is timed on its own, and proof p+1's starts before proof p's last MSM ends:
   // it ran beside it (the helper thread), not before the batch.
@@ -167,6 +182,7 @@ void test_batch_progress_and_overlap(Circuit& c) {
                       CUZK_PROVE_NO_SELF_CHECK, abc_proofs.data(), abc_proofs.size(), nullptr, &prog, c.err,
                       sizeof c.err);
   CHECK(st == CUZK_OK && prog.stage == CUZK_STAGE_PROVE && prog.total == 2 && prog.done == 2);
+  CHECK(prog.phase == CUZK_PHASE_FINALIZE + 1);  // no self-check: finalizing was the last step
 }
 
 void test_cancel_batch(Circuit& c) {

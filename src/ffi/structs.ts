@@ -118,7 +118,7 @@ export const SETUP_INFO_LAYOUT = {
   },
 } as const satisfies StructLayout;
 
-/** `cuzk_progress`, 32 bytes: the caller owns it (8-byte aligned); the library writes stage/done/total, reads cancel. */
+/** `cuzk_progress`, 32 bytes: the caller owns it (8-byte aligned); the library writes stage/phase/done/total, reads cancel. */
 export const PROGRESS_LAYOUT = {
   name: "cuzk_progress",
   size: 32,
@@ -126,7 +126,7 @@ export const PROGRESS_LAYOUT = {
     struct_size: { offset: 0, type: "u32" },
     cancel: { offset: 4, type: "u32" },
     stage: { offset: 8, type: "u32" },
-    reserved: { offset: 12, type: "u32" },
+    phase: { offset: 12, type: "u32" },
     done: { offset: 16, type: "u64" },
     total: { offset: 24, type: "u64" },
   },

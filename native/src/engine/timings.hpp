@@ -7,6 +7,7 @@
 
 #include "cuzk.h"
 #include "util/clock.hpp"
+#include "util/progress.hpp"
 
 namespace cuzk::engine {
 
@@ -40,6 +41,13 @@ class PhaseTimes {
   void record_all(cuzk_phase phase, uint64_t start, uint64_t end) {
     for (size_t i = 0; i < n_; i++) record(i, phase, start, end);
   }
+  // The caller's progress, told which phase the work enters (PhaseScope does, and engines whose
+  // phases run on a device say so as they queue them). The checks that run ahead on their own
+  // thread are not the work in progress: they are not reported.
+  void watch(const Progress& progress) { progress_ = progress; }
+  void entering(cuzk_phase phase) const {
+    if (phase != CUZK_PHASE_PARSE && phase != CUZK_PHASE_WITNESS_CHECK) progress_.phase(phase);
+  }
   void finish() {
     if (!records_) return;
     uint64_t total = now_ns() - start_;
@@ -50,13 +58,16 @@ class PhaseTimes {
   cuzk_timings* records_;
   size_t n_;
   uint64_t start_;
+  Progress progress_;
 };
 
 // Scoped timing of one phase: `PhaseScope t(times, proof, CUZK_PHASE_ABC);`
 class PhaseScope {
  public:
   PhaseScope(PhaseTimes& times, size_t proof, cuzk_phase phase)
-      : times_(times), proof_(proof), phase_(phase), start_(now_ns()) {}
+      : times_(times), proof_(proof), phase_(phase), start_(now_ns()) {
+    times.entering(phase);
+  }
   ~PhaseScope() {
     uint64_t end = now_ns();
     if (proof_ == kAll) times_.record_all(phase_, start_, end);

@@ -237,6 +237,7 @@ class Groth16Prover final : public Prover {
       }
     }
     args.progress.begin(CUZK_STAGE_PROVE, n);
+    times.watch(args.progress);
     CheckAhead batch(n, [&](size_t p, engine::ProofInputs& in, std::string& e) {
       return check_proof_inputs(args, r1cs, times, p, in, e);
     }, args.progress);

@@ -17,12 +17,17 @@ class Progress {
   // A new stage: done = 0, total as known now (0 = not yet).
   void begin(cuzk_stage stage, uint64_t total) const {
     if (!p_) return;
+    __atomic_store_n(&p_->phase, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&p_->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p_->total, total, __ATOMIC_RELAXED);
     __atomic_store_n(&p_->stage, (uint32_t)stage, __ATOMIC_RELEASE);
   }
   void set_total(uint64_t total) const {
     if (p_) __atomic_store_n(&p_->total, total, __ATOMIC_RELEASE);
+  }
+  // The phase the work is in now (cuzk_progress.phase: 1 + phase).
+  void phase(cuzk_phase phase) const {
+    if (p_) __atomic_store_n(&p_->phase, (uint32_t)phase + 1, __ATOMIC_RELEASE);
   }
   void add(uint64_t units) const {
     if (p_) __atomic_fetch_add(&p_->done, units, __ATOMIC_RELEASE);

@@ -172,6 +172,7 @@ class GpuEngine final : public engine::Engine<C> {
     F* vb = vb_.as<F>();
     F* vc = vc_.as<F>();
 
+    times.entering(CUZK_PHASE_ABC);
     int t1 = tl.mark(err);
     if (have_abc) {
       for (F* v : {va, vb, vc}) {
@@ -189,6 +190,7 @@ class GpuEngine final : public engine::Engine<C> {
     int t2 = tl.mark(err);
     tl.span(t1, t2, CUZK_PHASE_ABC, p);
 
+    times.entering(CUZK_PHASE_NTT_H);
     auto& ntt = dev_->ntt<C>();
     if (!two) {
       for (F* v : {va, vb, vc}) CUZK_TRY(ntt.to_coset(v, L, s, err));

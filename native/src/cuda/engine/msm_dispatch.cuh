@@ -78,6 +78,7 @@ class GpuMsmDispatch {
         cuzk_status st = plan_chunk(g, scalars[k], j0, (uint32_t)m, err);
         for (size_t i = 0; st == CUZK_OK && i < secs.size(); i++) {
           const PointSection s = secs[i];
+          times.entering(engine::msm_phase(s));
           const void* points = streams ? chunk_points : store_.resident_points(s, j0);
           st = s == formats::kSecB2 ? add_msm<2>(points, engine::msm_phase(s), p, &sums[p].b2, from, err)
                                     : add_msm<1>(points, engine::msm_phase(s), p, &sums[p].g1(s), from, err);
