@@ -97,16 +97,45 @@ function compilerCommand(): string {
   return process.env.CXX || "c++";
 }
 
-/** A command to run circom 2: $CIRCOM, a circom on PATH, else the npm package circom2 under Node. */
-function circomCommand(): string[] {
-  if (process.env.CIRCOM) return [process.env.CIRCOM];
-  if (spawnSync("circom", ["--version"], { stdio: "ignore" }).status === 0) return ["circom"];
-  const cli = fileURLToPath(new URL("../../node_modules/circom2/cli.js", import.meta.url));
-  if (!existsSync(cli)) {
-    throw new CuzkError("UNSUPPORTED", "compiling a .circom file needs circom 2: install circom (or npm install circom2), or set $CIRCOM");
+/** Where circom 2 is looked for: the process's environment and the folder the user works in. */
+export interface CircomSearch {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/**
+ * A command to run circom 2, found the way the user's project would find it: `$CIRCOM` (a path,
+ * relative to the working folder, or a command name), `circom` then `circom2` on PATH, the npm
+ * package circom2 in the node_modules of the working folder or any folder above it, then in
+ * cuzk's own dependencies. circom2 is a WASI build run by Node (a node on PATH, else this runtime
+ * when it is Node or Bun).
+ */
+export function findCircom(search: CircomSearch = {}): string[] {
+  const env = search.env ?? process.env;
+  const cwd = search.cwd ?? process.cwd();
+  const runs = (command: string) => spawnSync(command, ["--version"], { stdio: "ignore", env: env as NodeJS.ProcessEnv }).status === 0;
+  const circom = env.CIRCOM;
+  if (circom) {
+    // circom runs from the filesystem root (see compileWitness): a relative path is the user's.
+    if (!circom.includes("/")) return [circom];
+    const path = resolve(cwd, circom);
+    if (!existsSync(path)) throw new CuzkError("IO", `$CIRCOM is ${circom}, and ${path} does not exist`);
+    return [path];
   }
-  // circom2 is a WASI build run by Node (a node on PATH, else this runtime when it is Node or Bun).
-  const node = spawnSync("node", ["--version"], { stdio: "ignore" }).status === 0 ? "node" : process.execPath;
+  for (const name of ["circom", "circom2"]) if (runs(name)) return [name];
+  const candidates: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    candidates.push(join(dir, "node_modules", "circom2", "cli.js"));
+    if (dirname(dir) === dir) break;
+  }
+  candidates.push(fileURLToPath(new URL("../../node_modules/circom2/cli.js", import.meta.url)));
+  const cli = candidates.find((path) => existsSync(path));
+  if (!cli) {
+    throw new CuzkError("UNSUPPORTED", "compiling a .circom file needs circom 2, found neither as $CIRCOM, nor as circom or " +
+      `circom2 on PATH, nor as the npm package circom2 in a node_modules folder from ${cwd} up: install it in your project ` +
+      "(npm install --save-dev circom2), or install circom (https://docs.circom.io), or set $CIRCOM to its path");
+  }
+  const node = runs("node") ? "node" : process.execPath;
   return [node, cli];
 }
 
@@ -253,7 +282,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     step(`circom ${args.join(" ")}`);
     const started = performance.now();
     // circom2 (WASI) sees only the cwd's ancestors' descendants: run it from the filesystem root.
-    await run([...circomCommand(), ...args], "/", `circom ${basename(sourcePath)}`);
+    await run([...findCircom(), ...args], "/", `circom ${basename(sourcePath)}`);
     circomMs = performance.now() - started;
     generatedDir = join(scratch, `${name}_cpp`);
   }
