@@ -38,7 +38,7 @@ export { planMemory } from "./src/memory_plan.ts";
 export type { EngineSettings, MemoryPlan, PlanMemoryOptions, PlannedKey, PlannedSyntheticKey, PointSectionName, SectionPlan } from "./src/memory_plan.ts";
 export { groth16 } from "./src/groth16.ts";
 export type { FullProveOptions, FullProveResult, FullProveTimings, Groth16Options, Groth16Result, ZkeySource } from "./src/groth16.ts";
-export { WitnessCalculator } from "./src/witness_calculator.ts";
+export { nativeLibraryFor, WitnessCalculator } from "./src/witness_calculator.ts";
 export type { CircuitInput, WitnessCalculatorOptions } from "./src/witness_calculator.ts";
 export { BufferPool, FR_BYTES, HostBuffer, NativeBuffer, PinnedBuffer, RegisteredMemory } from "./src/memory/mod.ts";
 export type { AllocOptions, BufferPoolOptions, BufferPoolStats, PinnedAllocOptions, PoolLease } from "./src/memory/mod.ts";

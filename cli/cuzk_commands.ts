@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import process from "node:process";
 
-import { CuzkError, groth16, Key, Library, MAX_DEVICE, phaseTable, Prover, readWitnessFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
+import { CuzkError, groth16, Key, Library, MAX_DEVICE, nativeLibraryFor, phaseTable, Prover, readWitnessFile, requireRegularFile, setupInsecureDev, timelineSvg, verify, writeSynthCircuit } from "../mod.ts";
 import type { BackendName, CircuitInput, ProofResult } from "../mod.ts";
 import { checkOutputs, countFlag, EXIT, integerFlag, readJson, say, snarkjsJson, UsageError, writeOutputs } from "./io.ts";
 import type { FileArg, Parsed } from "./io.ts";
@@ -52,7 +52,8 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
   // the .r1cs itself); a witness's size is checked once the key says how many values it needs.
   const input = "input" in source ? readJson(source.input, "circuit inputs") as CircuitInput : undefined;
   if ("wtns" in source) requireRegularFile(source.wtns, "witness");
-  const call = longCall(progressFlag(p.flags.get("--progress")));
+  const mode = progressFlag(p.flags.get("--progress"));
+  const call = longCall(mode);
   let prover: Prover | undefined;
   try {
     prover = await Prover.open({
@@ -74,6 +75,9 @@ export async function proveWith(source: ProofSource, files: ProofFiles, p: Parse
         const wtns = readWitnessFile(source.wtns, prover.info.nVars);
         result = await prover.prove(wtns, options);
       } else {
+        // A native witness library beside the .wasm is used in its place: say so.
+        const native = nativeLibraryFor(source.wasm);
+        if (native && native !== source.wasm && mode !== "none") say(`computing the witness with ${native} (the native witness library beside ${source.wasm})`);
         result = await groth16.fullProve(input!, source.wasm, prover, options);
       }
     } catch (error) {

@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -251,4 +251,16 @@ test("cuzk witness compile prints the library and the executable; the executable
   const run = runExecutable(join(dir, "out", "poseidon_10.witness"), [join(ROOT, f.dir, "input.json"), join(dir, "w.wtns")]);
   assert.equal(run.status, 0, run.stderr);
   assert.ok(same(new Uint8Array(readFileSync(join(dir, "w.wtns"))), new Uint8Array(readFileSync(join(ROOT, f.dir, "witness.wtns")))));
+  // fullprove with the .wasm beside the library: the library computes the witness, and says so.
+  const wasm = join(dir, "out", "poseidon_10.wasm");
+  copyFileSync(join(ROOT, f.dir, "circuit.wasm"), wasm);
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(wasm, past, past);
+  const proof = join(dir, "proof.json"), pub = join(dir, "public.json");
+  const full = spawnSync(process.execPath, [...runtime, "groth16", "fullprove", join(ROOT, f.dir, "input.json"), wasm, join(ROOT, f.dir, "circuit.zkey"), proof, pub],
+    { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  assert.equal(full.status, 0, full.stderr);
+  assert.match(full.stderr, new RegExp(`computing the witness with ${join(dir, "out", "poseidon_10.witness.so").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+  const check = spawnSync(process.execPath, [...runtime, "groth16", "verify", join(ROOT, f.dir, "verification_key.json"), pub, proof], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(check.status, 0, check.stdout + check.stderr);
 });
