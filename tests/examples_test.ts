@@ -19,3 +19,14 @@ test("examples/prove.ts proves the bundled circuit, verifies it and prints the p
   assert.match(r.stdout, /^msm_h\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m); // the phase table (start, end, took)
   assert.match(r.stdout, /witness \(circuit\.wasm\)/);
 });
+
+test("under Deno, the permissions the README lists are enough (no -A)", { skip: "Deno" in globalThis ? false : "a Deno-only promise" }, () => {
+  // README, "Use cuzk in your project": the flags a Deno user is told to pass.
+  const readme = spawnSync(process.execPath, ["eval", "console.log(Deno.readTextFileSync('README.md'))"], { cwd: ROOT, encoding: "utf8" }).stdout;
+  const listed = /run with -A, or ((?:--allow-[a-z]+ ?)+)/.exec(readme);
+  assert.ok(listed, "the README lists Deno's permissions");
+  const flags = listed[1].trim().split(/\s+/);
+  const r = spawnSync(process.execPath, ["run", ...flags, "examples/prove.ts", "--backend", "cpu"], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(r.status, 0, `with ${flags.join(" ")}: ${r.stderr}`);
+  assert.match(r.stdout, /proof verifies: true/);
+});

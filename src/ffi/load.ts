@@ -34,8 +34,17 @@ export const runtime: RuntimeName = typeof (globalThis as { Deno?: unknown }).De
 // bun:ffi, loaded when the first library is opened under Bun (Deno and Node cannot resolve it).
 let bunFfi: BunFfi | undefined;
 
-/** The package root (where package.json and build/ live). */
-export const packageRoot: string = fileURLToPath(new URL("../../", import.meta.url));
+/**
+ * A path under the package root (where package.json and build/ live), or undefined when this code
+ * was not loaded from files (a JSR or https import: then only an explicit path or $CUZK_LIB finds
+ * the library).
+ */
+function packagePath(relative: string): string | undefined {
+  return import.meta.url.startsWith("file:") ? fileURLToPath(new URL(`../../${relative}`, import.meta.url)) : undefined;
+}
+
+/** The package root, or undefined for code not loaded from files. */
+export const packageRoot: string | undefined = packagePath("");
 
 /** The command that builds the library in a checkout (the package root holds CMakeLists.txt). */
 export const BUILD_COMMAND = "npm run build:cmake";
@@ -64,7 +73,7 @@ function platformPackageOrder(): string[] {
 /** libcuzk.so of an installed platform package, or undefined when that package is not installed. */
 function platformPackageLibrary(name: string): string | undefined {
   try {
-    return createRequire(import.meta.url).resolve(`${name}/libcuzk.so`);
+    return createRequire(import.meta.url).resolve(`${name}/libcuzk.so`); // throws off file: URLs too
   } catch {
     return undefined;
   }
@@ -73,7 +82,7 @@ function platformPackageLibrary(name: string): string | undefined {
 /** This package's version (the platform packages are published with the same one). */
 function packageVersion(): string | undefined {
   try {
-    return (JSON.parse(readFileSync(`${packageRoot}package.json`, "utf8")) as { version?: string }).version;
+    return (JSON.parse(readFileSync(`${packageRoot ?? ""}package.json`, "utf8")) as { version?: string }).version;
   } catch {
     return undefined;
   }
@@ -88,7 +97,7 @@ function installCommand(name: string): string {
 
 /** The command that gives this machine a working library: a source build in a checkout, else the platform package. */
 export function fixCommand(): string {
-  if (existsSync(`${packageRoot}CMakeLists.txt`)) return `cd ${packageRoot} && ${BUILD_COMMAND}`;
+  if (packageRoot && existsSync(`${packageRoot}CMakeLists.txt`)) return `cd ${packageRoot} && ${BUILD_COMMAND}`;
   const order = platformPackageOrder();
   if (order.length > 0) return installCommand(order[0]);
   return `no prebuilt library for ${process.platform}-${process.arch}: build libcuzk.so from the cuzk sources ` +
@@ -135,9 +144,10 @@ export function resolveLibraryPath(options: LoadOptions = {}): string {
     );
   }
   const tried: string[] = [];
-  const built = fileURLToPath(new URL("../../build/libcuzk.so", import.meta.url));
-  if (existsSync(built)) return built;
-  tried.push(`${built} (a source build)`);
+  const built = packagePath("build/libcuzk.so");
+  if (built && existsSync(built)) return built;
+  if (built) tried.push(`${built} (a source build)`);
+  else tried.push(`${import.meta.url} is not a file: give the library's path (CUZK_LIB=/path/to/libcuzk.so)`);
   for (const name of platformPackageOrder()) {
     const fromPackage = platformPackageLibrary(name);
     if (fromPackage && existsSync(fromPackage)) return fromPackage;

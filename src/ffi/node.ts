@@ -9,8 +9,9 @@ import type { NativeArgument, NativeLibrary, NativeResult, NativeType, Pointer, 
 import { asPointer, decodeResult } from "./types.ts";
 import type { SymbolDefinition } from "./types.ts";
 
-// koffi is CommonJS with a native addon; createRequire keeps this file loadable as plain ESM.
-const require = createRequire(import.meta.url);
+// koffi is CommonJS with a native addon; createRequire keeps this file loadable as plain ESM (made
+// when Node first opens a library: other runtimes, and imports from non-file URLs, never need it).
+let nodeRequire: NodeRequire | undefined;
 
 interface KoffiFunction {
   (...args: unknown[]): unknown;
@@ -57,7 +58,7 @@ export function openNodeLibrary(
   table: Readonly<Record<string, SymbolDefinition>>,
   available: ReadonlySet<string>,
 ): NativeLibrary {
-  const koffi = require("koffi") as Koffi;
+  const koffi = (nodeRequire ??= createRequire(import.meta.url))("koffi") as Koffi;
   const library = koffi.load(path);
   const functions = new Map<string, KoffiFunction>();
   for (const name of available) {

@@ -20,8 +20,13 @@ import { fileURLToPath } from "node:url";
 import { CuzkError } from "../errors.ts";
 import { rewriteCircuitCpp } from "./rewrite.ts";
 
-/** Where native/ lies (the package root). */
-const NATIVE = fileURLToPath(new URL("../../native/", import.meta.url));
+/** Where native/ lies (the package root); a compile needs the package's files on disk. */
+function nativeDir(): string {
+  if (!import.meta.url.startsWith("file:")) {
+    throw new CuzkError("UNSUPPORTED", `compiling a witness library needs cuzk's native/ sources on disk; ${import.meta.url} is not a file (install the npm package)`);
+  }
+  return fileURLToPath(new URL("../../native/", import.meta.url));
+}
 const WITNESS_SOURCES = ["fr.cpp", "calcwit.cpp", "entry.cpp"];
 /** The executable's own part (its main and the JSON inputs), linked with the library's objects. */
 const COMMAND_SOURCES = ["command.cpp", "input_json.cpp"];
@@ -128,7 +133,7 @@ export function findCircom(search: CircomSearch = {}): string[] {
     candidates.push(join(dir, "node_modules", "circom2", "cli.js"));
     if (dirname(dir) === dir) break;
   }
-  candidates.push(fileURLToPath(new URL("../../node_modules/circom2/cli.js", import.meta.url)));
+  if (import.meta.url.startsWith("file:")) candidates.push(fileURLToPath(new URL("../../node_modules/circom2/cli.js", import.meta.url)));
   const cli = candidates.find((path) => existsSync(path));
   if (!cli) {
     throw new CuzkError("UNSUPPORTED", "compiling a .circom file needs circom 2, found neither as $CIRCOM, nor as circom or " +
@@ -208,6 +213,7 @@ async function runtimeObjects(cache: string, prime: CircomPrime, cxx: string, so
   mkdirSync(cache, { recursive: true });
   const work = mkdtempSync(join(cache, "runtime-tmp-"));
   try {
+    const NATIVE = nativeDir();
     const flags = [...COMMON_FLAGS, "-O3", `-D${PRIMES[prime].define}`, `-I${NATIVE}witness`, `-I${NATIVE}src`, `-I${NATIVE}include`];
     await parallel(sources.map((f) => () => run([cxx, ...flags, "-c", `${NATIVE}witness/${f}`, "-o", join(work, f.replace(/\.cpp$/, ".o"))], work, `compiling ${f}`)), availableParallelism());
     try {
@@ -242,7 +248,7 @@ async function circuitObjectFor(
     writeFileSync(join(work, "circuit.cpp"), circuitCpp);
     step(`${cxx} ${optimization} ${from} (${(circuitCpp.length / 1e6).toFixed(1)} MB)`);
     // No prime defined: circom/fr.hpp and circom.hpp are the same for both.
-    const flags = [...COMMON_FLAGS, optimization, "-w", `-I${NATIVE}witness/circom`];
+    const flags = [...COMMON_FLAGS, optimization, "-w", `-I${nativeDir()}witness/circom`];
     await run([cxx, ...flags, "-c", "circuit.cpp", "-o", "circuit.o"], work, `compiling ${basename(from)}`);
     renameSync(join(work, "circuit.o"), object);
   } finally {
@@ -292,6 +298,7 @@ export async function compileWitnessLibrary(source: string, options: WitnessComp
     const circuitCpp = rewriteCircuitCpp(readFileSync(generated.cpp, "utf8"));
     const dat = readFileSync(generated.dat);
     const optimization = options.circuitOptimization ?? "-O1";
+    const NATIVE = nativeDir();
     const sources = WITNESS_BUILD_FILES.map((f) => readFileSync(join(NATIVE, f)));
     const sourcesHash = sha256([...sources, compiler, COMMON_FLAGS.join(" ")]);
     const key = sha256([sourcesHash, LINK_FLAGS.join(" "), prime, optimization, circuitCpp, dat]);
