@@ -151,7 +151,10 @@ const manifest = {
   bin: { cuzk: "./bin/cuzk.js" },
   files: ["mod.js", "mod.d.ts", "cli.js", "cli.d.ts", "cli/", "src/", "bin/", "native/", "README.md", "LICENSE"],
   dependencies: Object.fromEntries(runtimeDependencies.map((name) => [name, repo.dependencies[name]])),
-  optionalDependencies: { "cuzk-linux-x64": repo.version, "cuzk-linux-x64-cuda": repo.version },
+  // The CPU library comes with the package (optional: other platforms install nothing); the CUDA
+  // library (22 MB packed, 63 MB unpacked) only where the user asks for it: npm cannot see a GPU
+  // without an install script, and the package has none.
+  optionalDependencies: { "cuzk-linux-x64": repo.version },
 };
 fs.writeFileSync(target, JSON.stringify(manifest, null, 2) + "\n");
 EOF

@@ -179,6 +179,9 @@ check "the tarballs hold the compiled package only (no .ts sources but .d.ts, no
   bash -c "! tar -tzf '$main_tgz' | grep -v '^package/native/' | grep -E '(^package/tests/|CMakeLists|\.cpp$|\.cu$|[^d]\.ts$)' &&
     ! tar -tzf '$main_tgz' | grep '^package/native/' | grep -vE '^package/native/(witness/|src/field/[a-z_]+\.hpp$|include/cuzk\.h$)'"
 
+check "the main package installs only the CPU library with it (the CUDA one on request)" \
+  bash -c "tar -xzOf '$main_tgz' package/package.json | node -e 'const m = JSON.parse(require(\"fs\").readFileSync(0, \"utf8\")); const all = { ...m.dependencies, ...m.optionalDependencies }; if (!(\"cuzk-linux-x64\" in all) || \"cuzk-linux-x64-cuda\" in all) { console.log(all); process.exit(1); }'"
+
 echo "=== npm install of the tarballs into $consumer (compilers shimmed)"
 # Any compiler, cmake, make or node-gyp that runs during install leaves a line in calls.log.
 shims=$work/shims
