@@ -227,11 +227,13 @@ class CpuEngine final : public engine::Engine<C> {
     for (uint64_t j = 0; j < n; j += plan_.msm_chunk) {
       if (j > 0 && batch_ && batch_->cancelled()) return cancelled_in(s, err);
       const uint64_t m = std::min(plan_.msm_chunk, n - j);
-      const uint8_t* points = resident_[s].data() + j * pb;
+      const uint8_t* points = nullptr;
       if (is_streamed) {
         PhaseScope t(times, proofs[0], phase);  // the chunk's read, in the first proof's phase
         CUZK_CPU_TRY(keys_.pack(z, s, j, m, stream_.data(), scratch_, err));
         points = stream_.data();
+      } else {
+        points = resident_[s].data() + j * pb;
       }
       for (size_t k = 0; k < count; k++) {
         PhaseScope t(times, proofs[k], phase);
