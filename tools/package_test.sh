@@ -306,6 +306,44 @@ sed -e 's/"NodeNext"/"Bundler"/2' -e 's/"module": "NodeNext"/"module": "ESNext"/
 check "tsc --noEmit --strict against the published .d.ts (NodeNext, @types/node): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.json"
 check "tsc --noEmit --strict against the published .d.ts (Bundler, no Node types): 0 errors" node "$repo/node_modules/typescript/bin/tsc" -p "$consumer/ts/tsconfig.bundler.json"
 
+# A CommonJS TypeScript project (hardhat-style): tsc emits require("cuzk"), which Node runs.
+mkdir -p "$consumer/ts-cjs"
+printf '{ "name": "cuzk-consumer-cjs", "private": true, "type": "commonjs" }\n' >"$consumer/ts-cjs/package.json"
+cat >"$consumer/ts-cjs/tsconfig.json" <<EOF
+{
+  "compilerOptions": {
+    "strict": true, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "outDir": "out",
+    "typeRoots": ["$repo/node_modules/@types"], "types": ["node"]
+  },
+  "files": ["main.ts"]
+}
+EOF
+cat >"$consumer/ts-cjs/main.ts" <<'EOF'
+import { readFileSync } from "node:fs";
+import { groth16, Prover } from "cuzk";
+import type { VerificationKeyJson } from "cuzk";
+
+async function main(fixture: string): Promise<void> {
+  const prover = await Prover.open({ zkey: `${fixture}/circuit.zkey`, backend: "cpu" });
+  try {
+    const { proof, publicSignals } = await groth16.prove(prover, `${fixture}/witness.wtns`);
+    const vkey = JSON.parse(readFileSync(`${fixture}/verification_key.json`, "utf8")) as VerificationKeyJson;
+    if (!(await groth16.verify(vkey, publicSignals, proof))) throw new Error("the proof does not verify");
+    console.log("CommonJS TypeScript: proved and verified");
+  } finally {
+    prover.close();
+  }
+}
+main(process.argv[2]).catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+EOF
+check "tsc --strict of a CommonJS TypeScript project: 0 errors, and it emits require(\"cuzk\")" \
+  bash -c "node '$repo/node_modules/typescript/bin/tsc' -p '$consumer/ts-cjs/tsconfig.json' && grep -q 'require(\"cuzk\")' '$consumer/ts-cjs/out/main.js'"
+check "the CommonJS TypeScript project's output proves and verifies under Node 20" \
+  bash -c "cd '$consumer/ts-cjs' && node out/main.js '$fixture'"
+
 echo "=== a missing runtime dependency is named, with the command that installs it"
 cat >"$consumer/missing.mjs" <<'EOF'
 import { readFileSync } from "node:fs";
