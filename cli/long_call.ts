@@ -91,6 +91,40 @@ export function longCall(mode: ProgressMode = defaultProgressMode()): LongCallOp
   };
 }
 
+/**
+ * Progress of work reported as steps in words (witness compile: circom, each compiler run):
+ * `bar` shows the step in work on one line redrawn with the time, `plain` a line per step, `none`
+ * nothing. `done()` ends the bar's line and stops its timer.
+ */
+export function stepReporter(mode: ProgressMode): { onStep(line: string): void; done(): void } {
+  const started = performance.now();
+  let step = "";
+  let drawn = false;
+  const draw = () => {
+    if (!step) return;
+    const room = Math.max(20, (process.stderr.columns ?? 80) - 20);
+    const text = step.length > room ? `${step.slice(0, room - 3)}...` : step;
+    process.stderr.write(`\r\x1b[2Kcuzk: ${text} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    drawn = true;
+  };
+  const timer = mode === "bar" ? setInterval(draw, REDRAW_MS) : undefined;
+  (timer as { unref?: () => void } | undefined)?.unref?.();
+  return {
+    onStep(line: string) {
+      if (mode === "plain") process.stderr.write(`cuzk: ${line}\n`);
+      else if (mode === "bar") {
+        step = line;
+        draw();
+      }
+    },
+    done() {
+      clearInterval(timer);
+      if (drawn) process.stderr.write("\n");
+      drawn = false;
+    },
+  };
+}
+
 /** The `--progress` flag of a command (bar, plain or none; default as `defaultProgressMode`). */
 export function progressFlag(value: string | true | undefined): ProgressMode {
   if (value === undefined) return defaultProgressMode();

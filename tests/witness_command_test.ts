@@ -248,6 +248,13 @@ test("cuzk witness compile prints the library and the executable; the executable
     "--O2", "-o", join(dir, "out"), "--cache", CACHE], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(r.stdout.trim().split("\n"), [join(dir, "out", "poseidon_10.witness.so"), join(dir, "out", "poseidon_10.witness")]);
+  assert.match(r.stderr, /^cuzk: circom /m, "piped: a line per step");
+  // Again, from the cache: --progress none writes nothing on stderr, the same paths on stdout.
+  const quiet = spawnSync(process.execPath, [...runtime, "witness", "compile", join(dir, "poseidon_10.circom"), "-l", NODE_MODULES, "--prime", "bls12381",
+    "--O2", "-o", join(dir, "out"), "--cache", CACHE, "--progress", "none"], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  assert.equal(quiet.status, 0, quiet.stderr);
+  assert.equal(quiet.stderr, "");
+  assert.equal(quiet.stdout, r.stdout);
   const run = runExecutable(join(dir, "out", "poseidon_10.witness"), [join(ROOT, f.dir, "input.json"), join(dir, "w.wtns")]);
   assert.equal(run.status, 0, run.stderr);
   assert.ok(same(new Uint8Array(readFileSync(join(dir, "w.wtns"))), new Uint8Array(readFileSync(join(ROOT, f.dir, "witness.wtns")))));
