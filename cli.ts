@@ -2,8 +2,9 @@
 /**
  * @module
  * The cuzk command line: a drop-in for snarkjs's proving commands (cli/snarkjs_commands.ts:
- * `groth16 prove|fullprove|verify`, `wtns calculate`, `zkey export verificationkey|soliditycalldata`
- * and their aliases, with snarkjs's default file names, output files and exit statuses), plus the
+ * `groth16 prove|fullprove|verify`, `wtns calculate|check`, `zkey export
+ * verificationkey|soliditycalldata|solidityverifier`, `r1cs info` and their aliases, with snarkjs's
+ * default file names, output files and exit statuses), plus the
  * cuzk forms below (cli/cuzk_commands.ts). Runs under Deno (`deno run -A cli.ts`), Bun (`bun cli.ts`)
  * and Node >= 22 (`node cli.ts`). Exit status 0 on success; otherwise one line on stderr and
  * non-zero: 1 for an error or a proof that does not verify, 2 (cuzk forms) or 99 (snarkjs forms,

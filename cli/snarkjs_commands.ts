@@ -1,8 +1,9 @@
 /**
  * @module
  * The snarkjs forms of the CLI: snarkjs's command lines for what cuzk does (groth16 prove,
- * fullprove and verify, wtns calculate, zkey export verificationkey and soliditycalldata), with
- * its aliases, its default file names, its options and its exit statuses (node_modules/snarkjs/cli.js).
+ * fullprove and verify, wtns calculate and check, zkey export verificationkey, soliditycalldata and
+ * solidityverifier, r1cs info), with its aliases, its default file names, its options and its exit
+ * statuses (node_modules/snarkjs/cli.js).
  * Command words match in any case, as in snarkjs; the cuzk options of `prove` are taken as well.
  */
 import process from "node:process";
@@ -12,6 +13,8 @@ import type { CircuitInput } from "../mod.ts";
 import { proveWith, verifyFiles } from "./cuzk_commands.ts";
 import { checkOutputs, EXIT, readJson, UsageError, writeJson, writeOutputs } from "./io.ts";
 import type { Parsed } from "./io.ts";
+import { r1csInfo, wtnsCheck } from "./r1cs_commands.ts";
+import { exportSolidityVerifier } from "./solidity_verifier.ts";
 
 /** A snarkjs command as cuzk runs it. */
 export interface SnarkjsCommand {
@@ -105,6 +108,29 @@ export const SNARKJS_COMMANDS: SnarkjsCommand[] = [
       return EXIT.ok;
     },
   },
+  {
+    words: "zkey export solidityverifier",
+    // snarkjs's `generateverifier` also names its files with -vk and -v options; cuzk takes them in order.
+    aliases: ["zkesv", "generateverifier"],
+    files: ["circuit_final.zkey", "verifier.sol"],
+    description: "the Groth16 verifier contract of a BN254 key (snarkjs's template, from the installed snarkjs)",
+    run: ([zkey, out]) => exportSolidityVerifier(zkey, out),
+  },
+  {
+    words: "wtns check",
+    aliases: ["wchk"],
+    files: ["circuit.r1cs", "witness.wtns"],
+    description: "checks the witness against every constraint: exit 0, or 1 at the first that fails",
+    run: ([r1cs, wtns]) => Promise.resolve(wtnsCheck(r1cs, wtns)),
+  },
+  {
+    words: "r1cs info",
+    // snarkjs's other alias, `info`, is cuzk's own command.
+    aliases: ["ri"],
+    files: ["circuit.r1cs"],
+    description: "the circuit's curve, wires, constraints, inputs, labels and outputs",
+    run: ([r1cs]) => Promise.resolve(r1csInfo(r1cs)),
+  },
 ];
 
 /**
@@ -116,10 +142,10 @@ const SNARKJS_ONLY = [
   "powersoftau new", "powersoftau contribute", "powersoftau export challenge", "powersoftau challenge contribute",
   "powersoftau import response", "powersoftau beacon", "powersoftau prepare phase2", "powersoftau convert",
   "powersoftau truncate", "powersoftau verify", "powersoftau export json",
-  "r1cs info", "r1cs print", "r1cs export json",
-  "wtns debug", "wtns export json", "wtns check",
+  "r1cs print", "r1cs export json",
+  "wtns debug", "wtns export json",
   "zkey contribute", "zkey export bellman", "zkey bellman contribute", "zkey import bellman", "zkey beacon",
-  "zkey verify r1cs", "zkey verify init", "zkey export json", "zkey export solidityverifier",
+  "zkey verify r1cs", "zkey verify init", "zkey export json",
   "groth16 setup", "zksnark setup",
   "plonk setup", "plonk prove", "plonk fullprove", "plonk verify",
   "fflonk setup", "fflonk prove", "fflonk fullprove", "fflonk verify",
@@ -136,7 +162,7 @@ export function snarkjsOnly(argv: readonly string[]): string | undefined {
   if (!match) return undefined;
   const name = match.join(" ");
   const quoted = argv.map((arg) => (/^[\w./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)).join(" ");
-  return `"${name}" is snarkjs's, not cuzk's (cuzk proves, verifies and exports verification keys and calldata; setups, ceremonies and other protocols stay with snarkjs): run it with snarkjs, e.g. npx snarkjs ${quoted}`;
+  return `"${name}" is snarkjs's, not cuzk's (cuzk proves, verifies, checks witnesses and exports verification keys, calldata and verifier contracts; setups, ceremonies and other protocols stay with snarkjs): run it with snarkjs, e.g. npx snarkjs ${quoted}`;
 }
 
 /** The command whose words (or an alias's) begin `positional`, and the file names after them. */
@@ -153,7 +179,8 @@ export function matchSnarkjs(positional: string[]): { command: SnarkjsCommand; r
 /** Runs a matched snarkjs command: missing file names take snarkjs's defaults; more than it takes is a usage error. */
 export async function runSnarkjs(command: SnarkjsCommand, rest: string[], p: Parsed): Promise<number> {
   if (rest.length > command.files.length) {
-    throw new UsageError(`${command.words} takes at most ${command.files.length} files (${command.files.join(" ")}), not ${rest.length}`);
+    const files = `${command.files.length} file${command.files.length === 1 ? "" : "s"}`;
+    throw new UsageError(`${command.words} takes at most ${files} (${command.files.join(" ")}), not ${rest.length}`);
   }
   const files = command.files.map((fallback, i) => rest[i] ?? fallback);
   return await command.run(files, p);

@@ -5,20 +5,24 @@
  * fixtures, both curves, with and without public signals, and give: the same .wtns, verification
  * key, public.json and calldata byte for byte, the same exit statuses (0, 1 for a proof that does
  * not verify or a missing file, 99 for a command line neither can use), and proofs (random, so
- * different) that snarkjs's verifier accepts, as ours accepts snarkjs's. In process, the JS API
- * takes the file forms snarkjs takes and returns its shapes and text; bad input is a CuzkError.
+ * different) that snarkjs's verifier accepts, as ours accepts snarkjs's. `zkey export
+ * solidityverifier` writes snarkjs's verifier.sol byte for byte (BN254; BLS12-381, for which
+ * snarkjs fills its BN254 template with values that overflow it, is refused); `r1cs info` and
+ * `wtns check` print snarkjs's lines (less its logger's prefix) with its verdicts. In process, the
+ * JS API takes the file forms snarkjs takes and returns its shapes and text; bad input is a CuzkError.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CuzkError, groth16, wtns, zKey } from "../mod.ts";
+import { curveOf, CuzkError, groth16, synthCircuit, wtns, zKey } from "../mod.ts";
 import type { CircuitInput, Groth16Proof } from "../mod.ts";
 import { snarkjsJson } from "../cli/io.ts";
+import { findSnarkjs } from "../cli/solidity_verifier.ts";
 import { fixtures, needs } from "./support/native.ts";
 import type { Fixture } from "./support/native.ts";
 
@@ -81,6 +85,13 @@ const sameBytes = (dirs: { snarkjs: string; cuzk: string }, name: string, label:
 const sameExit = ([s, c]: [Ran, Ran], code: number, label: string) => {
   assert.equal(s.code, code, `${label}: snarkjs exit ${s.code}: ${s.stdout}${s.stderr}`);
   assert.equal(c.code, code, `${label}: cuzk exit ${c.code}: ${c.stderr}`);
+};
+
+const isCuzk = (code: string, pattern?: RegExp) => (error: unknown) => {
+  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
+  assert.equal(error.code, code, error.message);
+  if (pattern) assert.match(error.message, pattern);
+  return true;
 };
 
 /**
@@ -175,7 +186,8 @@ test("exit statuses of both CLIs: missing file 1, too many files 99, unknown com
   assert.equal(version[1].code, 0);
   assert.match(version[1].stdout, /^cuzk@\d+\.\d+\.\d+\n$/);
   assert.equal(help[1].code, 0);
-  for (const words of ["groth16 prove", "groth16 fullprove", "groth16 verify", "wtns calculate", "zkey export verificationkey", "zkey export soliditycalldata", "g16p", "zkesc"]) {
+  const listed = ["groth16 prove", "groth16 fullprove", "groth16 verify", "wtns calculate", "wtns check", "zkey export verificationkey", "zkey export soliditycalldata", "zkey export solidityverifier", "r1cs info"];
+  for (const words of [...listed, "g16p", "zkesc", "zkesv", "wchk", "ri"]) {
     assert.ok(help[1].stdout.includes(words), `--help names ${words}`);
   }
 });
@@ -187,16 +199,16 @@ test("snarkjs commands cuzk does not run are refused with the snarkjs command li
     ["groth16", "setup", "circuit.r1cs", "pot.ptau", "circuit_0000.zkey"],
     ["zkey", "contribute", "circuit_0000.zkey", "circuit_0001.zkey", "--name=First contribution", "-v", "-e=entropy"],
     ["powersoftau", "new", "bn128", "12", "pot12_0000.ptau"],
-    ["ZKEY", "export", "solidityverifier", "circuit_final.zkey", "verifier.sol"],
+    ["ZKEY", "export", "json", "circuit_final.zkey", "circuit_final.zkey.json"],
     ["plonk", "prove", "circuit.zkey", "witness.wtns"],
-    ["r1cs", "info", "circuit.r1cs"],
-    ["wtns", "check", "circuit.r1cs", "witness.wtns"],
+    ["r1cs", "print", "circuit.r1cs", "circuit.sym"],
+    ["wtns", "export", "json", "witness.wtns", "witness.json"],
   ];
   for (const args of cases) {
     const c = await run(process.execPath, [...ours, ...args], dirs.cuzk);
     assert.equal(c.code, 99, `cuzk ${args.join(" ")}: ${c.stderr}`);
     assert.equal(c.stderr.trim().split("\n").length, 1, c.stderr);
-    assert.match(c.stderr, new RegExp(`"${args.slice(0, args[0] === "ZKEY" ? 3 : 2).join(" ").toLowerCase()}" is snarkjs's, not cuzk's`));
+    assert.match(c.stderr, new RegExp(`"${args.slice(0, args[1] === "export" ? 3 : 2).join(" ").toLowerCase()}" is snarkjs's, not cuzk's`));
     // The line to run is the user's own, options and all, quoted for a shell where needed.
     assert.ok(c.stderr.includes(`npx snarkjs ${args.map((a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a}'`)).join(" ")}`), c.stderr);
     assert.doesNotMatch(c.stderr, /unknown (option|command)/);
@@ -204,6 +216,199 @@ test("snarkjs commands cuzk does not run are refused with the snarkjs command li
   const typo = await run(process.execPath, [...ours, "groth16", "sett"], dirs.cuzk);
   assert.equal(typo.code, 99);
   assert.match(typo.stderr, /unknown command "groth16 sett"/);
+});
+
+/** snarkjs's log lines as cuzk prints them: without colours and without the `[INFO]  snarkJS: ` prefix. */
+const logLines = (stdout: string) =>
+  stdout.replace(/\x1b\[[0-9;]*m/g, "").split("\n").filter((line) => line !== "").map((line) => line.replace(/^\[(INFO|WARN)\]  snarkJS: /, ""));
+
+/** Both CLIs printed the same lines (snarkjs's as logLines reads them) and exited `code`. */
+function sameLines(ran: [Ran, Ran], code: number, label: string): void {
+  sameExit(ran, code, label);
+  assert.deepEqual(ran[1].stdout.split("\n").filter((line) => line !== ""), logLines(ran[0].stdout), `${label}: cuzk's lines are snarkjs's`);
+  assert.equal(ran[1].stdout.endsWith("\n"), true, `${label}: whole lines`);
+}
+
+/** Where a .wtns of 32-byte values (both curves) keeps its count and its values (magic, version, sections; n8, q, count; section 2's header). */
+const WTNS_COUNT_AT = 12 + 12 + 4 + 32, WTNS_VALUES_AT = WTNS_COUNT_AT + 4 + 12;
+const wtnsCount = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(WTNS_COUNT_AT, true);
+
+/** A copy of a .wtns with value `index` changed by `change` (mod 2^256). */
+function changedWitness(bytes: Uint8Array, index: number, change: (value: bigint) => bigint): Uint8Array {
+  const out = new Uint8Array(bytes);
+  const at = WTNS_VALUES_AT + index * 32;
+  assert.equal(out.length, WTNS_VALUES_AT + wtnsCount(bytes) * 32, "a .wtns of 32-byte values");
+  let value = 0n;
+  for (let i = 31; i >= 0; i--) value = (value << 8n) | BigInt(out[at + i]);
+  value = BigInt.asUintN(256, change(value));
+  for (let i = 0; i < 32; i++) out[at + i] = Number((value >> BigInt(8 * i)) & 0xffn);
+  return out;
+}
+
+test("zkey export solidityverifier: snarkjs's verifier.sol byte for byte for BN254 keys (words and default names, both aliases); BLS12-381 refused", needs(...proverApi), async () => {
+  const spellings: Array<[string, string[]]> = [
+    ["mulchain_8", ["zkey", "export", "solidityverifier"]],
+    ["zero_public", ["zkesv", "circuit_final.zkey", "verifier.sol"]],
+    ["many_public", ["generateverifier", "circuit_final.zkey", "verifier.sol"]],
+  ];
+  for (const [name, args] of spellings) {
+    const label = `bn254/${name} ${args[0]}`;
+    const dirs = workspace(`solidity-${name}`, pick("bn254", name));
+    sameExit(await both(args, dirs), 0, label);
+    sameBytes(dirs, "verifier.sol", label);
+    const code = read(dirs.cuzk, "verifier.sol").toString();
+    assert.match(code, /contract Groth16Verifier/, label);
+    const nPublic = pick("bn254", name).json<{ nPublic: number }>("verification_key.json").nPublic;
+    assert.ok(code.includes(`uint[${nPublic}] calldata _pubSignals`), `${label}: ${nPublic} public signals`);
+  }
+  // snarkjs fills its BN254 template with the BLS12-381 key's 381-bit coordinates (they overflow its
+  // uint256 constants, so the contract does not compile); cuzk refuses and writes nothing.
+  const dirs = workspace("solidity-bls", pick("bls12_381", "mulchain_8"));
+  const [s, c] = await both(["zkesv"], dirs);
+  assert.equal(s.code, 0, s.stdout);
+  const constants = [...read(dirs.snarkjs, "verifier.sol").toString().matchAll(/uint256 constant \w+\s*=\s*(\d+);/g)].map((m) => BigInt(m[1]));
+  assert.ok(constants.some((value) => value >= 2n ** 256n), "snarkjs's BLS12-381 contract holds constants beyond uint256");
+  assert.equal(c.code, 1, c.stderr);
+  assert.match(c.stderr, /^cuzk: .*bls12381.*bn128 \(BN254\) only/);
+  assert.equal(c.stderr.trim().split("\n").length, 1, c.stderr);
+  assert.equal(existsSync(join(dirs.cuzk, "verifier.sol")), false, "nothing written");
+});
+
+test("zkey export solidityverifier takes the template of the snarkjs the current project installs, else cuzk's own; without one it says how to install it", needs(...proverApi), async () => {
+  const own = findSnarkjs();
+  assert.equal(own.version, JSON.parse(readFileSync(join(ROOT, "node_modules", "snarkjs", "package.json"), "utf8")).version);
+  assert.ok(existsSync(join(own.dir, "templates", "verifier_groth16.sol.ejs")), own.dir);
+  const bare = join(work, "no-snarkjs");
+  mkdirSync(bare, { recursive: true });
+  assert.throws(() => findSnarkjs([join(bare, "package.json")]), isCuzk("UNSUPPORTED", /not installed.*`npm install snarkjs`/));
+
+  // A project whose own snarkjs has another template (written here, with ejs beside it): that one is filled.
+  const project = join(work, "project");
+  const fake = join(project, "node_modules", "snarkjs");
+  mkdirSync(join(fake, "templates"), { recursive: true });
+  writeFileSync(join(fake, "package.json"), JSON.stringify({ name: "snarkjs", version: "0.0.1-test", main: "index.js" }));
+  writeFileSync(join(fake, "index.js"), "module.exports = {};\n");
+  writeFileSync(join(fake, "templates", "verifier_groth16.sol.ejs"), "alpha <%= vk_alpha_1[0] %>, <%= nPublic %> public<% for (const p of IC) { %> <%= p[1] %><% } %>\n");
+  const ejs = existsSync(join(own.dir, "node_modules", "ejs")) ? join(own.dir, "node_modules", "ejs") : join(own.dir, "..", "ejs");
+  symlinkSync(ejs, join(project, "node_modules", "ejs"));
+  const fixture = pick("bn254", "mulchain_8");
+  copyFileSync(fixture.file("circuit.zkey"), join(project, "circuit_final.zkey"));
+  const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+  const made = await run(process.execPath, [...ours, "zkesv"], project);
+  assert.equal(made.code, 0, made.stderr);
+  const vk = fixture.json<{ vk_alpha_1: string[]; nPublic: number; IC: string[][] }>("verification_key.json");
+  assert.equal(read(project, "verifier.sol").toString(), `alpha ${vk.vk_alpha_1[0]}, ${vk.nPublic} public${vk.IC.map((p) => ` ${p[1]}`).join("")}\n`);
+});
+
+test("r1cs info: snarkjs's lines on both curves (words and default name, alias ri)", async () => {
+  for (const fixture of fixtures().filter((f) => ["poseidon_10", "many_public"].includes(f.name))) {
+    const label = `${fixture.curve}/${fixture.name}`;
+    const dirs = workspace(`r1cs-info-${fixture.curve}-${fixture.name}`, fixture);
+    for (const dir of Object.values(dirs)) copyFileSync(fixture.file("circuit.r1cs"), join(dir, "circuit.r1cs"));
+    const ran = await both(fixture.name === "poseidon_10" ? ["r1cs", "info"] : ["ri", fixture.file("circuit.r1cs")], dirs);
+    sameLines(ran, 0, label);
+    assert.match(ran[1].stdout, new RegExp(`^Curve: ${fixture.curve === "bn254" ? "bn-128" : "bls12-381"}\n# of Wires: \\d+\n`));
+  }
+});
+
+test("wtns check: snarkjs's lines and exit statuses on both curves, for a witness that satisfies the circuit and ones that do not", async () => {
+  for (const curve of ["bn254", "bls12_381"]) {
+    const fixture = pick(curve, "poseidon_10");
+    const dirs = workspace(`wtns-check-${curve}`, fixture);
+    const r = curveOf(curve).r;
+    const witness = fixture.bytes("witness.wtns");
+    const wires = wtnsCount(witness);
+    for (const dir of Object.values(dirs)) {
+      copyFileSync(fixture.file("circuit.r1cs"), join(dir, "circuit.r1cs"));
+      copyFileSync(fixture.file("witness.wtns"), join(dir, "witness.wtns"));
+      writeFileSync(join(dir, "changed.wtns"), changedWitness(witness, wires - 500, (v) => v ^ 1n));
+      // As snarkjs, values are taken modulo r: v + r satisfies what v does.
+      writeFileSync(join(dir, "plus_r.wtns"), changedWitness(witness, wires - 500, (v) => v + r));
+    }
+    const good = await both(["wtns", "check"], dirs);
+    sameLines(good, 0, `${curve} wtns check`);
+    assert.match(good[1].stdout, /^WITNESS CHECKING STARTED\n[^]*\n  Constraints:    960\n[^]*WITNESS IS CORRECT\nWITNESS CHECKING FINISHED SUCCESSFULLY\n$/);
+    const bad = await both(["wchk", "circuit.r1cs", "changed.wtns"], dirs);
+    sameLines(bad, 1, `${curve} wchk of a changed witness`);
+    assert.match(bad[1].stdout, /··· aborting checking process at constraint \d+\nWITNESS IS NOT CORRECT\n/);
+    sameLines(await both(["wtns", "check", "circuit.r1cs", "plus_r.wtns"], dirs), 0, `${curve} wtns check of a value + r`);
+  }
+});
+
+test("wtns check of a synthetic circuit whose constraints outgrow one read of the .r1cs: snarkjs's lines and verdicts", needs("cuzk_synth_circuit"), async () => {
+  const constraints = 1 << 15;
+  const { r1cs, wtns: witness } = await synthCircuit({ curve: "bls12_381", profile: "uniform", constraints, seed: 7 });
+  const chunk = 1 << 22; // what cli/r1cs_commands.ts reads of a section at a time
+  assert.ok(r1cs.length > chunk, `${r1cs.length} bytes: more than one read`);
+  const dirs = { snarkjs: join(work, "synth-check", "snarkjs"), cuzk: join(work, "synth-check", "cuzk") };
+  const count = wtnsCount(witness);
+  for (const dir of Object.values(dirs)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "circuit.r1cs"), r1cs);
+    writeFileSync(join(dir, "witness.wtns"), witness);
+    writeFileSync(join(dir, "late.wtns"), changedWitness(witness, count - 1, (v) => v + 1n));
+  }
+  sameLines(await both(["wtns", "check"], dirs), 0, "synthetic wtns check");
+  const late = await both(["wtns", "check", "circuit.r1cs", "late.wtns"], dirs);
+  sameLines(late, 1, "synthetic wtns check of a changed last value");
+  const at = Number(/aborting checking process at constraint (\d+)/.exec(late[1].stdout)?.[1]);
+  assert.ok(at * (r1cs.length / constraints) > chunk, `the failing constraint ${at} lies past the first read`);
+});
+
+test("r1cs info, wtns check, zkey export solidityverifier: bad input is one line and a nonzero exit (missing, FIFO, folder, wrong file type, too many files)", needs(...proverApi), async () => {
+  const fixture = pick("bn254", "mulchain_8");
+  const dirs = workspace("bad-input", fixture);
+  for (const dir of Object.values(dirs)) {
+    copyFileSync(fixture.file("circuit.r1cs"), join(dir, "circuit.r1cs"));
+    copyFileSync(fixture.file("witness.wtns"), join(dir, "witness.wtns"));
+    copyFileSync(pick("bls12_381", "mulchain_8").file("witness.wtns"), join(dir, "bls.wtns"));
+    copyFileSync(pick("bn254", "poseidon_10").file("witness.wtns"), join(dir, "other.wtns"));
+    mkdirSync(join(dir, "folder"));
+  }
+  // Both CLIs: the same exit status.
+  const cases: Array<[string[], number]> = [
+    [["r1cs", "info", "missing.r1cs"], 1],
+    [["ri", "circuit_final.zkey"], 1],
+    [["ri", "folder"], 1],
+    [["ri", "circuit.r1cs", "extra"], 99],
+    [["wtns", "check", "missing.r1cs", "witness.wtns"], 1],
+    [["wchk", "circuit.r1cs", "missing.wtns"], 1],
+    [["wchk", "witness.wtns", "circuit.r1cs"], 1],
+    [["wchk", "circuit.r1cs", "bls.wtns"], 1],
+    [["wchk", "circuit.r1cs", "witness.wtns", "extra"], 99],
+    [["zkesv", "missing.zkey", "v.sol"], 1],
+    [["zkesv", "circuit.r1cs", "v.sol"], 1],
+    [["zkesv", "circuit_final.zkey", "folder"], 1],
+    [["zkesv", "circuit_final.zkey", "v.sol", "extra"], 99],
+  ];
+  for (const [args, code] of cases) {
+    const [s, c] = await both(args, dirs);
+    assert.equal(s.code, code, `snarkjs ${args.join(" ")}: ${s.stdout}`);
+    assert.equal(c.code, code, `cuzk ${args.join(" ")}: ${c.stderr}`);
+    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
+    assert.match(c.stderr, /^cuzk: /);
+  }
+  // cuzk only: snarkjs would wait on a FIFO for ever; another circuit's witness (snarkjs reads past its end).
+  execFileSync("mkfifo", [join(dirs.cuzk, "fifo")]);
+  const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
+  const refusals: Array<[string[], RegExp]> = [
+    [["ri", "fifo"], /circuit \.r1cs fifo is not a regular file/],
+    [["wchk", "circuit.r1cs", "fifo"], /witness fifo is not a regular file/],
+    [["zkesv", "fifo", "v.sol"], /fifo/],
+    [["zkesv", "circuit_final.zkey", "fifo"], /refusing to write the Solidity verifier to fifo: it is a FIFO/],
+    [["zkesv", "circuit_final.zkey", "circuit_final.zkey"], /would be written over the key/],
+    [["wchk", "circuit.r1cs", "other.wtns"], /has 963 values, but the circuit has 256 wires/],
+    [["ri", "circuit.r1cs.truncated"], /./],
+  ];
+  writeFileSync(join(dirs.cuzk, "circuit.r1cs.truncated"), fixture.bytes("circuit.r1cs").subarray(0, 100));
+  for (const [args, pattern] of refusals) {
+    const c = await run(process.execPath, [...ours, ...args], dirs.cuzk);
+    assert.equal(c.code, 1, `cuzk ${args.join(" ")}: ${c.stderr}`);
+    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
+    assert.match(c.stderr, /^cuzk: /);
+    assert.match(c.stderr, pattern);
+  }
+  assert.equal(existsSync(join(dirs.cuzk, "v.sol")), false, "no verifier written by a refused command");
 });
 
 test("zKey.exportVerificationKey of every committed fixture is its verification_key.json (snarkjs's) byte for byte, vk_alphabeta_12 from the library", needs(...proverApi), async () => {
@@ -249,13 +454,6 @@ test("what a user runs (mod.ts, src/, cli.ts, cli/) imports no package outside p
   assert.ok(sources.length > 30, `${sources.length} sources read`);
   assert.deepEqual(outside, [], "an installed package has no devDependencies: such an import fails there");
 });
-
-const isCuzk = (code: string, pattern?: RegExp) => (error: unknown) => {
-  assert.ok(error instanceof CuzkError, `a CuzkError, got ${error}`);
-  assert.equal(error.code, code, error.message);
-  if (pattern) assert.match(error.message, pattern);
-  return true;
-};
 
 test("JS API: snarkjs's file forms for zkey, witness and wasm; snarkjs's shapes, vk and calldata", needs(...proverApi), async () => {
   const fixture = pick("bls12_381", "mulchain_8");
