@@ -270,9 +270,17 @@ class ScriptedProver {
     });
   }
 
-  /** The n-th call (1-based), once it has been made. */
+  /** The n-th call (1-based), once it has been made; fails after 5 s without it. */
   async call(n: number) {
-    while (this.calls.length < n) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    const deadline = performance.now() + 5000;
+    while (this.calls.length < n) {
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`the scheduler made ${this.calls.length} library calls, not ${n}: ${JSON.stringify(this.calls.map((c) => c.witnesses))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#waiters.push(() => (clearTimeout(timer), resolve()));
+      });
+    }
     return this.calls[n - 1];
   }
 
