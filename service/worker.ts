@@ -25,7 +25,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import { FR_BYTES } from "../mod.ts";
-import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
+import type { DeviceProofResult, ProofResult, Progress, ProverSet } from "../mod.ts";
 import { proveJobs } from "./batch.ts";
 import { CANCEL_CHANNEL, JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
 import type { ClusterDb, Listener } from "./cluster_db.ts";
@@ -33,7 +33,6 @@ import { backoffMs, DatabaseUnavailableError, isConnectionError } from "./db_err
 import { sqlTransition, TRANSITIONS } from "./job_states.ts";
 import { proverOf } from "./keys.ts";
 import type { KeyRegistry } from "./keys.ts";
-import type { ProverSet } from "../mod.ts";
 import { logEvent } from "./log.ts";
 import { WitnessFileError } from "./witness_dir.ts";
 import type { WitnessDir } from "./witness_dir.ts";
