@@ -4,8 +4,10 @@
  * each named by the event that makes it. Both job stores change a job's state only through this
  * table: the in-memory scheduler (scheduler.ts) with `transition`, which throws on a change the
  * table lacks, and PostgreSQL (store_pg.ts, worker.ts) with `sqlTransition`, whose from and to
- * states are the parameters of the statement that writes the change (`SET state = <to> ... WHERE
- * state = ANY(<from>)`), so that no statement can write a change the table lacks either.
+ * states are written into the statement that makes the change (`SET state = <to> ... WHERE state
+ * IN (<from>)`), so that no statement can write a change the table lacks either. They go in as
+ * literals rather than parameters: the planner then matches the partial index on active states,
+ * and the statement reads the same in pg_stat_activity as it runs.
  *
  *   (submit) -> queued --claim--> running --prove--> succeeded
  *                  |                 | ^ \--fail---> failed
@@ -94,15 +96,31 @@ export function eventsFrom(state: JobState): JobEvent[] {
   return JOB_EVENTS.filter((event) => allowed(state, event));
 }
 
+/** A state as an SQL string literal. States are the table's own lowercase words (checked), so nothing needs escaping. */
+export function sqlState(state: JobState): string {
+  if (!JOB_STATES.includes(state) || !/^[a-z]+$/.test(state)) throw new Error(`not a job state: ${JSON.stringify(state)}`);
+  return `'${state}'`;
+}
+
+/** What a statement that writes a change of state needs: the states a row may be in, and the state it is set to. */
+export interface SqlTransition {
+  from: JobState[];
+  to: JobState;
+  /** `from` as a list of SQL literals, for `WHERE state IN (${sqlFrom})`. */
+  sqlFrom: string;
+  /** `to` as an SQL literal, for `SET state = ${sqlTo}`. */
+  sqlTo: string;
+}
+
 /**
- * The parameters of a statement that writes `events`' change: the states a row may be in
- * (`WHERE state = ANY($from)`) and the state it is set to (`SET state = $to`). Events given
- * together must lead to one state (e.g. claim and reclaim: one claim statement for both).
+ * The states of a statement that writes `events`' change. Events given together must lead to one
+ * state (e.g. claim and reclaim: one claim statement for both).
  */
-export function sqlTransition(...events: [JobEvent, ...JobEvent[]]): { from: JobState[]; to: JobState } {
+export function sqlTransition(...events: [JobEvent, ...JobEvent[]]): SqlTransition {
   const to = TRANSITIONS[events[0]].to;
   const mixed = events.find((event) => TRANSITIONS[event].to !== to);
   if (mixed) throw new Error(`${events.join(" and ")} lead to different states (${to}, ${TRANSITIONS[mixed].to}): one statement cannot write them`);
-  const from = new Set(events.flatMap((event) => TRANSITIONS[event].from));
-  return { from: JOB_STATES.filter((state) => from.has(state)), to };
+  const states = new Set(events.flatMap((event) => TRANSITIONS[event].from));
+  const from = JOB_STATES.filter((state) => states.has(state));
+  return { from, to, sqlFrom: from.map(sqlState).join(", "), sqlTo: sqlState(to) };
 }

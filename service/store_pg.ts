@@ -17,7 +17,7 @@ import type { ClusterDb, Listener, QueueSettings } from "./cluster_db.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { databaseUnavailable, DatabaseUnavailableError, isConnectionError } from "./db_errors.ts";
 import { ServiceError } from "./errors.ts";
-import { allowed, INITIAL_STATE, sqlTransition } from "./job_states.ts";
+import { allowed, INITIAL_STATE, sqlState, sqlTransition } from "./job_states.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { FINAL_STATES, finishedOrNot, JOB_STATES } from "./store.ts";
 import type { Attempt, JobListing, JobResult, JobState, JobStore, JobView, Submission } from "./store.ts";
@@ -255,8 +255,8 @@ export class PgJobStore implements JobStore {
         await this.admissible(submission.keyId, bytes, client);
         await client.query(
           `INSERT INTO cuzk.jobs (id, key_id, source, priority, state, idempotency_key, fingerprint, witness, witness_file, witness_bytes, witness_ms)
-           VALUES ($1, $2, $3, $4, $11, $5, $6, $7, $8, $9, $10)`,
-          [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, file ? null : submission.witness, file, bytes, submission.witnessMs ?? null, INITIAL_STATE],
+           VALUES ($1, $2, $3, $4, ${sqlState(INITIAL_STATE)}, $5, $6, $7, $8, $9, $10)`,
+          [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, file ? null : submission.witness, file, bytes, submission.witnessMs ?? null],
         );
         await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
         await client.query("SELECT pg_notify($1, $2)", [QUEUED_CHANNEL, submission.keyId]);
@@ -393,8 +393,8 @@ export class PgJobStore implements JobStore {
       if (state === CANCEL.to) return;
       if (!allowed(state, "cancel")) throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
       await client.query(
-        `UPDATE cuzk.jobs SET state = $3, finished_at = now(), witness = NULL, progress = NULL, error = $2 WHERE id = $1 AND state = ANY($4::text[])`,
-        [id, { code: "CANCELLED", message: state === "queued" ? "cancelled by the client" : "cancelled by the client while a worker proved it (a proof of it that still comes is dropped)" }, CANCEL.to, CANCEL.from],
+        `UPDATE cuzk.jobs SET state = ${CANCEL.sqlTo}, finished_at = now(), witness = NULL, progress = NULL, error = $2 WHERE id = $1 AND state IN (${CANCEL.sqlFrom})`,
+        [id, { code: "CANCELLED", message: state === "queued" ? "cancelled by the client" : "cancelled by the client while a worker proved it (a proof of it that still comes is dropped)" }],
       );
       if (state === "queued") await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
       else await client.query("SELECT pg_notify($1, $2)", [CANCEL_CHANNEL, id]);
@@ -430,10 +430,10 @@ export class PgJobStore implements JobStore {
       const ids = dead.map((entry) => entry.data.job);
       const limit = this.#options.queue.retryLimit + 1;
       await this.#db.pool.query(
-        `UPDATE cuzk.jobs SET state = $3, finished_at = now(), witness = NULL, progress = NULL,
+        `UPDATE cuzk.jobs SET state = ${ABANDON.sqlTo}, finished_at = now(), witness = NULL, progress = NULL,
            error = jsonb_build_object('code', 'RETRY_LIMIT', 'message', 'no worker finished the job in ' || $2::int || ' claims (each lease was lost: the worker died or stopped answering)')
-         WHERE id = ANY($1::uuid[]) AND state = ANY($4::text[])`,
-        [ids, limit, ABANDON.to, ABANDON.from],
+         WHERE id = ANY($1::uuid[]) AND state IN (${ABANDON.sqlFrom})`,
+        [ids, limit],
       );
       await this.#db.boss.complete(DEAD_LETTER_QUEUE, dead.map((entry) => entry.id));
       for (const id of ids) await this.#db.pool.query("SELECT pg_notify($1, $2)", [JOB_CHANNEL, id]);

@@ -236,11 +236,11 @@ export class ProvingWorker {
         const ids = jobs.map((job) => job.id);
         const attempts = jobs.map((job) => job.retryCount + 1);
         const { rows } = await client.query(
-          `UPDATE cuzk.jobs j SET state = $4, attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
+          `UPDATE cuzk.jobs j SET state = ${CLAIM.sqlTo}, attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
              FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
-            WHERE j.id = a.id AND j.state = ANY($5::text[])
+            WHERE j.id = a.id AND j.state IN (${CLAIM.sqlFrom})
             RETURNING j.id, j.witness, j.witness_file`,
-          [ids, attempts, workerId, CLAIM.to, CLAIM.from],
+          [ids, attempts, workerId],
         );
         const claimed = new Map<string, { witness: Uint8Array | null; witnessFile: string | null }>(rows.map((row) => [row.id as string, { witness: row.witness, witnessFile: row.witness_file }]));
         await client.query(
@@ -277,8 +277,8 @@ export class ProvingWorker {
     const { db, workerId } = this.#options;
     const { rows } = await db.pool.query(
       `SELECT a.job_id AS id, a.attempt, j.witness, j.witness_file FROM cuzk.attempts a JOIN cuzk.jobs j ON j.id = a.job_id
-        WHERE a.batch = $1 AND a.settled_at IS NULL AND j.state = $3 AND j.attempt = a.attempt AND j.worker = $2`,
-      [batch, workerId, CLAIM.to],
+        WHERE a.batch = $1 AND a.settled_at IS NULL AND j.state = ${CLAIM.sqlTo} AND j.attempt = a.attempt AND j.worker = $2`,
+      [batch, workerId],
     );
     logEvent("claim_checked", { worker: workerId, batch, key: keyId, committed: rows.length > 0 });
     if (rows.length === 0) return [];
@@ -355,8 +355,8 @@ export class ProvingWorker {
     if (held.length === 0) return;
     const { rows } = await this.#options.db.pool.query(
       `SELECT a.id FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) LEFT JOIN cuzk.jobs j ON j.id = a.id
-        WHERE j.id IS NULL OR j.state <> $3 OR j.attempt <> a.attempt`,
-      [held.map((job) => job.id), held.map((job) => job.retryCount + 1), CLAIM.to],
+        WHERE j.id IS NULL OR j.state <> ${CLAIM.sqlTo} OR j.attempt <> a.attempt`,
+      [held.map((job) => job.id), held.map((job) => job.retryCount + 1)],
     );
     if (this.#held !== held) return; // settled meanwhile
     for (const row of rows) this.#dropped.add(row.id as string);
@@ -502,9 +502,9 @@ class ProgressWriter {
     await this.db.pool.query(
       `WITH written AS (
          UPDATE cuzk.jobs j SET progress = $3::jsonb FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
-          WHERE j.id = a.id AND j.attempt = a.attempt AND j.state = $5 RETURNING j.id)
+          WHERE j.id = a.id AND j.attempt = a.attempt AND j.state = ${CLAIM.sqlTo} RETURNING j.id)
        SELECT pg_notify($4, id::text) FROM written`,
-      [this.jobs.map((job) => job.id), this.jobs.map((job) => job.retryCount + 1), text, JOB_CHANNEL, CLAIM.to],
+      [this.jobs.map((job) => job.id), this.jobs.map((job) => job.retryCount + 1), text, JOB_CHANNEL],
     ).catch(() => {}); // a lost write only delays the progress shown
   }
 

@@ -34,6 +34,7 @@ import {
   JOB_STATES,
   JobTransitionError,
   nextState,
+  sqlState,
   sqlTransition,
   transition,
   TRANSITIONS,
@@ -100,13 +101,15 @@ test("job states: a submission starts queued; final states have no way out; ever
   }
 });
 
-test("job states: the SQL parameters of each statement come from the table", () => {
-  assert.deepEqual(sqlTransition("claim", "reclaim"), { from: ["queued", "running"], to: "running" });
-  assert.deepEqual(sqlTransition("cancel"), { from: ["queued", "running"], to: "cancelled" });
-  assert.deepEqual(sqlTransition("abandon"), { from: ["queued", "running"], to: "failed" });
-  assert.deepEqual(sqlTransition("prove"), { from: ["running"], to: "succeeded" });
-  assert.deepEqual(sqlTransition("fail"), { from: ["running"], to: "failed" });
+test("job states: the SQL states of each statement come from the table", () => {
+  assert.deepEqual(sqlTransition("claim", "reclaim"), { from: ["queued", "running"], to: "running", sqlFrom: "'queued', 'running'", sqlTo: "'running'" });
+  assert.deepEqual(sqlTransition("cancel"), { from: ["queued", "running"], to: "cancelled", sqlFrom: "'queued', 'running'", sqlTo: "'cancelled'" });
+  assert.deepEqual(sqlTransition("abandon"), { from: ["queued", "running"], to: "failed", sqlFrom: "'queued', 'running'", sqlTo: "'failed'" });
+  assert.deepEqual(sqlTransition("prove"), { from: ["running"], to: "succeeded", sqlFrom: "'running'", sqlTo: "'succeeded'" });
+  assert.deepEqual(sqlTransition("fail"), { from: ["running"], to: "failed", sqlFrom: "'running'", sqlTo: "'failed'" });
   assert.throws(() => sqlTransition("prove", "fail"), /lead to different states/);
+  assert.equal(sqlState(INITIAL_STATE), "'queued'");
+  assert.throws(() => sqlState("done'; DROP TABLE cuzk.jobs; --" as JobState), /not a job state/);
 });
 
 /** The SQL text of a TypeScript file: its template literals and string literals. */
@@ -117,34 +120,39 @@ function sqlOf(file: string): string[] {
 
 test("job states: every statement that writes a job's state takes it, and the states it may write over, from the table", () => {
   const files = readdirSync(join(ROOT, "service")).filter((f) => f.endsWith(".ts"));
+  /** A state written into the SQL from job_states.ts: `${sqlState(...)}` or `${<transition>.sqlTo}`. */
+  const fromTable = /^\$\{(sqlState\([A-Z_]+\)|[A-Z_]+\.sqlTo)\}$/;
   const writers: Array<{ file: string; sql: string }> = [];
   for (const file of files) {
     for (const sql of sqlOf(file)) {
-      const insert = /INSERT INTO\s+cuzk\.jobs\s*\(([^)]*)\)\s*VALUES\s*\(([^)]*)\)/.exec(sql);
+      const insert = /INSERT INTO\s+cuzk\.jobs\s*\(([^)]*)\)\s*VALUES\s*\(((?:[^()]|\([^()]*\))*)\)/.exec(sql);
       if (insert) {
         const columns = insert[1].split(",").map((c) => c.trim());
         const values = insert[2].split(",").map((v) => v.trim());
         assert.equal(columns.length, values.length, `${file}: ${sql}`);
         const state = values[columns.indexOf("state")];
         if (state === undefined) continue;
-        assert.match(state, /^\$\d+$/, `${file}: the state of an INSERT is a parameter (INITIAL_STATE), not ${state}: ${sql}`);
+        assert.match(state, fromTable, `${file}: the state of an INSERT comes from the table, not ${state}: ${sql}`);
         writers.push({ file, sql });
         continue;
       }
       // A state assignment is `state = ...` right after SET or after a comma of the SET list.
       const assignments = [...sql.matchAll(/(?:\bSET|,)\s*state\s*=\s*([^\s,]+)/g)].map((m) => m[1]);
       if (assignments.length === 0) continue;
+      const perRow = assignments.every((value) => value === "o.state");
       for (const value of assignments) {
-        assert.match(value, /^(\$\d+|o\.state)$/, `${file}: a state written as ${value}, not a parameter from sqlTransition: ${sql}`);
+        assert.ok(fromTable.test(value) || value === "o.state", `${file}: a state written as ${value}, not taken from the table: ${sql}`);
       }
-      assert.match(sql, /\bstate\s*=\s*ANY\s*\(/, `${file}: a statement that writes a state must guard the states it writes over (state = ANY(from)): ${sql}`);
+      // The states it may write over: the table's (or, for rows of different changes, each row's own).
+      const guard = perRow ? /\bstate\s*=\s*ANY\(o\.from_states\)/ : /\bstate\s+IN\s*\(\$\{[A-Z_]+\.sqlFrom\}\)/;
+      assert.match(sql, guard, `${file}: a statement that writes a state must guard the states it writes over with the table's: ${sql}`);
       assert.doesNotMatch(sql, /\bstate\s+IN\s*\(\s*'/, `${file}: the guarded states come from the table, not a literal list: ${sql}`);
       writers.push({ file, sql });
     }
   }
   // submit (INSERT), claim and settle (worker), cancel and the retry limit (PostgreSQL store).
   assert.deepEqual(writers.map((w) => w.file).sort(), ["store_pg.ts", "store_pg.ts", "store_pg.ts", "worker.ts", "worker.ts"], "the statements that write a job's state (a new one must take its states from sqlTransition and be counted here)");
-  // The settle's per-row parameters: to and from as the table has them.
+  // The settle's rows: to and from as the table has them for prove and fail.
   const worker = readFileSync(join(ROOT, "service/worker.ts"), "utf8");
   assert.match(worker, /state: TRANSITIONS\[result \? "prove" : "fail"\]\.to/);
   assert.match(worker, /from_states: TRANSITIONS\[result \? "prove" : "fail"\]\.from/);
