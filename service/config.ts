@@ -100,7 +100,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "port", flag: "--port", env: "CUZK_SERVICE_PORT", kind: "int", default: "8080", min: 0, max: 65535, help: "TCP port (0 = any free port, printed at start)" },
   { key: "keysDir", flag: "--keys-dir", env: "CUZK_SERVICE_KEYS_DIR", kind: "string", default: "keys", help: "directory of the zkeys; POST /v1/keys names files inside it only" },
   { key: "preload", flag: "--preload", env: "CUZK_SERVICE_PRELOAD", kind: "list", default: "", maxItems: MAX_PRELOAD, help: "comma-separated key names to register at start (id = name with / as .)" },
-  { key: "backend", flag: "--backend", env: "CUZK_SERVICE_BACKEND", kind: "backend", default: "auto", help: "auto | cpu | cuda" },
+  { key: "backend", flag: "--backend", env: "CUZK_SERVICE_BACKEND", kind: "backend", default: "auto", help: "auto | cpu | cuda (not used by --role api with a database: it proves nothing)" },
   { key: "device", flag: "--device", env: "CUZK_SERVICE_DEVICE", kind: "int", default: "0", min: 0, max: 64, help: "GPU index" },
   { key: "devices", flag: "--devices", env: "CUZK_SERVICE_DEVICES", kind: "devices", default: "", maxItems: 64, help: "comma-separated GPU indices to prove on, each batch divided between them (default: --device alone)" },
   { key: "cpuThreads", flag: "--cpu-threads", env: "CUZK_SERVICE_CPU_THREADS", kind: "int", default: "0", min: 0, max: 4096, help: "CPU threads of the library (0 = all cores; at most the cores the library reports)" },

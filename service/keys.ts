@@ -2,7 +2,9 @@
  * @module
  * The key registry: zkeys opened from the configured keys directory only, each bound to a
  * ProverSet over the service's shared contexts (one per device: the key resident on each, every
- * batch divided between them) and kept resident until deleted. A name is a relative
+ * batch divided between them) and kept resident until deleted. A registry without contexts (the
+ * API role of a database deployment, which proves nothing) opens each key alone: enough to check
+ * witnesses and export the verification key, without a prover's device memory and set-up. A name is a relative
  * path (`<name>.zkey` or `<name>/circuit.zkey`); besides the pattern check of schemas.ts, the file's
  * real path (symbolic links resolved) must lie inside the directory's real path. A key may come
  * with its circuit's witness generator (`.wasm`) and constraint system (`.r1cs`, attached so that
@@ -10,7 +12,7 @@
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
-import { Context, ProverSet } from "../mod.ts";
+import { Context, Key, ProverSet } from "../mod.ts";
 import type { EngineSettings, KeyInfo, Library, VerificationKeyJson } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
 
@@ -24,7 +26,10 @@ export interface RegisteredKey {
   /** circuit.r1cs beside the key (attached when r1cs checks are on). */
   r1csPath: string | undefined;
   r1csAttached: boolean;
-  prover: ProverSet;
+  /** The opened key: witness checks, the verification key. */
+  key: Key;
+  /** Its prover on every device; undefined in a registry without contexts (it proves nothing). */
+  prover: ProverSet | undefined;
   info: KeyInfo;
   registeredAt: string;
 }
@@ -42,16 +47,22 @@ export function keySummary(key: RegisteredKey) {
     fileBytes: key.info.fileBytes,
     inputs: key.wasmPath !== undefined,
     r1csCheck: key.r1csAttached,
-    backend: key.prover.backend,
-    devices: key.prover.devices,
+    backend: key.prover?.backend ?? "none",
+    devices: key.prover?.devices ?? [],
     registeredAt: key.registeredAt,
   };
+}
+
+/** The prover of a key, for the roles that prove. */
+export function proverOf(key: RegisteredKey): ProverSet {
+  if (!key.prover) throw new Error(`key ${key.id} was opened without a prover: this process has no device to prove on`);
+  return key.prover;
 }
 
 /** Options of the registry. */
 export interface KeyRegistryOptions {
   keysDir: string;
-  /** One per device the service proves on. */
+  /** One per device the service proves on; none: keys are opened without provers. */
   contexts: Context[];
   library: Library;
   r1csCheck: boolean;
@@ -171,24 +182,34 @@ export class KeyRegistry {
 
   async #open(name: string, id: string): Promise<RegisteredKey> {
     const files = this.#resolve(name);
+    // Without a prover nothing is proved here, so the .r1cs is not read; r1csAttached still says
+    // what the provers of the same settings do (they attach it).
     const attach = this.#options.r1csCheck && files.r1cs !== undefined;
-    let prover: ProverSet;
+    let prover: ProverSet | undefined;
+    let key: Key;
     try {
-      prover = await ProverSet.open({
-        zkey: files.zkey,
-        contexts: this.#options.contexts,
-        library: this.#options.library,
-        r1cs: attach ? files.r1cs : undefined,
-        selfCheck: true,
-        ...this.#options.engine,
-      });
+      if (this.#options.contexts.length === 0) {
+        // Witness checks and the verification key read the header sections only: the points (most
+        // of a key) stay in the file, so the API holds a few KiB per key, not the whole key.
+        key = await Key.open(files.zkey, { library: this.#options.library, pointsOnDemand: true });
+      } else {
+        prover = await ProverSet.open({
+          zkey: files.zkey,
+          contexts: this.#options.contexts,
+          library: this.#options.library,
+          r1cs: attach ? files.r1cs : undefined,
+          selfCheck: true,
+          ...this.#options.engine,
+        });
+        key = prover.key;
+      }
     } catch (error) {
       const code = (error as { code?: string }).code ?? "KEY_OPEN";
       // Clients see paths relative to the keys directory, not where it lies on the server.
       const message = (error as Error).message.replaceAll(this.#root + sep, "");
       throw new ServiceError(422, code === "FORMAT" || code === "UNSUPPORTED" || code === "CURVE_MISMATCH" ? `KEY_${code}` : "KEY_OPEN", message.startsWith("cannot open the key") ? message : `cannot open key ${JSON.stringify(name)}: ${message}`, "/name");
     }
-    const info = prover.info;
+    const info = prover?.info ?? key.info();
     return {
       id,
       name,
@@ -196,6 +217,7 @@ export class KeyRegistry {
       wasmPath: files.wasm,
       r1csPath: files.r1cs,
       r1csAttached: attach,
+      key,
       prover,
       info,
       registeredAt: new Date().toISOString(),
@@ -204,13 +226,15 @@ export class KeyRegistry {
 
   /** The verification key of `id` as snarkjs's verification_key.json point fields. */
   verificationKey(id: string): Partial<VerificationKeyJson> {
-    return this.get(id).prover.key.exportVkJson();
+    return this.get(id).key.exportVkJson();
   }
 
   /** Closes and forgets `id`. The caller checks that no job uses it. */
   remove(id: string): RegisteredKey {
     const key = this.get(id);
-    key.prover.close(); // throws BUSY if a call were still queued: the scheduler prevents that
+    // The set closes the key it opened; throws BUSY if a call were still queued: the scheduler prevents that.
+    if (key.prover) key.prover.close();
+    else key.key.close();
     this.#keys.delete(id);
     return key;
   }

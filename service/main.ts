@@ -14,7 +14,8 @@
  *
  * With --database-url the jobs live in PostgreSQL instead, shared by roles that may run on many
  * hosts: `--role api` serves the same HTTP API from the database (it opens keys only to check
- * witnesses and export verification keys; it proves nothing), `--role worker` proves the jobs of
+ * witnesses and export verification keys; it proves nothing, so it makes no device context and
+ * no prover, whatever --backend says), `--role worker` proves the jobs of
  * its preloaded keys on its device (worker.ts). Either leaves at once on SIGTERM/SIGINT: the jobs
  * stay in the database (a worker first settles the batch in hand).
  */
@@ -81,8 +82,11 @@ async function main(): Promise<void> {
     throw new ConfigError(`--cpu-threads: ${config.cpuThreads} is more than the ${info.cpuThreads} cores the library reports (0 = all of them)`);
   }
   const devices = config.devices.length > 0 ? config.devices : [config.device];
+  // The API of a database deployment proves nothing: a context would only hold a device (and on a
+  // GPU host, CUDA's start and memory) for nothing. Its keys are opened without provers.
+  const proves = !config.databaseUrl || config.role === "worker";
   const contexts: Context[] = [];
-  for (const device of devices) {
+  for (const device of proves ? devices : []) {
     try {
       contexts.push(Context.create({ backend: config.backend, device, cpuThreads: config.cpuThreads, g2OnCpu: config.g2OnCpu, library }));
     } catch (error) {
@@ -90,8 +94,8 @@ async function main(): Promise<void> {
       throw new ConfigError(`cannot start the ${config.backend} backend on device ${device} (--backend, --device, --devices): ${(error as Error).message}`);
     }
   }
-  // The first device's context answers for the backend (they all have the same one).
-  const context = contexts[0];
+  // The first device's context answers for the backend (they all have the same one); none in the API role.
+  const context: Context | undefined = contexts[0];
   let keys: KeyRegistry;
   try {
     const engine = { hCopies: config.hCopies, memoryBudget: config.memoryBudget };
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
       dbWitnessMaxBytes: config.dbWitnessMaxBytes,
       witnessDir,
     });
-    const server = await serve(bun, config, { keys, store, metrics, context, info });
+    const server = await serve(bun, config, { keys, store, metrics, info });
     if (!server) return;
     for (const key of keys.list()) await store.addKey(key.id);
     const stop = async (signal: string) => {
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
 async function serve(
   bun: BunGlobal,
   config: ServiceConfig,
-  parts: { keys: KeyRegistry; store: JobStore; metrics: ServiceMetrics; context: Context; info: ReturnType<Library["info"]>; inputs?: InputWitnesses },
+  parts: { keys: KeyRegistry; store: JobStore; metrics: ServiceMetrics; context?: Context; info: ReturnType<Library["info"]>; inputs?: InputWitnesses },
 ): Promise<BunServer | undefined> {
   const { keys, context, info } = parts;
   const inputs = parts.inputs ?? new InputWitnesses();
@@ -175,8 +179,8 @@ async function serve(
       store: parts.store,
       inputs,
       metrics: parts.metrics,
-      ready: () => preloaded && !context.closed,
-      describe: () => ({ backend: context.backend, device: context.device, devices: keys.devices, library: info.version, cpuThreads: info.cpuThreads, role: config.role, database: config.databaseUrl !== "" }),
+      ready: () => preloaded && !context?.closed,
+      describe: () => ({ backend: context?.backend ?? "none", device: context?.device, devices: keys.devices, library: info.version, cpuThreads: info.cpuThreads, role: config.role, database: config.databaseUrl !== "" }),
     }),
   );
   logEvent("listening", {
@@ -184,7 +188,7 @@ async function serve(
     port: server.port,
     role: config.role,
     database: config.databaseUrl !== "",
-    backend: context.backend,
+    backend: context?.backend ?? "none",
     keysDir: keys.root,
     queueCapacity: config.queueCapacity,
     batchSize: config.batchSize,

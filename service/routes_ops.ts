@@ -53,7 +53,7 @@ export function opsRoutes(deps: OpsRoutesDeps): Routes {
     "/metrics": {
       GET: async () => {
         await store.refreshMetrics();
-        return new Response(metrics.registry.render(), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
+        return new Response(await metrics.registry.render(), { headers: { "Content-Type": metrics.registry.contentType } });
       },
     },
   };

@@ -4,18 +4,20 @@
  * its capacity is a 429 with Retry-After). The oldest job's key decides the next batch: queued jobs
  * of that key are gathered, in order, into one `Prover.proveBatch` call of at most `batchSize`
  * witnesses, waiting at most `batchWaitMs` for the batch to fill. One batch runs at a time (one
- * device). Every proof is self-checked by the library. When a batch call fails, its jobs are
- * proved one by one, so that a witness the library refuses (e.g. one that does not satisfy the
- * constraints) fails only its own job.
+ * device). Every proof is self-checked by the library. A batch is proved by batch.ts (one call,
+ * one by one after a failed call, as a worker does), and every change of a job's state goes
+ * through the table of job_states.ts.
  */
 import { randomUUID } from "node:crypto";
-import { CuzkError } from "../mod.ts";
 import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
+import { proveJobs } from "./batch.ts";
 import { ServiceError } from "./errors.ts";
+import { allowed, INITIAL_STATE, isFinal, JOB_STATES, transition } from "./job_states.ts";
+import type { JobEvent, JobState } from "./job_states.ts";
+import { proverOf } from "./keys.ts";
 import type { KeyRegistry } from "./keys.ts";
 import type { ServiceMetrics } from "./metrics.ts";
-import { FINAL_STATES as FINAL, JOB_STATES } from "./store.ts";
-import type { Attempt, JobResult, JobState, JobTimings, Submission } from "./store.ts";
+import type { Attempt, JobResult, JobTimings, Submission } from "./store.ts";
 
 /** A proving job. */
 export interface Job {
@@ -191,7 +193,7 @@ export class Scheduler {
     const job: Job = {
       id: randomUUID(),
       keyId: submission.keyId,
-      state: "queued",
+      state: INITIAL_STATE,
       source: submission.source,
       createdAt: Date.now(),
       enqueuedMono: performance.now(),
@@ -238,26 +240,24 @@ export class Scheduler {
    */
   cancel(id: string, reason = "cancelled by the client"): Job {
     const job = this.get(id);
-    if (job.state === "queued") {
-      this.#dequeue(job);
-      this.#finish(job, "cancelled", { error: { code: "CANCELLED", message: reason } });
-      return job;
-    }
     if (job.state === "cancelled") return job;
-    if (job.state === "running" && this.#running.length === 1 && this.#running[0] === job && this.#runningAbort) {
-      this.#runningAbort.abort(reason);
-      this.#finish(job, "cancelled", { error: { code: "CANCELLED", message: reason } });
-      return job;
-    }
+    if (!allowed(job.state, "cancel")) throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${job.state}`);
     if (job.state === "running") {
-      throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved in a batch of ${this.#running.length} jobs (only a job alone in its batch can be cancelled); its result will be ready shortly`);
+      // Stopping a shared call would cost the batch's other jobs their proofs.
+      if (!(this.#running.length === 1 && this.#running[0] === job && this.#runningAbort)) {
+        throw new ServiceError(409, "JOB_RUNNING", `job ${id} is being proved in a batch of ${this.#running.length} jobs (only a job alone in its batch can be cancelled); its result will be ready shortly`);
+      }
+      this.#runningAbort.abort(reason);
+    } else {
+      this.#dequeue(job);
     }
-    throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${job.state}`);
+    this.#finish(job, "cancel", { error: { code: "CANCELLED", message: reason } });
+    return job;
   }
 
   /** Resolves when the job changes state or after `ms`. */
   waitForChange(job: Job, ms: number, signal?: AbortSignal): Promise<void> {
-    if (FINAL.has(job.state)) return Promise.resolve();
+    if (isFinal(job.state)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -300,7 +300,7 @@ export class Scheduler {
 
   /** Whether a job is final. */
   static isFinal(job: Job): boolean {
-    return FINAL.has(job.state);
+    return isFinal(job.state);
   }
 
   #dequeue(job: Job): void {
@@ -314,8 +314,9 @@ export class Scheduler {
     for (const watcher of [...job.watchers]) watcher();
   }
 
-  #finish(job: Job, state: "succeeded" | "failed" | "cancelled", fields: Partial<Pick<Job, "result" | "error">>): void {
-    if (FINAL.has(job.state)) return; // e.g. cancelled while its proof ran: the outcome is dropped
+  #finish(job: Job, event: Exclude<JobEvent, "claim" | "reclaim">, fields: Partial<Pick<Job, "result" | "error">>): void {
+    if (isFinal(job.state)) return; // e.g. cancelled while its proof ran: the outcome is dropped
+    const state = transition(job.state, event);
     job.state = state;
     job.finishedAt = Date.now();
     Object.assign(job, fields);
@@ -368,7 +369,7 @@ export class Scheduler {
     this.#runBatch(batch)
       .catch((error) => {
         // #runBatch settles every job itself; anything reaching here is a bug in it.
-        for (const job of batch) if (!FINAL.has(job.state)) this.#finish(job, "failed", { error: { code: "INTERNAL", message: String((error as Error)?.message ?? error) } });
+        for (const job of batch) if (allowed(job.state, "abandon")) this.#finish(job, "abandon", { error: { code: "INTERNAL", message: messageOf(error) } });
       })
       .finally(() => {
         this.#busy = false;
@@ -380,11 +381,10 @@ export class Scheduler {
 
   async #runBatch(batch: Job[]): Promise<void> {
     const keyId = batch[0].keyId;
-    const key = this.#options.keys.get(keyId); // a key with queued jobs cannot be deleted
-    const batchId = ++this.#batches;
+    const prover = proverOf(this.#options.keys.get(keyId)); // a key with queued jobs cannot be deleted
     const started = performance.now();
     for (const job of batch) {
-      job.state = "running";
+      job.state = transition(job.state, "claim");
       job.startedAt = Date.now();
       job.timings.queueMs = started - job.enqueuedMono;
       this.#notify(job);
@@ -395,44 +395,22 @@ export class Scheduler {
       this.#runningProgress = progress;
       for (const job of batch) this.#notify(job);
     };
-    try {
-      const results = await key.prover.proveBatch(batch.map((job) => job.witness!), { selfCheck: true, signal: abort.signal, onProgress });
-      const ms = performance.now() - started;
-      this.#learn(ms, batch.length);
-      batch.forEach((job, i) => {
-        job.attempts.push({ batch: batchId, size: batch.length, outcome: "proved" });
-        this.#succeed(job, results[i], ms, batch.length); // not if cancelled meanwhile (#finish)
-      });
-      return;
-    } catch (error) {
-      if (abort.signal.aborted && error instanceof CuzkError && error.code === "CANCELLED") {
-        // The job was made final by cancel(); the library call stopped before its proof.
-        for (const job of batch) job.attempts.push({ batch: batchId, size: batch.length, outcome: "cancelled", error: messageOf(error) });
-        return;
-      }
-      if (batch.length === 1) {
-        batch[0].attempts.push({ batch: batchId, size: 1, outcome: "failed", error: messageOf(error) });
-        this.#fail(batch[0], error, performance.now() - started);
-        return;
-      }
-      this.#options.metrics.batchFallbacks.inc();
-      for (const job of batch) job.attempts.push({ batch: batchId, size: batch.length, outcome: "batch_failed", error: messageOf(error) });
-    }
-    // The batch call failed: prove its jobs one by one so that only the bad witness fails.
-    for (const job of batch) {
+    // Only the batch call can be cancelled (a job alone in its batch) and shows progress: the
+    // one-by-one calls after it run for a batch of several jobs, which is not cancelled.
+    const call = (jobs: readonly Job[], fallback: boolean) =>
+      prover.proveBatch(jobs.map((job) => job.witness!), fallback ? { selfCheck: true } : { selfCheck: true, signal: abort.signal, onProgress });
+    await proveJobs(batch, call, (report) => {
       const id = ++this.#batches;
-      const single = performance.now();
-      try {
-        const [result] = await key.prover.proveBatch([job.witness!], { selfCheck: true });
-        const ms = performance.now() - single;
-        this.#learn(ms, 1);
-        job.attempts.push({ batch: id, size: 1, outcome: "proved" });
-        this.#succeed(job, result, ms, 1);
-      } catch (error) {
-        job.attempts.push({ batch: id, size: 1, outcome: "failed", error: messageOf(error) });
-        this.#fail(job, error, performance.now() - single);
+      const error = report.error === undefined ? {} : { error: messageOf(report.error) };
+      for (const job of report.jobs) job.attempts.push({ batch: id, size: report.jobs.length, outcome: report.outcome, ...error });
+      if (report.outcome === "batch_failed") this.#options.metrics.batchFallbacks.inc();
+      if (report.outcome === "proved") this.#learn(report.ms, report.jobs.length);
+      // A cancelled call's job is final already (cancel()): #fail leaves it as it is.
+      for (const { job, result, error, ms, size } of report.decided) {
+        if (result) this.#succeed(job, result, ms, size);
+        else this.#fail(job, error, ms);
       }
-    }
+    });
   }
 
   #learn(ms: number, proofs: number): void {
@@ -441,20 +419,20 @@ export class Scheduler {
   }
 
   #succeed(job: Job, result: ProofResult, ms: number, size: number): void {
-    if (FINAL.has(job.state)) return; // cancelled while its proof ran
+    if (isFinal(job.state)) return; // cancelled while its proof ran
     job.timings.proveMs = ms;
     job.timings.batchSize = size;
     if ("device" in result) job.timings.device = (result as DeviceProofResult).device;
     job.timings.phases = result.timings.phases;
-    this.#finish(job, "succeeded", { result: { proof: result.proof, publicSignals: result.publicSignals } });
+    this.#finish(job, "prove", { result: { proof: result.proof, publicSignals: result.publicSignals } });
   }
 
   #fail(job: Job, error: unknown, ms: number): void {
-    if (FINAL.has(job.state)) return; // cancelled while its proof ran
+    if (isFinal(job.state)) return; // cancelled while its proof ran
     job.timings.proveMs = ms;
     job.timings.batchSize = 1;
     const code = (error as { code?: string })?.code ?? "INTERNAL";
-    this.#finish(job, "failed", { error: { code, message: messageOf(error) } });
+    this.#finish(job, "fail", { error: { code, message: messageOf(error) } });
   }
 
   /** Forgets final jobs older than the result TTL. */

@@ -64,6 +64,7 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
 
   /** Wraps a handler: auth, error mapping, request metrics. */
   const wrap = (path: string, handler: Handler) => async (req: RouteRequest) => {
+    const arrived = performance.now();
     let response: Response;
     try {
       if (!isOpen(path)) authorize(req);
@@ -71,7 +72,7 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
     } catch (error) {
       response = errorResponse(toServiceError(error));
     }
-    metrics.httpRequests.inc({ route: `${req.method} ${path}`, status: String(response.status) });
+    metrics.request(`${req.method} ${path}`, response.status, performance.now() - arrived);
     return response;
   };
 
@@ -91,12 +92,13 @@ export function serveOptions(deps: ServerDeps): BunServeOptions {
     maxRequestBodySize: config.maxBodyBytes + (1 << 20),
     routes: bunRoutes,
     fetch(req) {
+      const arrived = performance.now();
       const path = requestUrl(req).pathname;
       const known = patterns.find((p) => p.regex.test(path));
       const error = known
         ? new ServiceError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}; allowed: ${known.allow.join(", ")}`, undefined, { headers: { Allow: known.allow.join(", ") } })
         : new ServiceError(404, "NOT_FOUND", `no route ${req.method} ${path}`);
-      metrics.httpRequests.inc({ route: "unmatched", status: String(error.status) });
+      metrics.request("unmatched", error.status, performance.now() - arrived);
       return errorResponse(error);
     },
     error(error) {

@@ -7,10 +7,10 @@
  */
 import type { Groth16Proof, ProofResult, Progress } from "../mod.ts";
 import { ServiceError } from "./errors.ts";
+import type { JobState } from "./job_states.ts";
 
-export type JobState = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-export const JOB_STATES: readonly JobState[] = ["queued", "running", "succeeded", "failed", "cancelled"];
-export const FINAL_STATES: ReadonlySet<JobState> = new Set(["succeeded", "failed", "cancelled"]);
+export type { JobState } from "./job_states.ts";
+export { FINAL_STATES, JOB_STATES } from "./job_states.ts";
 
 /** One library call (or, in a cluster, one claim by a worker) a job took part in. */
 export interface Attempt {

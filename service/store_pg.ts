@@ -7,7 +7,8 @@
  * LISTEN/NOTIFY (with a poll as the floor), cancels queued and running jobs, fails the jobs pg-boss
  * gave up on (its dead-letter queue: RETRY_LIMIT), forgets final jobs after the result TTL, and
  * keeps witnesses above the row limit in the shared directory (witness_dir.ts) while their jobs
- * are active.
+ * are active. Every state a statement here writes, and the states it may write over, come from
+ * job_states.ts.
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
@@ -16,6 +17,7 @@ import type { ClusterDb, Listener, QueueSettings } from "./cluster_db.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { databaseUnavailable, DatabaseUnavailableError, isConnectionError } from "./db_errors.ts";
 import { ServiceError } from "./errors.ts";
+import { allowed, INITIAL_STATE, sqlState, sqlTransition } from "./job_states.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { FINAL_STATES, finishedOrNot, JOB_STATES } from "./store.ts";
 import type { Attempt, JobListing, JobResult, JobState, JobStore, JobView, Submission } from "./store.ts";
@@ -41,6 +43,9 @@ export interface PgJobStoreOptions {
 
 /** Serializes submissions (bounds and Idempotency-Keys are checked and the row written under it). */
 export const SUBMIT_LOCK = 0x63757a6c;
+/** The changes of state this store writes: a client's cancel, and giving up on a job pg-boss dead-lettered. */
+const CANCEL = sqlTransition("cancel");
+const ABANDON = sqlTransition("abandon");
 /** A waiter re-reads its job at least this often (a NOTIFY can be lost while a listener reconnects). */
 const POLL_MS = 1000;
 /** How often the API fails dead-lettered jobs and forgets expired ones. */
@@ -250,7 +255,7 @@ export class PgJobStore implements JobStore {
         await this.admissible(submission.keyId, bytes, client);
         await client.query(
           `INSERT INTO cuzk.jobs (id, key_id, source, priority, state, idempotency_key, fingerprint, witness, witness_file, witness_bytes, witness_ms)
-           VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)`,
+           VALUES ($1, $2, $3, $4, ${sqlState(INITIAL_STATE)}, $5, $6, $7, $8, $9, $10)`,
           [id, submission.keyId, submission.source, submission.priority, submission.idempotencyKey ?? null, submission.fingerprint, file ? null : submission.witness, file, bytes, submission.witnessMs ?? null],
         );
         await this.#db.boss.send(queue, { job: id, key: submission.keyId }, { id, priority: submission.priority, ...boss });
@@ -385,10 +390,10 @@ export class PgJobStore implements JobStore {
       const { rows } = await client.query("SELECT state, key_id FROM cuzk.jobs WHERE id = $1 FOR UPDATE", [id]);
       if (rows.length === 0) await this.#row(id, client);
       const { state, key_id: keyId } = rows[0] as { state: JobState; key_id: string };
-      if (state === "cancelled") return;
-      if (state !== "queued" && state !== "running") throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
+      if (state === CANCEL.to) return;
+      if (!allowed(state, "cancel")) throw new ServiceError(409, "JOB_FINISHED", `job ${id} already ${state}`);
       await client.query(
-        `UPDATE cuzk.jobs SET state = 'cancelled', finished_at = now(), witness = NULL, progress = NULL, error = $2 WHERE id = $1`,
+        `UPDATE cuzk.jobs SET state = ${CANCEL.sqlTo}, finished_at = now(), witness = NULL, progress = NULL, error = $2 WHERE id = $1 AND state IN (${CANCEL.sqlFrom})`,
         [id, { code: "CANCELLED", message: state === "queued" ? "cancelled by the client" : "cancelled by the client while a worker proved it (a proof of it that still comes is dropped)" }],
       );
       if (state === "queued") await this.#db.boss.cancel(await this.#db.ensureQueue(keyId), id, boss);
@@ -425,9 +430,9 @@ export class PgJobStore implements JobStore {
       const ids = dead.map((entry) => entry.data.job);
       const limit = this.#options.queue.retryLimit + 1;
       await this.#db.pool.query(
-        `UPDATE cuzk.jobs SET state = 'failed', finished_at = now(), witness = NULL, progress = NULL,
+        `UPDATE cuzk.jobs SET state = ${ABANDON.sqlTo}, finished_at = now(), witness = NULL, progress = NULL,
            error = jsonb_build_object('code', 'RETRY_LIMIT', 'message', 'no worker finished the job in ' || $2::int || ' claims (each lease was lost: the worker died or stopped answering)')
-         WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')`,
+         WHERE id = ANY($1::uuid[]) AND state IN (${ABANDON.sqlFrom})`,
         [ids, limit],
       );
       await this.#db.boss.complete(DEAD_LETTER_QUEUE, dead.map((entry) => entry.id));

@@ -66,7 +66,7 @@ function refusalOf(error: unknown, bytes: Uint8Array, key: RegisteredKey): unkno
 export function normalizeWitness(bytes: Uint8Array, key: RegisteredKey): Uint8Array {
   let valuesOffset: number;
   try {
-    valuesOffset = key.prover.key.checkWitness(bytes).valuesOffset;
+    valuesOffset = key.key.checkWitness(bytes).valuesOffset;
   } catch (error) {
     throw refusalOf(error, bytes, key);
   }

@@ -8,9 +8,10 @@
  * retryCount, still active), so a worker whose lease was lost (it stalled past --lease-s, and the
  * job was claimed again elsewhere) cannot overwrite or duplicate the newer result. A worker that
  * dies holds its jobs only until the lease runs out (pg-boss's heartbeat: we touch every third of
- * it while proving); they return to the queue with the next retryCount. When a batch call fails,
- * its jobs are proved one by one, so a witness that does not satisfy the constraints fails alone,
- * with the library's code (as in-process); such a job is final, not retried.
+ * it while proving); they return to the queue with the next retryCount. A batch is proved by
+ * batch.ts, as in one process: when the batch call fails, its jobs are proved one by one, so a
+ * witness that does not satisfy the constraints fails alone, with the library's code; such a job
+ * is final, not retried. Every state a statement here writes comes from job_states.ts.
  *
  * While a call runs, the worker writes its progress (proofs done of the call's total) into the
  * jobs' rows, at most every PROGRESS_WRITE_MS and fenced by the attempt, for the API to show. A
@@ -23,12 +24,15 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
-import { CuzkError, FR_BYTES } from "../mod.ts";
-import type { DeviceProofResult, ProofResult, Progress } from "../mod.ts";
+import { FR_BYTES } from "../mod.ts";
+import type { DeviceProofResult, ProofResult, Progress, ProverSet } from "../mod.ts";
+import { proveJobs } from "./batch.ts";
 import { CANCEL_CHANNEL, JOB_CHANNEL, QUEUED_CHANNEL, queueName, WORKER_BEAT_MS } from "./cluster_db.ts";
 import type { ClusterDb, Listener } from "./cluster_db.ts";
 import { backoffMs, DatabaseUnavailableError, isConnectionError } from "./db_errors.ts";
-import type { KeyRegistry, RegisteredKey } from "./keys.ts";
+import { sqlTransition, TRANSITIONS } from "./job_states.ts";
+import { proverOf } from "./keys.ts";
+import type { KeyRegistry } from "./keys.ts";
 import { logEvent } from "./log.ts";
 import { WitnessFileError } from "./witness_dir.ts";
 import type { WitnessDir } from "./witness_dir.ts";
@@ -74,8 +78,10 @@ export const PROGRESS_WRITE_MS = 250;
 /** How long the end of a call waits for a progress write still in flight before settling anyway. */
 const PROGRESS_CLOSE_WAIT_MS = 1000;
 
+/** A claim takes queued jobs, and jobs whose earlier claim lost its lease (still running in their rows). */
+const CLAIM = sqlTransition("claim", "reclaim");
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const isCancelled = (error: unknown) => error instanceof CuzkError && error.code === "CANCELLED";
 const messageOf = (error: unknown) => String((error as Error)?.message ?? error);
 const codeOf = (error: unknown) => (error as { code?: string })?.code ?? "INTERNAL";
 
@@ -230,9 +236,9 @@ export class ProvingWorker {
         const ids = jobs.map((job) => job.id);
         const attempts = jobs.map((job) => job.retryCount + 1);
         const { rows } = await client.query(
-          `UPDATE cuzk.jobs j SET state = 'running', attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
+          `UPDATE cuzk.jobs j SET state = ${CLAIM.sqlTo}, attempt = a.attempt, worker = $3, started_at = now(), progress = NULL
              FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
-            WHERE j.id = a.id AND j.state IN ('queued', 'running')
+            WHERE j.id = a.id AND j.state IN (${CLAIM.sqlFrom})
             RETURNING j.id, j.witness, j.witness_file`,
           [ids, attempts, workerId],
         );
@@ -271,7 +277,7 @@ export class ProvingWorker {
     const { db, workerId } = this.#options;
     const { rows } = await db.pool.query(
       `SELECT a.job_id AS id, a.attempt, j.witness, j.witness_file FROM cuzk.attempts a JOIN cuzk.jobs j ON j.id = a.job_id
-        WHERE a.batch = $1 AND a.settled_at IS NULL AND j.state = 'running' AND j.attempt = a.attempt AND j.worker = $2`,
+        WHERE a.batch = $1 AND a.settled_at IS NULL AND j.state = ${CLAIM.sqlTo} AND j.attempt = a.attempt AND j.worker = $2`,
       [batch, workerId],
     );
     logEvent("claim_checked", { worker: workerId, batch, key: keyId, committed: rows.length > 0 });
@@ -292,12 +298,12 @@ export class ProvingWorker {
     const { db } = this.#options;
     const queue = queueName(keyId);
     const key = this.#options.keys.get(keyId);
+    const prover = proverOf(key);
     const touchMs = Math.max(1000, ((batch[0].heartbeatSeconds ?? 30) * 1000) / 3);
     const touch = setInterval(() => {
       void db.boss.touch(queue, batch.map(({ id, retryCount }) => ({ id, retryCount }))).catch(() => {});
       void this.#checkDropped().catch(() => {}); // the floor under NOTIFY cuzk_cancel, which a reconnect can lose
     }, touchMs);
-    const failed = (job: Claimed, error: unknown, proveMs: number, batchSize: number): Outcome => ({ job, error: { code: codeOf(error), message: messageOf(error) }, proveMs, batchSize });
     try {
       const outcomes: Outcome[] = [];
       const witnesses = new Map<string, Uint8Array>();
@@ -305,27 +311,13 @@ export class ProvingWorker {
         try {
           witnesses.set(job.id, job.witness ?? (await this.#witnessFile(job, key.info.nVars * FR_BYTES)));
         } catch (error) {
-          outcomes.push(failed(job, error, 0, 1));
+          outcomes.push({ job, error: { code: codeOf(error), message: messageOf(error) }, proveMs: 0, batchSize: 1 });
         }
       }
       const ready = batch.filter((job) => witnesses.has(job.id));
-      if (ready.length === 0) return outcomes;
-      const started = performance.now();
-      try {
-        const results = await this.#call(key.prover, ready, witnesses);
-        const proveMs = performance.now() - started;
-        return [...outcomes, ...ready.map((job, i) => ({ job, result: results[i], proveMs, batchSize: ready.length }))];
-      } catch (error) {
-        if (ready.length === 1 || isCancelled(error)) return [...outcomes, ...ready.map((job) => failed(job, error, performance.now() - started, ready.length))];
-      }
-      for (const job of ready) {
-        const single = performance.now();
-        try {
-          const [result] = await this.#call(key.prover, [job], witnesses);
-          outcomes.push({ job, result, proveMs: performance.now() - single, batchSize: 1 });
-        } catch (error) {
-          outcomes.push(failed(job, error, performance.now() - single, 1));
-        }
+      const proved = await proveJobs(ready, (jobs) => this.#call(prover, jobs, witnesses));
+      for (const { job, result, error, ms, size } of proved) {
+        outcomes.push(result ? { job, result, proveMs: ms, batchSize: size } : { job, error: { code: codeOf(error), message: messageOf(error) }, proveMs: ms, batchSize: size });
       }
       return outcomes;
     } finally {
@@ -345,7 +337,7 @@ export class ProvingWorker {
    * One library call over `jobs`: its progress goes to their rows, and its cancel flag is set once
    * none of them is wanted (at once, when that is known before the call).
    */
-  async #call(prover: RegisteredKey["prover"], jobs: Claimed[], witnesses: Map<string, Uint8Array>): Promise<ProofResult[]> {
+  async #call(prover: ProverSet, jobs: readonly Claimed[], witnesses: Map<string, Uint8Array>): Promise<ProofResult[]> {
     const calling = (this.#calling = { ids: jobs.map((job) => job.id), abort: new AbortController() });
     this.#stopIfUnwanted();
     const progress = new ProgressWriter(this.#options.db, jobs);
@@ -363,7 +355,7 @@ export class ProvingWorker {
     if (held.length === 0) return;
     const { rows } = await this.#options.db.pool.query(
       `SELECT a.id FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt) LEFT JOIN cuzk.jobs j ON j.id = a.id
-        WHERE j.id IS NULL OR j.state <> 'running' OR j.attempt <> a.attempt`,
+        WHERE j.id IS NULL OR j.state <> ${CLAIM.sqlTo} OR j.attempt <> a.attempt`,
       [held.map((job) => job.id), held.map((job) => job.retryCount + 1)],
     );
     if (this.#held !== held) return; // settled meanwhile
@@ -416,7 +408,7 @@ export class ProvingWorker {
         [outcomes.map(({ job }) => job.id), outcomes.map(({ job }) => job.retryCount + 1), batch],
       );
       if (earlier.length > 0) {
-        return earlier.map(({ id, outcome }) => ({ id, current: outcome !== "lease_lost", written: outcome === "proved" || outcome === "failed", state: outcome === "proved" ? "succeeded" : "failed", earlier: true }));
+        return earlier.map(({ id, outcome }) => ({ id, current: outcome !== "lease_lost", written: outcome === "proved" || outcome === "failed", state: TRANSITIONS[outcome === "proved" ? "prove" : "fail"].to, earlier: true }));
       }
       const response = await db.boss.complete(queue, outcomes.map(({ job }) => ({ id: job.id, retryCount: job.retryCount })), null, boss) as { settled?: string[] };
       const current = new Set(response.settled ?? []);
@@ -424,20 +416,22 @@ export class ProvingWorker {
         id: job.id,
         attempt: job.retryCount + 1,
         current: current.has(job.id),
-        state: result ? "succeeded" : "failed",
+        event: result ? "prove" : "fail",
+        state: TRANSITIONS[result ? "prove" : "fail"].to,
+        from_states: TRANSITIONS[result ? "prove" : "fail"].from,
         result: result ? { proof: result.proof, publicSignals: result.publicSignals } : null,
         error: error ?? null,
         timings: { proveMs, batchSize, ...(result ? { device: (result as DeviceProofResult).device, phases: result.timings.phases } : {}) },
         written: false,
       }));
-      // Only rows still running under this attempt: a job cancelled meanwhile stays cancelled.
+      // Only rows this attempt may still change (running under it): a job cancelled meanwhile stays cancelled.
       const { rows: written } = await client.query(
         `UPDATE cuzk.jobs j SET state = o.state, result = o.result, error = o.error, finished_at = now(), witness = NULL, progress = NULL,
            timings = o.timings || jsonb_build_object(
              'queueMs', extract(epoch FROM (j.started_at - j.created_at)) * 1000,
              'totalMs', extract(epoch FROM (now() - j.created_at)) * 1000 + coalesce(j.witness_ms, 0))
-           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, result jsonb, error jsonb, timings jsonb)
-          WHERE j.id = o.id AND o.current AND j.attempt = o.attempt AND j.state = 'running'
+           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, state text, from_states text[], result jsonb, error jsonb, timings jsonb)
+          WHERE j.id = o.id AND o.current AND j.attempt = o.attempt AND j.state = ANY(o.from_states)
           RETURNING j.id`,
         [JSON.stringify(records)],
       );
@@ -445,9 +439,9 @@ export class ProvingWorker {
       for (const record of records) record.written = wrote.has(record.id);
       await client.query(
         `UPDATE cuzk.attempts a SET settled_at = now(),
-           outcome = CASE WHEN NOT o.current THEN 'lease_lost' WHEN NOT o.written THEN 'cancelled' WHEN o.state = 'succeeded' THEN 'proved' ELSE 'failed' END,
+           outcome = CASE WHEN NOT o.current THEN 'lease_lost' WHEN NOT o.written THEN 'cancelled' WHEN o.event = 'prove' THEN 'proved' ELSE 'failed' END,
            error = o.error ->> 'message'
-           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, written boolean, state text, error jsonb)
+           FROM jsonb_to_recordset($1::jsonb) AS o(id uuid, attempt int, current boolean, written boolean, event text, error jsonb)
           WHERE a.job_id = o.id AND a.attempt = o.attempt`,
         [JSON.stringify(records)],
       );
@@ -461,8 +455,8 @@ export class ProvingWorker {
       batch,
       key: keyId,
       size: settled.length,
-      succeeded: settled.filter((r) => r.written && r.state === "succeeded").length,
-      failed: settled.filter((r) => r.written && r.state === "failed").length,
+      succeeded: settled.filter((r) => r.written && r.state === TRANSITIONS.prove.to).length,
+      failed: settled.filter((r) => r.written && r.state === TRANSITIONS.fail.to).length,
       leaseLost: lost,
       cancelled: settled.filter((r) => r.current && !r.written).map((r) => r.id),
     });
@@ -508,7 +502,7 @@ class ProgressWriter {
     await this.db.pool.query(
       `WITH written AS (
          UPDATE cuzk.jobs j SET progress = $3::jsonb FROM unnest($1::uuid[], $2::int[]) AS a(id, attempt)
-          WHERE j.id = a.id AND j.attempt = a.attempt AND j.state = 'running' RETURNING j.id)
+          WHERE j.id = a.id AND j.attempt = a.attempt AND j.state = ${CLAIM.sqlTo} RETURNING j.id)
        SELECT pg_notify($4, id::text) FROM written`,
       [this.jobs.map((job) => job.id), this.jobs.map((job) => job.retryCount + 1), text, JOB_CHANNEL],
     ).catch(() => {}); // a lost write only delays the progress shown

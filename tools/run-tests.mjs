@@ -56,6 +56,7 @@ const ONE_RUNTIME = {
   "cluster_cancel_test.ts": "bun",
   "service_test.ts": "bun",
   "service_progress_test.ts": "bun",
+  "service_api_role_test.ts": "bun",
   "snarkjs_compat_test.ts": "node",
 };
 
