@@ -48,6 +48,7 @@ export interface ServiceConfig {
   /** The provers' engine settings, passed to every prover the service makes (src/memory_plan.ts). */
   hCopies: "auto" | number;
   memoryBudget: number;
+  hostMemoryBudget: number;
   g2OnCpu: boolean;
   /** Path of libcuzk.so (else $CUZK_LIB, else build/libcuzk.so). */
   library: string;
@@ -116,7 +117,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "resultGraceS", flag: "--result-grace-s", env: "CUZK_SERVICE_RESULT_GRACE_S", kind: "int", default: "15", min: 0, max: 3600, help: "after the drain, seconds unfetched results stay retrievable (the process exits sooner once all are fetched)" },
   { key: "maxKeyBytes", flag: "--max-key-bytes", env: "CUZK_SERVICE_MAX_KEY_BYTES", kind: "int", default: String(MEMORY_BYTES), min: 1024, max: MEMORY_BYTES, help: "largest .zkey, .r1cs or .wasm read (at most the machine's memory, the default)" },
   { key: "hCopies", flag: "--h-copies", env: "CUZK_SERVICE_H_COPIES", kind: "copies", default: "auto", help: "GPU: precomputed copies of each key's H points, made when a key is registered (auto: as many as the memory left allows; 0: none; or 2..64)" },
-  { key: "memoryBudget", flag: "--memory-budget", env: "CUZK_SERVICE_MEMORY_BUDGET", kind: "int", default: "0", min: 0, max: Number.MAX_SAFE_INTEGER, help: "bytes of engine memory (GPU: device; CPU: host) each key's prover may take; 0 = automatic; sections that do not fit are streamed" },
+  { key: "memoryBudget", flag: "--memory-budget", env: "CUZK_SERVICE_MEMORY_BUDGET", kind: "int", default: "0", min: 0, max: Number.MAX_SAFE_INTEGER, help: "bytes of engine memory (GPU: device; CPU: host) each key's prover may take; 0 = automatic; sections that do not fit are streamed, MSMs run in chunks" },
+  { key: "hostMemoryBudget", flag: "--host-memory-budget", env: "CUZK_SERVICE_HOST_MEMORY_BUDGET", kind: "int", default: "0", min: 0, max: Number.MAX_SAFE_INTEGER, help: "GPU: host bytes each key's prover may take beyond the key (pinned copies of streamed points, the H scalars a batch's group keeps); 0 = automatic (three quarters of memory)" },
   { key: "g2OnCpu", flag: "--g2-on-cpu", env: "CUZK_SERVICE_G2_ON_CPU", kind: "bool", default: "false", help: "GPU: run the G2 MSM on the CPU beside the GPU's work" },
   { key: "r1csCheck", flag: "--r1cs-check", env: "CUZK_SERVICE_R1CS_CHECK", kind: "bool", default: "true", help: "check witnesses against circuit.r1cs when present" },
   { key: "library", flag: "--lib", env: "CUZK_LIB", kind: "string", default: "", help: "path of libcuzk.so" },

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const context: Context | undefined = contexts[0];
   let keys: KeyRegistry;
   try {
-    const engine = { hCopies: config.hCopies, memoryBudget: config.memoryBudget };
+    const engine = { hCopies: config.hCopies, memoryBudget: config.memoryBudget, hostMemoryBudget: config.hostMemoryBudget };
     keys = new KeyRegistry({ keysDir: config.keysDir, contexts, library, r1csCheck: config.r1csCheck, maxFileBytes: config.maxKeyBytes, engine });
   } catch (error) {
     throw new ConfigError(`--keys-dir: ${(error as Error).message}`);
