@@ -289,6 +289,39 @@ for runtime in node20 node22 node24 bun deno; do
   check "$runtime: the README's snippet proves and verifies as written" run_snippet "${cmd[@]}"
 done
 
+echo "=== Deno without node_modules: npm:cuzk from its global cache, through a local registry"
+# The registry serves the two tarballs as published packages and passes the others through from
+# npmjs.org; Deno installs into a fresh DENO_DIR, as `deno add npm:cuzk` would without node_modules.
+deno_global_cache() {
+  local dir=$work/deno-global url output pid
+  mkdir -p "$dir"
+  node "$repo/tools/local_registry.mjs" "$main_tgz" "$cpu_tgz" >"$dir/registry.url" 2>"$dir/registry.err" &
+  pid=$!
+  for _ in $(seq 50); do [[ -s "$dir/registry.url" ]] && break; sleep 0.1; done
+  url=$(head -1 "$dir/registry.url")
+  cat >"$dir/prove.mjs" <<EOF
+import { readFileSync } from "node:fs";
+import { groth16, Library, Prover } from "npm:cuzk@$version";
+const fixture = Deno.args[0];
+const prover = await Prover.open({ zkey: \`\${fixture}/circuit.zkey\`, backend: "cpu" });
+try {
+  const { proof, publicSignals } = await groth16.prove(prover, \`\${fixture}/witness.wtns\`);
+  const full = await groth16.fullProve(JSON.parse(readFileSync(\`\${fixture}/input.json\`, "utf8")), \`\${fixture}/circuit.wasm\`, prover);
+  const vkey = JSON.parse(readFileSync(\`\${fixture}/verification_key.json\`, "utf8"));
+  const ok = (await groth16.verify(vkey, publicSignals, proof)) && (await groth16.verify(vkey, full.publicSignals, full.proof));
+  console.log(ok ? "verified" : "NOT VERIFIED", "from", Library.default().path);
+} finally {
+  prover.close();
+}
+EOF
+  output=$(cd "$dir" && NPM_CONFIG_REGISTRY=$url DENO_DIR=$dir/deno-dir "$deno" run -A --node-modules-dir=none prove.mjs "$fixture" 2>&1)
+  local status=$?
+  kill "$pid" 2>/dev/null
+  echo "$output" | tail -3
+  [[ $status -eq 0 ]] && grep -q "^verified from $dir/deno-dir/npm/" <<<"$output" && [[ ! -e "$dir/node_modules" ]]
+}
+check "deno: npm:cuzk without node_modules (global cache): prove + fullProve, verified, library from the cache" deno_global_cache
+
 echo "=== the installed cuzk bin (Node 20)"
 cli=$consumer/node_modules/.bin/cuzk
 check "cuzk prove (node_modules/.bin/cuzk)" bash -c "cd '$consumer' && '$cli' prove '$fixture/circuit.zkey' '$fixture/witness.wtns' out/cli_proof.json out/cli_public.json"
