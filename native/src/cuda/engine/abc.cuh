@@ -31,7 +31,8 @@ __device__ __forceinline__ F row_dot(const DeviceRows<F>& m, uint32_t r, const F
   return acc;
 }
 
-// One thread per row of the domain; rows past the matrices are zero.
+// One thread per row of the domain; rows past the matrices are zero. vc NULL: a and b only (an NTT
+// stage of two vectors forms c later, with c_rows).
 template <class F>
 __global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
                          F* __restrict__ va, F* __restrict__ vb, F* __restrict__ vc) {
@@ -44,23 +45,10 @@ __global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32
   }
   store16(va + r, x);
   store16(vb + r, y);
-  store16(vc + r, x * y);
+  if (vc) store16(vc + r, x * y);
 }
 
-// For an NTT stage of two vectors: a and b alone, then c alone (the same products as abc_rows).
-template <class F>
-__global__ void ab_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
-                        F* __restrict__ va, F* __restrict__ vb) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= domain) return;
-  F x = F::zero(), y = F::zero();
-  if (r < rows) {
-    x = row_dot(a, r, w);
-    y = row_dot(b, r, w);
-  }
-  store16(va + r, x);
-  store16(vb + r, y);
-}
+// c alone, in the place the caller gives (the same products as abc_rows).
 template <class F>
 __global__ void c_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
                        F* __restrict__ vc) {

@@ -180,11 +180,9 @@ class GpuEngine final : public engine::Engine<C> {
         to_mont_kernel<F><<<ceil_div(nd, 256), 256, 0, s>>>(v, nd);
         CUZK_LAUNCHED("to_mont_kernel");
       }
-    } else if (two) {
-      ab_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb);
-      CUZK_LAUNCHED("ab_rows");
     } else {
-      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb, vc);
+      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb,
+                                                     two ? nullptr : vc);
       CUZK_LAUNCHED("abc_rows");
     }
     int t2 = tl.mark(err);

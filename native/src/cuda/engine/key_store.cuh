@@ -87,6 +87,10 @@ class GpuKeyStore {
       plan_.points[s] = shape.points[s];
       plan_.infinity[s] = shape.infinity[s];
     }
+    // The most scalar indices one chunk of a support covers: a streamed chunk's scalars come up so.
+    int chunk_log = 0;
+    while ((1ull << chunk_log) < plan_.msm_chunk && chunk_log < 31) chunk_log++;
+    chunk_span_ = shape.span[chunk_log];
     return CUZK_OK;
   }
 
@@ -129,7 +133,7 @@ class GpuKeyStore {
     }
     if (engine::streams_any(plan_)) {
       CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
-      CUZK_TRY(span_.ensure(widest_span() * 32 + 16, err));
+      CUZK_TRY(span_.ensure(chunk_span_ * 32 + 16, err));
       if (!copy_stream_) CUZK_CU(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
       for (int i = 0; i < 2; i++)
         if (!loaded_[i]) CUZK_CU(cudaEventCreateWithFlags(&loaded_[i], cudaEventDisableTiming));
@@ -326,22 +330,6 @@ class GpuKeyStore {
   }
   // One of the stream buffer's chunk slots.
   uint64_t slot_bytes() const { return plan_.stream_buffer_bytes() / plan_.stream_buffers; }
-  // The most scalar indices one chunk of a support covers.
-  uint64_t widest_span() const {
-    uint64_t widest = 0;
-    const uint64_t q = plan_.msm_chunk;
-    for (const engine::Support& sup : compact_.support) {
-      if (sup.all || sup.index.empty()) { widest = std::max<uint64_t>(widest, std::min<uint64_t>(q, sup.n)); continue; }
-      for (uint64_t j = 0; j < sup.index.size(); j += q) {
-        const uint64_t last = std::min<uint64_t>(j + q, sup.index.size()) - 1;
-        widest = std::max<uint64_t>(widest, (uint64_t)sup.index[last] - sup.index[j] + 1);
-      }
-    }
-    return widest;
-  }
-
-  // One matrix up: its row offsets as 32-bit, its columns, and its coefficients or (index set)
-  // their indices into the table.
   cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, const uint16_t* index, DeviceRows<F>& rows,
                           RowBuffers& b, std::string& err) {
     const size_t nnz = m.signal.size();
@@ -383,6 +371,7 @@ class GpuKeyStore {
   MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
   void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
   size_t pack_bytes_ = 0;
+  uint64_t chunk_span_ = 0;  // the widest range of scalar indices in one chunk of a support (plan())
   cudaEvent_t pack_ev_[2] = {nullptr, nullptr};
   std::vector<uint8_t> scratch_;  // reads from a key file
 };
