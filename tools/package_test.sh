@@ -235,15 +235,19 @@ snarkjs_accepts() { # snarkjs_accepts <proof.json> <public.json>
   grep -q "OK" <<<"$output" || { echo "$output"; return 1; }
   echo "snarkjs: $(grep -o 'OK.*' <<<"$output" | head -1) ($(basename "$1"))"
 }
-for runtime in node20 node22 node24 bun deno; do
-  mkdir -p "$consumer/out/$runtime"
-  case $runtime in
+# cmd <- the command line that runs a script under `runtime` (node20 node22 node24 bun deno).
+runtime_cmd() {
+  case $1 in
     node20) cmd=(node) ;;
     node22) cmd=("$node22") ;;
     node24) cmd=("$node24") ;;
     bun) cmd=("$bun") ;;
     deno) cmd=("$deno" run -A) ;;
   esac
+}
+for runtime in node20 node22 node24 bun deno; do
+  mkdir -p "$consumer/out/$runtime"
+  runtime_cmd "$runtime"
   check "$runtime: fullProve + prove, verify (library from cuzk-linux-x64)" run_prove "$runtime" "${cmd[@]}"
   check "$runtime: require(\"cuzk\") from CommonJS, prove + verify" run_require "${cmd[@]}"
   for kind in wtns fullProve; do
@@ -279,13 +283,7 @@ run_snippet() { # run_snippet <runtime command...>
   grep -qx "true" <<<"$output"
 }
 for runtime in node20 node22 node24 bun deno; do
-  case $runtime in
-    node20) cmd=(node) ;;
-    node22) cmd=("$node22") ;;
-    node24) cmd=("$node24") ;;
-    bun) cmd=("$bun") ;;
-    deno) cmd=("$deno" run -A) ;;
-  esac
+  runtime_cmd "$runtime"
   check "$runtime: the README's snippet proves and verifies as written" run_snippet "${cmd[@]}"
 done
 
