@@ -25,10 +25,9 @@ engine::EngineCosts cpu_costs(const engine::KeyShape& key, bool compact) {
   const bool gathers = key.index_count > 0;
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++)
     c.msm_workspace[k] = gathers ? std::min<uint64_t>(1ull << k, c.largest_msm) * 32 : 0;
-  const uint64_t group_of[engine::kSections] = {0, 1, 1, 0, 2};
   const bool bls = key.curve == CUZK_CURVE_BLS12_381;
   for (int s = 0; s < engine::kSections; s++) {
-    c.stored[s] = key.support[group_of[s]];
+    c.stored[s] = key.support[engine::group_of((formats::PointSection)s)];
     // Points in the key's encoding: x, y over Fq (G2: Fq2).
     c.point_bytes[s] = compact ? (bls ? 96 : 64) * (s == formats::kSecB2 ? 2 : 1) : 0;
   }

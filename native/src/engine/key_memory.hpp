@@ -19,13 +19,6 @@ namespace cuzk::engine {
 
 using formats::PointSection;
 
-// Sections summed over the same scalars: A and C over the witness (C's point of scalar i is
-// C[i - n_public - 1], none for i <= n_public), B1 and B2 over the witness, H over the H scalars.
-// A group is one scalar plan on the GPU, so its sections store points at the same indices.
-enum PointGroup : int { kGroupAC = 0, kGroupB, kGroupH, kPointGroups };
-inline PointGroup group_of(PointSection s) {
-  return s == formats::kSecA || s == formats::kSecC ? kGroupAC : s == formats::kSecH ? kGroupH : kGroupB;
-}
 const char* section_name(PointSection s);  // "A", "B1", "B2", "C", "H"
 cuzk_phase msm_phase(PointSection s);  // CUZK_PHASE_MSM_A, ... the phase of its MSM
 

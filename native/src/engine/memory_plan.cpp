@@ -65,13 +65,18 @@ uint64_t MemoryPlan::bytes_where(Placement where) const {
   return b;
 }
 
+uint64_t MemoryPlan::streamed_point_bytes(PointGroup g) const {
+  uint64_t b = 0;
+  for (int s = 0; s < kSections; s++)
+    if (placement[s] == kStreamed && stored[s] && group_of((PointSection)s) == g) b += point_bytes[s];
+  return b;
+}
+
 uint64_t MemoryPlan::stream_buffer_bytes() const {
   uint64_t widest = 0, most = 0;
+  for (int g = 0; g < kPointGroups; g++) widest = std::max(widest, streamed_point_bytes((PointGroup)g));
   for (int s = 0; s < kSections; s++)
-    if (placement[s] == kStreamed && stored[s]) {
-      widest = std::max(widest, point_bytes[s]);
-      most = std::max(most, stored[s]);
-    }
+    if (placement[s] == kStreamed && stored[s]) most = std::max(most, stored[s]);
   return stream_buffers * std::min(msm_chunk, most) * widest;
 }
 
@@ -114,11 +119,17 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   p.group_max = streamed_bytes && group >= 2 ? group : 1;
   p.group = std::max<uint64_t>(1, std::min(p.group_max, lim.batch));
   if (c.kept_on_host && h_streams && p.group > 1) p.host_bytes += p.group * c.h_kept_per_proof;
-  // Traffic per proof: each streamed section once per group, its scalars per proof, the H
-  // scalars out and back when kept on the host, the rows per proof when chunked.
+  // Traffic per proof: each streamed section once per group, the scalars of each group of
+  // sections with one streamed per proof, the H scalars out and back when kept on the host, the
+  // rows per proof when chunked.
   double link = (double)streamed_bytes / (double)p.group;
-  for (int s = 0; s < kSections; s++)
-    if (streamed(p, (PointSection)s)) link += (double)c.scalar_bytes_per_proof[s];
+  for (int g = 0; g < kPointGroups; g++) {
+    uint64_t scalars = 0;
+    for (int s = 0; s < kSections; s++)
+      if (group_of((PointSection)s) == g && streamed(p, (PointSection)s))
+        scalars = std::max(scalars, c.scalar_bytes_per_proof[s]);
+    link += (double)scalars;
+  }
   if (h_streams && c.kept_on_host) link += 2.0 * (double)c.h_kept_per_proof;
   if (sh.rows_chunk) link += (double)c.rows;
   p.link_bytes_per_proof = (uint64_t)link;

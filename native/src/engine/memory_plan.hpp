@@ -19,6 +19,15 @@ namespace cuzk::engine {
 using formats::PointSection;
 constexpr int kSections = formats::kPointSections;
 
+// Sections summed over the same scalars: A and C over the witness (C's point of scalar i is
+// C[i - n_public - 1], none for i <= n_public), B1 and B2 over the witness, H over the H scalars.
+// A group is one scalar plan on the GPU, so its sections store points at the same indices, and the
+// streamed sections of a group come up chunk by chunk together.
+enum PointGroup : int { kGroupAC = 0, kGroupB, kGroupH, kPointGroups };
+inline PointGroup group_of(PointSection s) {
+  return s == formats::kSecA || s == formats::kSecC ? kGroupAC : s == formats::kSecH ? kGroupH : kGroupB;
+}
+
 // Where a section's points live while proving (cuzk_memory_plan.placement).
 enum Placement : uint32_t {
   kInKey = CUZK_PLACEMENT_IN_KEY,        // read in place from the key's memory (CPU engine)
@@ -43,7 +52,7 @@ struct KeyShape {
                                   // 16-bit indices (engine::CoefTable); 0: the values themselves
   uint64_t points[kSections] = {};
   uint64_t infinity[kSections] = {};
-  uint64_t support[3] = {};       // stored points of the groups A+C, B1+B2, H
+  uint64_t support[kPointGroups] = {};  // stored points of each group
   uint64_t index_count = 0;       // support indices held (groups that drop points)
   // Per chunk of 2^k points, the widest range of scalar indices one chunk of a support covers
   // (0: unknown, taken as the group's whole length).
@@ -115,7 +124,9 @@ struct MemoryPlan {
 
   uint64_t resident_bytes() const { return bytes_where(kResident); }
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
-  // Chunks of the widest streamed point (two: one filling while the other is summed).
+  // Bytes of one chunk's points of every streamed section of group g (those come up together).
+  uint64_t streamed_point_bytes(PointGroup g) const;
+  // Chunk buffers of the widest streamed group's points (two: one filling while the other is summed).
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
     return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes();

@@ -30,9 +30,8 @@ namespace {
 using formats::PointSection;
 using formats::kPointSections;
 
-// The order a proof's streamed sections are summed in.
-constexpr PointSection kStreamOrder[] = {formats::kSecA, formats::kSecC, formats::kSecB1, formats::kSecB2,
-                                         formats::kSecH};
+// The order a proof's streamed groups of sections are summed in.
+constexpr engine::PointGroup kStreamOrder[] = {engine::kGroupAC, engine::kGroupB, engine::kGroupH};
 
 template <class C>
 class GpuEngine final : public engine::Engine<C> {
@@ -245,11 +244,21 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(msm_.pass(engine::kGroupH, resident({formats::kSecH}), &h, p, 1, sums, times, err));
     if (group_ > 1) return CUZK_OK;
     // Alone, the proof streams its sections itself, over its scalars on the device.
-    for (PointSection sec : kStreamOrder) {
-      if (!here(sec) || !store_.streamed(sec)) continue;
-      CUZK_TRY(msm_.pass(engine::group_of(sec), {sec}, sec == formats::kSecH ? &h : &w, p, 1, sums, times, err));
-    }
+    for (engine::PointGroup g : kStreamOrder)
+      CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? &h : &w, p, 1, sums, times, err));
     return CUZK_OK;
+  }
+
+  // The streamed sections of group g that the GPU sums (they come up together, chunk by chunk).
+  std::vector<PointSection> streamed_of(engine::PointGroup g) const {
+    std::vector<PointSection> out;
+    for (int i = 0; i < kPointSections; i++) {
+      const PointSection sec = (PointSection)i;
+      if (engine::group_of(sec) != g || !store_.streamed(sec)) continue;
+      if (sec == formats::kSecB2 && store_.b2_on_cpu()) continue;
+      out.push_back(sec);
+    }
+    return out;
   }
 
   // How many proofs share one read of each streamed section (engine::stream_group, from the
@@ -283,11 +292,8 @@ class GpuEngine final : public engine::Engine<C> {
       w[k].host = group_w_[k];
       h[k].host = static_cast<const uint8_t*>(h_host_) + k * nd * 32;
     }
-    for (PointSection sec : kStreamOrder) {
-      if (!store_.streamed(sec) || (sec == formats::kSecB2 && store_.b2_on_cpu())) continue;
-      CUZK_TRY(msm_.pass(engine::group_of(sec), {sec}, sec == formats::kSecH ? h.data() : w.data(), first, count, sums,
-                         times, err));
-    }
+    for (engine::PointGroup g : kStreamOrder)
+      CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? h.data() : w.data(), first, count, sums, times, err));
     return CUZK_OK;
   }
 

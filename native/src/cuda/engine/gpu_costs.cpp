@@ -36,13 +36,13 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
     const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm);
     // The MSM itself and the chunk's gathered scalars.
     c.msm_workspace[k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz) + m * fr;
-    // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device.
+    // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device;
+    // two such ranges, the next one coming up while the current one is summed.
     const uint64_t span = k < 32 && key.span[k] ? key.span[k] : std::max(key.n_vars, key.domain);
-    c.stream_scalars[k] = std::min<uint64_t>(span, std::max(key.n_vars, key.domain)) * fr;
+    c.stream_scalars[k] = 2 * (std::min<uint64_t>(span, std::max(key.n_vars, key.domain)) * fr + 16);
   }
-  const uint64_t group_of[engine::kSections] = {0, 1, 1, 0, 2};
   for (int s = 0; s < engine::kSections; s++) {
-    c.stored[s] = key.support[group_of[s]];
+    c.stored[s] = key.support[engine::group_of((formats::PointSection)s)];
     c.point_bytes[s] = s == kSecB2 ? (b2_on_cpu ? 0 : sizeof(typename C::G2)) : sizeof(typename C::G1);
     c.scalar_bytes_per_proof[s] = (s == formats::kSecH ? nd : nv) * fr;
   }

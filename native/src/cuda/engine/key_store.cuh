@@ -43,14 +43,15 @@ class GpuKeyStore {
  public:
   GpuKeyStore(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key) {}
   ~GpuKeyStore() {
-    if (copy_stream_) cudaStreamSynchronize(copy_stream_);  // no DMA reads what is freed below
+    drain();  // no DMA reads what is freed below
     for (int i = 0; i < 2; i++) {
       pinned_free(pack_buf_[i], pack_bytes_);
-      if (pack_ev_[i]) cudaEventDestroy(pack_ev_[i]);
-      if (loaded_[i]) cudaEventDestroy(loaded_[i]);
+      for (cudaEvent_t e : {pack_ev_[i], loaded_[i], points_free_[i], span_loaded_[i], span_free_[i]})
+        if (e) cudaEventDestroy(e);
     }
     for (int s = 0; s < kPointSections; s++) pinned_free(host_points_[s], plan_.stored_bytes[s]);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
+    if (span_stream_) cudaStreamDestroy(span_stream_);
   }
   GpuKeyStore(const GpuKeyStore&) = delete;
   GpuKeyStore& operator=(const GpuKeyStore&) = delete;
@@ -133,10 +134,12 @@ class GpuKeyStore {
     }
     if (engine::streams_any(plan_)) {
       CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
-      CUZK_TRY(span_.ensure(chunk_span_ * 32 + 16, err));
+      CUZK_TRY(span_.ensure(2 * span_slot_bytes(), err));
       if (!copy_stream_) CUZK_CU(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+      if (!span_stream_) CUZK_CU(cudaStreamCreateWithFlags(&span_stream_, cudaStreamNonBlocking));
       for (int i = 0; i < 2; i++)
-        if (!loaded_[i]) CUZK_CU(cudaEventCreateWithFlags(&loaded_[i], cudaEventDisableTiming));
+        for (cudaEvent_t* e : {&loaded_[i], &points_free_[i], &span_loaded_[i], &span_free_[i]})
+          if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     }
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
     return make_h_copies(err);
@@ -151,8 +154,24 @@ class GpuKeyStore {
   const uint32_t* support_index(engine::PointGroup g) const { return index_[g].as<uint32_t>(); }
   // Where a chunk of a support's scalars is gathered before its plan.
   uint4* gathered_scalars() { return gathered_.as<uint4>(); }
-  // A streamed chunk's scalars as they come up from the host: the range of indices it covers.
-  uint4* scalar_span() { return span_.as<uint4>(); }
+  // Scalars that come up from the host for a chunk (the range of indices it covers), in two slots:
+  // one step's come up on their own stream while the step before is summed.
+  uint4* scalar_span(int slot) { return reinterpret_cast<uint4*>(span_.as<uint8_t>() + (size_t)slot * span_slot_bytes()); }
+  // Starts copying `bytes` of host scalars into span slot `slot` once the work queued so far on the
+  // device's stream (the slot's last readers among it) is done.
+  cuzk_status upload_span(int slot, const void* host, size_t bytes, std::string& err) {
+    if (bytes + 16 > span_slot_bytes()) { err = "a chunk's scalars are larger than their buffer"; return CUZK_ERR_INTERNAL; }
+    CUZK_CU(cudaEventRecord(span_free_[slot], dev_->stream));
+    CUZK_CU(cudaStreamWaitEvent(span_stream_, span_free_[slot], 0));
+    CUZK_CU(cudaMemcpyAsync(scalar_span(slot), host, bytes, cudaMemcpyHostToDevice, span_stream_));
+    CUZK_CU(cudaEventRecord(span_loaded_[slot], span_stream_));
+    return CUZK_OK;
+  }
+  // The device's stream waits for span slot `slot`'s upload.
+  cuzk_status span_ready(int slot, std::string& err) {
+    CUZK_CU(cudaStreamWaitEvent(dev_->stream, span_loaded_[slot], 0));
+    return CUZK_OK;
+  }
   const DeviceRows<F>& rows_a() const { return rows_a_; }
   const DeviceRows<F>& rows_b() const { return rows_b_; }
   const MsmBases& h_copies() const { return h_copies_; }
@@ -163,36 +182,56 @@ class GpuKeyStore {
     const void* base = s == formats::kSecH && h_copies_.copies > 1 ? h_copies_.points.as() : points_[s].as();
     return static_cast<const uint8_t*>(base) + first * pb;
   }
-  // Starts copying stored points [first, first + count) of streamed section s into chunk buffer
-  // `slot` (0 or 1) on the copy stream. The slot's previous readers must be done (the caller
-  // synchronised after them).
-  cuzk_status load_chunk(PointSection s, uint64_t first, uint64_t count, int slot, std::string& err) {
-    const uint64_t pb = plan_.point_bytes[s];
+  // Starts copying stored points [first, first + count) of the streamed sections `secs` (of one
+  // group) into chunk buffer `slot` (0 or 1) on the copy stream, once the work queued so far on the
+  // device's stream (the slot's previous readers among it) is done. Section secs[i]'s points lie
+  // at section_offset(secs, i) in the slot.
+  cuzk_status load_chunk(const std::vector<PointSection>& secs, uint64_t first, uint64_t count, int slot,
+                         std::string& err) {
     uint8_t* dst = stream_points_.as<uint8_t>() + (size_t)slot * slot_bytes();
-    if (count * pb > slot_bytes()) { err = "a streamed chunk is larger than its buffer"; return CUZK_ERR_INTERNAL; }
-    if (plan_.points_pinned) {
-      CUZK_CU(cudaMemcpyAsync(dst, static_cast<uint8_t*>(host_points_[s]) + first * pb, count * pb,
-                              cudaMemcpyHostToDevice, copy_stream_));
-    } else {
-      // Packed from the key into a pinned chunk (two in turn: one packs while the other's DMA runs).
+    if (count > slot_points() || section_offset(secs, secs.size()) > slot_bytes()) {
+      err = "a streamed chunk is larger than its buffer";
+      return CUZK_ERR_INTERNAL;
+    }
+    CUZK_CU(cudaEventRecord(points_free_[slot], dev_->stream));
+    CUZK_CU(cudaStreamWaitEvent(copy_stream_, points_free_[slot], 0));
+    if (!plan_.points_pinned) {
       CUZK_TRY(ensure_pack_buffers(slot_bytes(), err));
       CUZK_CU(cudaEventSynchronize(pack_ev_[slot]));
-      CUZK_TRY(compact_.pack(*key_.zkey, s, first, count, static_cast<uint8_t*>(pack_buf_[slot]), scratch_, err));
-      CUZK_CU(cudaMemcpyAsync(dst, pack_buf_[slot], count * pb, cudaMemcpyHostToDevice, copy_stream_));
-      CUZK_CU(cudaEventRecord(pack_ev_[slot], copy_stream_));
     }
+    for (size_t i = 0; i < secs.size(); i++) {
+      const PointSection s = secs[i];
+      const uint64_t pb = plan_.point_bytes[s], at = section_offset(secs, i);
+      if (plan_.points_pinned) {
+        CUZK_CU(cudaMemcpyAsync(dst + at, static_cast<uint8_t*>(host_points_[s]) + first * pb, count * pb,
+                                cudaMemcpyHostToDevice, copy_stream_));
+      } else {
+        // Packed from the key into a pinned chunk (two in turn: one packs while the other's DMA runs).
+        uint8_t* packed = static_cast<uint8_t*>(pack_buf_[slot]) + at;
+        CUZK_TRY(compact_.pack(*key_.zkey, s, first, count, packed, scratch_, err));
+        CUZK_CU(cudaMemcpyAsync(dst + at, packed, count * pb, cudaMemcpyHostToDevice, copy_stream_));
+      }
+    }
+    if (!plan_.points_pinned) CUZK_CU(cudaEventRecord(pack_ev_[slot], copy_stream_));
     CUZK_CU(cudaEventRecord(loaded_[slot], copy_stream_));
     return CUZK_OK;
   }
   // Chunk buffer `slot` once its load is done (the device's stream waits for it).
-  cuzk_status chunk_points(int slot, const void** out, std::string& err) {
+  cuzk_status chunk_points(int slot, const uint8_t** out, std::string& err) {
     CUZK_CU(cudaStreamWaitEvent(dev_->stream, loaded_[slot], 0));
     *out = stream_points_.as<uint8_t>() + (size_t)slot * slot_bytes();
     return CUZK_OK;
   }
+  // Where section secs[i]'s points start in a chunk slot (i = secs.size(): the bytes they all take).
+  uint64_t section_offset(const std::vector<PointSection>& secs, size_t i) const {
+    uint64_t at = 0;
+    for (size_t j = 0; j < i; j++) at += slot_points() * plan_.point_bytes[secs[j]];
+    return at;
+  }
   // Waits until nothing on the copy stream is in flight (before the caller's memory goes away).
   void drain() {
     if (copy_stream_) cudaStreamSynchronize(copy_stream_);
+    if (span_stream_) cudaStreamSynchronize(span_stream_);
   }
 
  private:
@@ -328,8 +367,16 @@ class GpuKeyStore {
     for (const engine::Support& sup : compact_.support) m = std::max<uint64_t>(m, sup.size());
     return m;
   }
-  // One of the stream buffer's chunk slots.
+  // One of the stream buffer's chunk slots, and the points of each section it holds.
   uint64_t slot_bytes() const { return plan_.stream_buffer_bytes() / plan_.stream_buffers; }
+  uint64_t slot_points() const {
+    uint64_t most = 0;
+    for (int s = 0; s < kPointSections; s++)
+      if (streamed((PointSection)s)) most = std::max(most, plan_.stored[s]);
+    return std::min(plan_.msm_chunk, most);
+  }
+  // One of the two scalar span slots (16-byte aligned).
+  uint64_t span_slot_bytes() const { return chunk_span_ * 32 + 16; }
   cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, const uint16_t* index, DeviceRows<F>& rows,
                           RowBuffers& b, std::string& err) {
     const size_t nnz = m.signal.size();
@@ -364,10 +411,12 @@ class GpuKeyStore {
   DeviceBuffer table_;                            // the distinct coefficient values
   DeviceRows<F> rows_a_{}, rows_b_{};
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, a chunk's gathered scalars
-  DeviceBuffer points_[kPointSections], stream_points_, span_;  // resident points, two stream chunks, a chunk's scalar range
+  DeviceBuffer points_[kPointSections], stream_points_, span_;  // resident points, two stream chunks, two chunks' scalar ranges
   void* host_points_[kPointSections] = {};  // pinned: streamed sections' points, when the plan pins them
   cudaStream_t copy_stream_ = nullptr;      // streamed chunks come up on it
-  cudaEvent_t loaded_[2] = {nullptr, nullptr};
+  cudaStream_t span_stream_ = nullptr;      // and their scalars from the host on this one
+  cudaEvent_t loaded_[2] = {nullptr, nullptr}, points_free_[2] = {nullptr, nullptr};
+  cudaEvent_t span_loaded_[2] = {nullptr, nullptr}, span_free_[2] = {nullptr, nullptr};
   MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
   void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
   size_t pack_bytes_ = 0;

@@ -1,10 +1,13 @@
 // Kernel dispatch for a GPU engine's MSMs, in the plan's chunks. A pass takes the sections of one
 // point group over the same scalars (their support's): chunk by chunk it makes one plan over the
 // chunk's scalars (gathered on the device by the support, or a contiguous slice when the group
-// keeps every point) and runs each section's MSM over the chunk's points with it, adding the
-// partial sums. Scalars are on the device (the proof's witness or H scalars) or, for a group of
-// proofs that share a streamed section, on the host: then each chunk's range of scalar indices
-// comes up per proof. A streamed section's chunk comes up once for all of the pass's proofs, the
+// keeps every point) and runs each section's MSM over the chunk's points with it. Every chunk of a
+// pass uses one window, so each proof's and section's partial sums add up on the device and are
+// combined once, on the host, at the end of the pass: a chunk costs its plan, its additions and
+// its bucket reduction, with no download or synchronisation of its own. Scalars are on the device
+// (the proof's witness or H scalars) or, for a group of proofs that share a streamed section, on
+// the host: then each step's range of scalar indices comes up on its own stream while the step
+// before is summed. A streamed section's chunk comes up once for all of the pass's proofs, the
 // next one copying while the current one is summed. Each chunk's work is timed as its section's
 // phase on the device's timeline.
 #pragma once
@@ -37,17 +40,35 @@ struct PassScalars {
 template <class C>
 class GpuMsmDispatch {
   using PointSection = formats::PointSection;
+  using G1x = typename Group<C, 1>::Xyzz;
+  using G2x = typename Group<C, 2>::Xyzz;
 
  public:
   GpuMsmDispatch(DeviceContext* dev, GpuKeyStore<C>& store) : dev_(dev), store_(store) {}
+  ~GpuMsmDispatch() { pinned_free(host_sums_, host_sums_bytes_); }
+  GpuMsmDispatch(const GpuMsmDispatch&) = delete;
+  GpuMsmDispatch& operator=(const GpuMsmDispatch&) = delete;
 
   // The batch whose cancel flag is checked between chunks.
   void watch(const engine::WitnessSource* batch) { batch_ = batch; }
 
-  // Sections `secs` of point group g (all resident, or one streamed) for proofs first..first+count-1
-  // (scalars[k]: proof first+k's), their sums added into sums[first + k].
+  // Sections `secs` of point group g (all resident, or all streamed) for proofs first..first+count-1
+  // (scalars[k]: proof first+k's), their sums added into sums[first + k]. Synchronises at the end.
   cuzk_status pass(engine::PointGroup g, const std::vector<PointSection>& secs, const PassScalars* scalars, size_t first,
                    size_t count, engine::ProofSums<C>* sums, engine::PhaseTimes& times, std::string& err) {
+    cuzk_status st = run_pass(g, secs, scalars, first, count, sums, times, err);
+    if (st != CUZK_OK) {  // nothing in flight reads the caller's memory when this returns
+      cudaStreamSynchronize(dev_->stream);
+      store_.drain();
+      (void)cudaGetLastError();
+    }
+    return st;
+  }
+
+ private:
+  cuzk_status run_pass(engine::PointGroup g, const std::vector<PointSection>& secs, const PassScalars* scalars,
+                       size_t first, size_t count, engine::ProofSums<C>* sums, engine::PhaseTimes& times,
+                       std::string& err) {
     if (secs.empty() || count == 0) return CUZK_OK;
     const engine::Support& sup = store_.support(g);
     const uint64_t n = sup.size(), q = store_.chunk();
@@ -55,50 +76,119 @@ class GpuMsmDispatch {
     for (size_t k = 0; k < count; k++)
       for (PointSection s : secs) clear(sums[first + k], s);
     if (n == 0) return CUZK_OK;
+    cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint64_t chunks = (n + q - 1) / q;
-    if (streams) CUZK_TRY(store_.load_chunk(secs[0], 0, std::min(q, n), 0, err));
+    // One MSM alone takes the window its scalars call for; chunks and proofs that add up share the
+    // window of a full chunk, the one the plan priced the workspace at.
+    window_ = chunks == 1 && count == 1 ? 0 : msm_window_bits((size_t)std::min(q, n), C::Fr::Params::BITS);
+    sums_ready_ = false;
+    const bool host_scalars = scalars[0].device == nullptr;
+    if (streams) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
+    if (host_scalars) CUZK_TRY(stage_span(g, scalars[0], 0, std::min(q, n), 0, err));
+    CUZK_TRY(tl.begin(s, err));
+    const int marks_per_step = 1 + 2 * (int)secs.size();
     for (uint64_t c = 0; c < chunks; c++) {
       const uint64_t j0 = c * q, m = std::min(q, n - j0);
       if (c > 0 && batch_ && batch_->cancelled()) {
         err = std::string("cancelled during MSM ") + engine::section_name(secs[0]) + ", between chunks; no proof returned";
         return CUZK_ERR_CANCELLED;
       }
-      const void* chunk_points = nullptr;
+      const uint8_t* chunk_points = nullptr;
       if (streams) {
-        // The next chunk copies while this one is summed: its slot's readers finished with the
-        // chunk before this one (each MSM ends synchronised).
-        if (c + 1 < chunks) CUZK_TRY(store_.load_chunk(secs[0], j0 + q, std::min(q, n - j0 - q), (int)((c + 1) & 1), err));
         CUZK_TRY(store_.chunk_points((int)(c & 1), &chunk_points, err));
+        // The next chunk copies while this one is summed, once the chunk before this one is done.
+        if (c + 1 < chunks) CUZK_TRY(store_.load_chunk(secs, j0 + q, std::min(q, n - j0 - q), (int)((c + 1) & 1), err));
       }
       for (size_t k = 0; k < count; k++) {
         const size_t p = first + k;
-        CUZK_TRY(tl.begin(dev_->stream, err));
+        const uint64_t step = c * count + k;
+        if (host_scalars) {  // the next step's scalars come up while this step is summed
+          const uint64_t c1 = k + 1 < count ? c : c + 1;
+          const size_t k1 = k + 1 < count ? k + 1 : 0;
+          if (c1 < chunks)
+            CUZK_TRY(stage_span(g, scalars[k1], c1 * q, std::min(q, n - c1 * q), (int)((step + 1) & 1), err));
+        }
+        if (tl.free_marks() < marks_per_step) {  // read the spans so far before the events are reused
+          CUZK_CU(cudaStreamSynchronize(s));
+          tl.flush(times);
+          CUZK_TRY(tl.begin(s, err));
+        }
         int from = tl.mark(err);
-        cuzk_status st = plan_chunk(g, scalars[k], j0, (uint32_t)m, err);
-        for (size_t i = 0; st == CUZK_OK && i < secs.size(); i++) {
-          const PointSection s = secs[i];
-          times.entering(engine::msm_phase(s));
-          const void* points = streams ? chunk_points : store_.resident_points(s, j0);
-          st = s == formats::kSecB2 ? add_msm<2>(points, engine::msm_phase(s), p, &sums[p].b2, from, err)
-                                    : add_msm<1>(points, engine::msm_phase(s), p, &sums[p].g1(s), from, err);
+        CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
+        if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
+        for (size_t i = 0; i < secs.size(); i++) {
+          const PointSection sec = secs[i];
+          times.entering(engine::msm_phase(sec));
+          const void* points = streams ? chunk_points + store_.section_offset(secs, i) : store_.resident_points(sec, j0);
+          if (sec == formats::kSecB2)
+            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
+          else
+            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
           from = -1;
         }
-        tl.flush(times);
-        CUZK_TRY(st);
+      }
+    }
+    // One download of every proof's and section's partial sums, combined on the host.
+    CUZK_CU(cudaMemcpyAsync(host_sums_, sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
+    CUZK_CU(cudaStreamSynchronize(s));
+    tl.flush(times);
+    for (size_t k = 0; k < count; k++) {
+      for (size_t i = 0; i < secs.size(); i++) {
+        const uint8_t* at = static_cast<const uint8_t*>(host_sums_) + (slot(k, i) - sums_.as<uint8_t>());
+        engine::ProofSums<C>& out = sums[first + k];
+        if (secs[i] == formats::kSecB2)
+          out.b2 = out.b2.add(msm_combine(reinterpret_cast<const typename C::G2x*>(at), sums_c_, sums_nwin_));
+        else
+          out.g1(secs[i]) = out.g1(secs[i]).add(msm_combine(reinterpret_cast<const typename C::G1x*>(at), sums_c_, sums_nwin_));
       }
     }
     return CUZK_OK;
   }
 
- private:
   static void clear(engine::ProofSums<C>& sums, PointSection s) {
     if (s == formats::kSecB2) sums.b2 = C::G2x::infinity();
     else sums.g1(s) = C::G1x::infinity();
   }
 
-  // The device's plan over chunk [j0, j0 + m) of group g's stored points' scalars.
-  cuzk_status plan_chunk(engine::PointGroup g, const PassScalars& from, uint64_t j0, uint32_t m, std::string& err) {
+  // The pass's partial sums on the device, zeroed, for the window of its first plan (every later
+  // plan of the pass has the same): one slot per proof and section, as wide as a G2 point's when
+  // B2 is among the sections, so that proof k's section i is at slot(k, i).
+  cuzk_status begin_sums(size_t count, const std::vector<PointSection>& secs, std::string& err) {
+    const MsmPlan& plan = dev_->plan;
+    sums_c_ = plan.c;
+    sums_nwin_ = plan.nwin;
+    sums_secs_ = secs.size();
+    const bool g2 = std::find(secs.begin(), secs.end(), formats::kSecB2) != secs.end();
+    sums_stride_ = (size_t)msm_sums_points(plan.c, plan.nwin) * (g2 ? sizeof(G2x) : sizeof(G1x));
+    sums_bytes_ = count * secs.size() * sums_stride_;
+    CUZK_TRY(sums_.ensure(sums_bytes_, err));
+    if (sums_bytes_ > host_sums_bytes_) {
+      pinned_free(host_sums_, host_sums_bytes_);
+      host_sums_ = nullptr;
+      host_sums_bytes_ = 0;
+      CUZK_CU(pinned_alloc(&host_sums_, sums_bytes_));
+      host_sums_bytes_ = sums_bytes_;
+    }
+    CUZK_CU(cudaMemsetAsync(sums_.as(), 0, sums_bytes_, dev_->stream));  // zero bytes: empty sums
+    sums_ready_ = true;
+    return CUZK_OK;
+  }
+  uint8_t* slot(size_t k, size_t i) { return sums_.as<uint8_t>() + (k * sums_secs_ + i) * sums_stride_; }
+
+  // Starts the host scalars of the chunk [j0, j0 + m) of group g's stored points up into span slot
+  // `slot`: the range of scalar indices the chunk covers (stored point j is scalar j when the
+  // group keeps every point).
+  cuzk_status stage_span(engine::PointGroup g, const PassScalars& from, uint64_t j0, uint64_t m, int slot, std::string& err) {
+    const engine::Support& sup = store_.support(g);
+    const uint64_t lo = sup.all ? j0 : sup.index[j0], hi = sup.all ? j0 + m - 1 : sup.index[j0 + m - 1];
+    return store_.upload_span(slot, from.host + lo * 32, (size_t)(hi - lo + 1) * 32, err);
+  }
+
+  // The device's plan over chunk [j0, j0 + m) of group g's stored points' scalars, at the pass's
+  // window (host scalars: those staged into span slot `slot`).
+  cuzk_status plan_chunk(engine::PointGroup g, const PassScalars& from, uint64_t j0, uint32_t m, int slot,
+                         std::string& err) {
     const engine::Support& sup = store_.support(g);
     cudaStream_t s = dev_->stream;
     const uint32_t* scalars = nullptr;
@@ -112,38 +202,37 @@ class GpuMsmDispatch {
         scalars = reinterpret_cast<const uint32_t*>(store_.gathered_scalars());
       }
     } else {
-      // The chunk's range of scalar indices comes up from the host (stored point j is scalar j when
-      // the group keeps every point), then is gathered by the support.
-      const uint64_t lo = sup.all ? j0 : sup.index[j0], hi = sup.all ? j0 + m - 1 : sup.index[j0 + m - 1];
-      uint4* span = sup.all ? store_.gathered_scalars() : store_.scalar_span();
-      CUZK_TRY(dev_->staging.upload(span, from.host + lo * 32, (size_t)(hi - lo + 1) * 32, s, err));
-      if (!sup.all) {
-        gather_scalars<<<ceil_div(m, 256), 256, 0, s>>>(span, store_.support_index(g) + j0, m, (uint32_t)lo,
+      CUZK_TRY(store_.span_ready(slot, err));
+      uint4* span = store_.scalar_span(slot);
+      if (sup.all) {
+        scalars = reinterpret_cast<const uint32_t*>(span);
+      } else {
+        gather_scalars<<<ceil_div(m, 256), 256, 0, s>>>(span, store_.support_index(g) + j0, m, (uint32_t)sup.index[j0],
                                                        store_.gathered_scalars());
         CUZK_LAUNCHED("gather_scalars");
+        scalars = reinterpret_cast<const uint32_t*>(store_.gathered_scalars());
       }
-      scalars = reinterpret_cast<const uint32_t*>(store_.gathered_scalars());
     }
     const MsmBases& copies = store_.h_copies();
     if (g == engine::kGroupH && copies.copies > 1) {
       if (m != sup.size()) { err = "msm_h: the H copies serve one MSM over all the points"; return CUZK_ERR_INTERNAL; }
       return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, copies.c, s, err, copies.copies);
     }
-    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, 0, s, err);
+    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window_, s, err);
   }
 
-  // The MSM of the current plan over `points` (device), added into *out, timed as `phase` from
-  // mark `from` (-1: now).
-  template <int G, class HX>
-  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, HX* out, int from, std::string& err) {
+  // The MSM of the current plan over `points` (device), added into the partial sums at `into`,
+  // timed as `phase` from mark `from` (-1: now).
+  template <int G>
+  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, uint8_t* into, int from, std::string& err) {
     using A = typename Group<C, G>::Affine;
+    using X = typename Group<C, G>::Xyzz;
     GpuTimeline& tl = dev_->timeline;
     if (from < 0) from = tl.mark(err);
     MsmMarks marks;
     marks.timeline = &tl;
-    HX part;
-    CUZK_TRY((msm_execute<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream, &part, err, &marks)));
-    *out = out->add(part);
+    CUZK_TRY((msm_execute_into<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream,
+                                      reinterpret_cast<X*>(into), err, &marks)));
     tl.span(from, marks.ones_done, phase, p);
     if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
@@ -152,6 +241,13 @@ class GpuMsmDispatch {
   DeviceContext* dev_;
   GpuKeyStore<C>& store_;
   const engine::WitnessSource* batch_ = nullptr;
+  int window_ = 0;              // the pass's window (0: its one plan chooses)
+  bool sums_ready_ = false;
+  int sums_c_ = 0, sums_nwin_ = 0;
+  size_t sums_secs_ = 0, sums_stride_ = 0, sums_bytes_ = 0;
+  DeviceBuffer sums_;           // the pass's partial sums
+  void* host_sums_ = nullptr;   // pinned: where they come down
+  size_t host_sums_bytes_ = 0;
 };
 
 }  // namespace cuzk::cuda

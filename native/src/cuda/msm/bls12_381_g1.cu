@@ -3,8 +3,8 @@
 
 namespace cuzk::cuda {
 using HC = curve::Bls12381;
-template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&, cudaStream_t,
-                                        Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*);
+template cuzk_status msm_execute_into<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,
+                                             cudaStream_t, Group<HC, 1>::Xyzz*, std::string&, MsmMarks*);
 // The scalar side (digits, sort) of every MSM over this curve's Fr.
 template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, std::string&,
                                                int, uint32_t);

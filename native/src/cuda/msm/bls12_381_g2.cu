@@ -3,6 +3,6 @@
 
 namespace cuzk::cuda {
 using HC = curve::Bls12381;
-template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&, cudaStream_t,
-                                        Group<HC, 2>::HostXyzz*, std::string&, MsmMarks*);
+template cuzk_status msm_execute_into<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,
+                                             cudaStream_t, Group<HC, 2>::Xyzz*, std::string&, MsmMarks*);
 }  // namespace cuzk::cuda

@@ -253,14 +253,14 @@ __global__ void msm_fold(const X* __restrict__ seg_t, const X* __restrict__ seg_
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
-// Block b: out[b] = sum of in[b*group .. (b+1)*group), group <= blockDim.x.
+// Block b: out[b] += sum of in[b*group .. (b+1)*group), group <= blockDim.x.
 template <class X>
 __global__ void msm_sum_groups(const X* __restrict__ in, uint32_t group, X* __restrict__ out) {
   extern __shared__ __align__(16) unsigned char smem[];
   X* sh = reinterpret_cast<X*>(smem);
   X acc = threadIdx.x < group ? in[(size_t)blockIdx.x * group + threadIdx.x] : X::infinity();
   block_sum(sh, acc);
-  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+  if (threadIdx.x == 0) out[blockIdx.x] = out[blockIdx.x].add(sh[0]);
 }
 
 // Sum of the points listed in idx (the scalars equal to 1): per-block partial sums.
@@ -276,7 +276,7 @@ __global__ void msm_sum_indexed(const A* __restrict__ points, const uint32_t* __
   if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
 }
 
-// One block: out[0] = sum of in[0..count).
+// One block: out[0] += sum of in[0..count).
 template <class X>
 __global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __restrict__ out) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -284,7 +284,7 @@ __global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __re
   X acc = X::infinity();
   for (uint32_t j = threadIdx.x; j < count; j += blockDim.x) acc = acc.add(in[j]);
   block_sum(sh, acc);
-  if (threadIdx.x == 0) out[0] = sh[0];
+  if (threadIdx.x == 0) out[0] = out[0].add(sh[0]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 
 // Scratch of the execute step, shared by every MSM on a device (calls are serialised).
 struct MsmScratch {
-  DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold, fold_parts, partial, ones_sum;
+  DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold_parts, partial, sums;
   void* host = nullptr;  // pinned download area
   size_t host_bytes = 0;
   ~MsmScratch() { pinned_free(host, host_bytes); }
@@ -413,13 +413,16 @@ struct MsmMarks {
   int buckets_done = -1, ones_done = -1;
 };
 
-// sum_i s_i P_i for the plan's scalars and these points, into *out (host XYZZ). Synchronises.
+// Adds sum_i s_i P_i for the plan's scalars and these points into `sums` (device: the
+// msm_sums_points(plan.c, plan.nwin) partial sums, msm_sizes.hpp; zeroed bytes are empty sums).
+// Chunks of one MSM over the same window add into the same sums; msm_combine turns them into the
+// point once they are on the host. Does not synchronise.
 template <class HC, int G>
-cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
-                        cudaStream_t s, typename Group<HC, G>::HostXyzz* out, std::string& err, MsmMarks* marks = nullptr) {
+cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+                             cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
+                             MsmMarks* marks = nullptr) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
-  using HX = typename Group<HC, G>::HostXyzz;
   const MsmShape sh = MsmShape::of(plan.c, plan.total);
   const size_t xs = sizeof(X);
   const uint32_t n_fold = plan.total ? (uint32_t)plan.nwin * (sh.J + 1) : 0;
@@ -434,12 +437,9 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
     CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
     CUZK_TRY(sc.seg_t.ensure(z.segments, err));
     CUZK_TRY(sc.seg_r.ensure(z.segments, err));
-    CUZK_TRY(sc.fold.ensure(z.fold, err));
     CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
   }
   CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
-  CUZK_TRY(sc.ones_sum.ensure(xs, err));
-  CUZK_TRY(sc.ensure_host((size_t)(n_fold + 1) * xs, err));
   X* buckets = sc.buckets.as<X>();
   KernelTrace trace(G == 1 ? "msm_execute_g1" : "msm_execute_g2", s);
   if (plan.total) {
@@ -471,7 +471,7 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
     msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
                                                       sc.fold_parts.as<X>());
     CUZK_LAUNCHED("msm_fold");
-    msm_sum_groups<X><<<n_fold, 32, 32 * xs, s>>>(sc.fold_parts.as<X>(), sh.parts, sc.fold.as<X>());
+    msm_sum_groups<X><<<n_fold, 32, 32 * xs, s>>>(sc.fold_parts.as<X>(), sh.parts, sums + 1);
     CUZK_LAUNCHED("msm_sum_groups");
     trace.mark("fold");
   }
@@ -480,30 +480,48 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
     msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
                                                                             sc.partial.as<X>());
     CUZK_LAUNCHED("msm_sum_indexed");
-    msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), n_partial, sc.ones_sum.as<X>());
+    msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), n_partial, sums);
     CUZK_LAUNCHED("msm_sum_points");
     trace.mark("ones");
-  } else {
-    CUZK_CU(cudaMemsetAsync(sc.ones_sum.as(), 0, xs, s));
   }
   if (marks && marks->timeline) marks->ones_done = marks->timeline->mark(err);
-  uint8_t* host = static_cast<uint8_t*>(sc.host);
-  if (n_fold) CUZK_CU(cudaMemcpyAsync(host, sc.fold.as(), (size_t)n_fold * xs, cudaMemcpyDeviceToHost, s));
-  CUZK_CU(cudaMemcpyAsync(host + (size_t)n_fold * xs, sc.ones_sum.as(), xs, cudaMemcpyDeviceToHost, s));
-  CUZK_CU(cudaStreamSynchronize(s));
+  return CUZK_OK;
+}
 
-  // Host: window sums, then Horner over the windows (top first).
-  const HX* fold = reinterpret_cast<const HX*>(host);
+// The MSM's point from its partial sums on the host (msm_execute_into's layout for window c and
+// nwin reduced windows): per window T + L * sum_j 2^j U_j, then Horner over the windows (top
+// first), plus the ones' sum. A chain of doublings is cheapest here, on one core.
+template <class HX>
+HX msm_combine(const HX* sums, int c, int nwin) {
+  const MsmShape sh = MsmShape::of(c, 1);
+  const HX* fold = sums + 1;
   HX total = HX::infinity();
-  for (int w = plan.total ? plan.nwin - 1 : -1; w >= 0; w--) {
-    for (int k = 0; k < plan.c; k++) total = total.dbl();
+  for (int w = nwin - 1; w >= 0; w--) {
+    for (int k = 0; k < c; k++) total = total.dbl();
     const HX* f = fold + (size_t)w * (sh.J + 1);
     HX u = HX::infinity();
     for (int j = sh.J - 1; j >= 0; j--) u = u.dbl().add(f[j]);
     for (uint32_t l = 1; l < sh.L; l <<= 1) u = u.dbl();
     total = total.add(u).add(f[sh.J]);
   }
-  *out = total.add(*reinterpret_cast<const HX*>(host + (size_t)n_fold * xs));
+  return total.add(sums[0]);
+}
+
+// sum_i s_i P_i for the plan's scalars and these points, into *out (host XYZZ). Synchronises.
+template <class HC, int G>
+cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+                        cudaStream_t s, typename Group<HC, G>::HostXyzz* out, std::string& err, MsmMarks* marks = nullptr) {
+  using X = typename Group<HC, G>::Xyzz;
+  using HX = typename Group<HC, G>::HostXyzz;
+  static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ points share a layout");
+  const size_t bytes = (size_t)msm_sums_points(plan.c, plan.nwin) * sizeof(X);
+  CUZK_TRY(sc.sums.ensure(bytes, err));
+  CUZK_TRY(sc.ensure_host(bytes, err));
+  CUZK_CU(cudaMemsetAsync(sc.sums.as(), 0, bytes, s));
+  CUZK_TRY((msm_execute_into<HC, G>(plan, d_points, sc, s, sc.sums.as<X>(), err, marks)));
+  CUZK_CU(cudaMemcpyAsync(sc.host, sc.sums.as(), bytes, cudaMemcpyDeviceToHost, s));
+  CUZK_CU(cudaStreamSynchronize(s));
+  *out = msm_combine(static_cast<const HX*>(sc.host), plan.c, plan.nwin);
   return CUZK_OK;
 }
 
@@ -512,10 +530,10 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
                                                         std::string&, int, uint32_t);                              \
-  extern template cuzk_status msm_execute<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,         \
-                                                  cudaStream_t, Group<HC, 1>::HostXyzz*, std::string&, MsmMarks*); \
-  extern template cuzk_status msm_execute<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,         \
-                                                  cudaStream_t, Group<HC, 2>::HostXyzz*, std::string&, MsmMarks*);
+  extern template cuzk_status msm_execute_into<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,    \
+                                                       cudaStream_t, Group<HC, 1>::Xyzz*, std::string&, MsmMarks*); \
+  extern template cuzk_status msm_execute_into<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,    \
+                                                       cudaStream_t, Group<HC, 2>::Xyzz*, std::string&, MsmMarks*);
 CUZK_MSM_EXTERN(curve::Bn254)
 CUZK_MSM_EXTERN(curve::Bls12381)
 #undef CUZK_MSM_EXTERN

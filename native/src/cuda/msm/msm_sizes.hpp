@@ -73,10 +73,19 @@ struct MsmShape {
   }
 };
 
+// The partial sums an MSM leaves on the device for the host to combine, for window c and nwin
+// reduced windows: the ones' sum, then per window J + 1 folded sums (msm_fold's output). They are
+// linear in the buckets, so the sums of several chunks over the same window add up point by point
+// into one such set (MsmExecuteSizes::sums), combined once.
+inline uint32_t msm_sums_points(int c, int nwin) {
+  const MsmShape sh = MsmShape::of(c, 1);
+  return 1 + (uint32_t)nwin * (uint32_t)(sh.J + 1);
+}
+
 // Bytes of the execute step's device scratch (MsmScratch) for nwin reduced windows of window c
 // over `total` sorted pairs, with XYZZ points of xyzz_bytes.
 struct MsmExecuteSizes {
-  size_t buckets, carry, tail_key, long_runs, segments, fold, fold_parts;
+  size_t buckets, carry, tail_key, long_runs, segments, sums, fold_parts;
   static MsmExecuteSizes of(int c, int nwin, uint32_t total, size_t xyzz_bytes) {
     const MsmShape sh = MsmShape::of(c, total);
     const size_t n_fold = total ? (size_t)nwin * (sh.J + 1) : 0;
@@ -86,11 +95,11 @@ struct MsmExecuteSizes {
     z.tail_key = (size_t)sh.chunks * 4;
     z.long_runs = ((size_t)sh.chunks / 32 + 2) * 4;
     z.segments = (size_t)nwin * sh.S * xyzz_bytes;  // each of seg_t and seg_r
-    z.fold = n_fold * xyzz_bytes;
+    z.sums = (size_t)msm_sums_points(c, nwin) * xyzz_bytes;
     z.fold_parts = n_fold * sh.parts * xyzz_bytes;
     return z;
   }
-  size_t total() const { return buckets + 2 * carry + tail_key + long_runs + 2 * segments + fold + fold_parts; }
+  size_t total() const { return buckets + 2 * carry + tail_key + long_runs + 2 * segments + sums + fold_parts; }
 };
 
 // Bytes of the scalar plan (MsmPlan) for m scalars of `bits` bits at window c: the 0/1 split's

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -142,6 +143,8 @@ class GpuTimeline {
     if (cudaEventRecord(ev_[used_], stream_) != cudaSuccess) { (void)cudaGetLastError(); return -1; }
     return used_++;
   }
+  // Marks (and spans) left before the timeline must be flushed and begun again.
+  int free_marks() const { return std::min(kMax - used_, kMax - n_spans_); }
   struct Span { int from, to; cuzk_phase phase; size_t proof; };
   void span(int from, int to, cuzk_phase phase, size_t proof) {
     if (from >= 0 && to >= 0 && n_spans_ < kMax) spans_[n_spans_++] = {from, to, phase, proof};
