@@ -128,6 +128,12 @@ export interface EngineSettings {
   streamPerProof?: boolean;
   /** CUDA: store the key's points at infinity too (measurements). Default false. */
   keepInfinity?: boolean;
+  /**
+   * CUDA: read the A/B rows in chunks per proof from a pinned copy in host memory even when the
+   * budget holds them whole (tests, measurements). Default false; a budget too small for the rows
+   * reads them in chunks anyway.
+   */
+  streamRows?: boolean;
 }
 
 /** A byte count a caller chose (number or bigint), 0 = automatic: an integer from 0 to 2^53 - 1. */
@@ -158,7 +164,7 @@ export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
   const hCopies = settings.hCopies ?? "auto";
   const copies = hCopies === "auto" ? ABI.H_COPIES_AUTO : integerIn(hCopies, "hCopies", 0, ABI.H_COPIES_MAX, ' (or "auto")');
   let flags = 0;
-  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY]] as const) {
+  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY], ["streamRows", ABI.PROVER_STREAM_ROWS]] as const) {
     const value = settings[name];
     if (value !== undefined && typeof value !== "boolean") throw new CuzkError("INVALID_ARGUMENT", `${name} must be true or false, not ${JSON.stringify(value)}`);
     if (value) flags |= bit;

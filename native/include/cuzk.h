@@ -337,6 +337,9 @@ typedef struct cuzk_prover cuzk_prover;
                                              once per group of proofs (measurements) */
 #define CUZK_PROVER_KEEP_INFINITY 0x4u    /* CUDA: store the key's points at infinity too, instead of
                                              only the others (measurements) */
+#define CUZK_PROVER_STREAM_ROWS 0x8u      /* CUDA: read the A/B rows in chunks per proof from a pinned
+                                             host copy even when the budget holds them (tests and
+                                             measurements; a budget too small for them does so anyway) */
 #define CUZK_CHUNK_POINTS_MIN (1u << 10)  /* cuzk_prover_options.chunk_points bounds */
 #define CUZK_CHUNK_POINTS_MAX (1u << 31)
 #define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
@@ -414,7 +417,7 @@ typedef struct cuzk_memory_plan {
                                              another section summed over the same scalars has a point) */
   uint64_t stored_bytes[CUZK_POINT_SECTIONS];
   uint64_t rows_bytes;               /* A/B rows in the engine's memory */
-  uint64_t rows_chunk_bytes;         /* 0: the rows are held whole (every engine does so far) */
+  uint64_t rows_chunk_bytes;         /* 0: the rows are held whole; else (CUDA) bytes of a chunk of them read per proof */
   uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
   uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
   uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers */

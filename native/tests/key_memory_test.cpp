@@ -306,7 +306,7 @@ void refusals(const std::string& dir) {
   }
   {
     cuzk_prover_options o = opt;
-    o.flags = 0x8;  // the first bit no flag has
+    o.flags = 0x10;  // the first bit no flag has
     CHECK(refused(o, "unknown option flags"));
   }
   for (int32_t t : {-2, CUZK_H_COPIES_MAX + 1, INT32_MIN}) {
@@ -321,7 +321,7 @@ void refusals(const std::string& dir) {
   }
   // In bounds: every flag, and each end of h_copies (the CPU engine ignores the copies).
   for (uint32_t flags : {0u, (uint32_t)CUZK_PROVER_STREAM_ALL, (uint32_t)CUZK_PROVER_STREAM_PER_PROOF,
-                         (uint32_t)CUZK_PROVER_KEEP_INFINITY, 0x7u})
+                         (uint32_t)CUZK_PROVER_KEEP_INFINITY, (uint32_t)CUZK_PROVER_STREAM_ROWS, 0xfu})
     for (int32_t t : {CUZK_H_COPIES_AUTO, 0, CUZK_H_COPIES_MAX}) {
       cuzk_prover_options o = opt;
       o.flags = flags;

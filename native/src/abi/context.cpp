@@ -276,12 +276,13 @@ cuzk_status read_options(const cuzk_prover_options* options, cuzk::engine::Engin
     return CUZK_ERR_INVALID_ARGUMENT;
   }
   constexpr uint32_t kKnown =
-      CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY;
+      CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY | CUZK_PROVER_STREAM_ROWS;
   if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
   opts.memory_budget = options->memory_budget;
   opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
   opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
   opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
+  opts.stream_rows = (options->flags & CUZK_PROVER_STREAM_ROWS) != 0;
   if (size >= kSecondLayout) {
     const int32_t t = options->h_copies;
     if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {

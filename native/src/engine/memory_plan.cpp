@@ -109,8 +109,11 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   const bool h_streams = streamed(p, formats::kSecH);
   // Streamed points are copied once to pinned host memory when the host budget holds them (else
   // read from the key per group); the H scalars a group keeps go to the host (GPU) or the room.
-  p.points_pinned = c.kept_on_host && streamed_bytes && streamed_bytes <= lim.host_budget;
-  p.host_bytes = p.points_pinned ? streamed_bytes : 0;
+  // Rows read in chunks come from a pinned copy on the host (GPU) or from the key (CPU).
+  const uint64_t host_rows = sh.rows_chunk && c.kept_on_host ? c.rows : 0;
+  const uint64_t host_left = lim.host_budget > host_rows ? lim.host_budget - host_rows : 0;
+  p.points_pinned = c.kept_on_host && streamed_bytes && streamed_bytes <= host_left;
+  p.host_bytes = host_rows + (p.points_pinned ? streamed_bytes : 0);
   uint64_t group = kMaxGroup;
   if (h_streams && c.h_kept_per_proof) {
     const uint64_t room = c.kept_on_host ? (lim.host_budget > p.host_bytes ? lim.host_budget - p.host_bytes : 0) : p.room();
@@ -131,7 +134,9 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
     link += (double)scalars;
   }
   if (h_streams && c.kept_on_host) link += 2.0 * (double)c.h_kept_per_proof;
-  if (sh.rows_chunk) link += (double)c.rows;
+  // Rows in chunks: read once per proof for a, b and c together, twice with two NTT vectors (c
+  // is formed again once a*b is).
+  if (sh.rows_chunk) link += (double)c.rows * (sh.vectors >= 3 ? 1 : 2);
   p.link_bytes_per_proof = (uint64_t)link;
   uint64_t extra_chunks = 0;
   for (int s = 0; s < kSections; s++)
@@ -191,6 +196,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
       for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
         if ((resident & ~held) || (lim.stream_all && resident)) continue;
         MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, plan);
+        if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||

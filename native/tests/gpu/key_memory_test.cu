@@ -94,6 +94,14 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
                chunked_streamed.proof == ref.proof,
            "%s: streamed in chunks of %u points: %s", where.c_str(), CUZK_CHUNK_POINTS_MIN, chunked_streamed.err);
 
+    // The A/B rows read in chunks per proof (the smallest chunk the plan allows: many per proof).
+    Attempt rows_chunked = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK,
+                                      CUZK_PROVER_STREAM_ROWS | CUZK_PROVER_STREAM_ALL, CUZK_CHUNK_POINTS_MIN);
+    EXPECT(rows_chunked.create == CUZK_OK && rows_chunked.prove == CUZK_OK && rows_chunked.proof == ref.proof &&
+               rows_chunked.plan.rows_chunk_bytes > 0,
+           "%s: rows in chunks of %llu bytes, streamed in chunks of %u points: %s", where.c_str(),
+           (unsigned long long)rows_chunked.plan.rows_chunk_bytes, CUZK_CHUNK_POINTS_MIN, rows_chunked.err);
+
     // The minimum and budgets between it and the resident plan's total: each fits, each gives the
     // CPU proof, some keep sections resident and stream others.
     const uint64_t lo = res.plan.min_budget, hi = res.plan.total_bytes;
@@ -104,6 +112,8 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
     // The minimum holds two NTT vectors: c is formed again in b's place, from the rows or, for
     // evaluations the caller gives (CUZK_INPUT_ABC), from the caller's c.
     EXPECT(least.plan.ntt_vectors == 2, "%s: the minimum plan holds %u NTT vectors", where.c_str(), least.plan.ntt_vectors);
+    EXPECT(least.plan.rows_chunk_bytes > 0 || res.plan.rows_bytes <= (64u << 10),
+           "%s: the minimum plan holds %llu bytes of rows whole", where.c_str(), (unsigned long long)least.plan.rows_bytes);
     {
       cuzk_key_info info{};
       cuzk_key_get_info(key, &info, nullptr, 0);
@@ -151,10 +161,11 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
            tight.device_used);
 
     std::printf("%s: resident %.2f ms (B MSMs %.2f ms; all points stored: %.2f ms, B MSMs %.2f ms), streamed %.2f ms, "
-                "chunks of 2^10 %.2f ms (streamed %.2f ms), minimum budget %.2f ms: %s\n",
+                "chunks of 2^10 %.2f ms (streamed %.2f ms, rows in chunks too %.2f ms), minimum budget %.2f ms: %s\n",
                 where.c_str(), res.ms, res.msm_b_ms, full.ms, full.msm_b_ms, streamed.ms, chunked.ms,
-                chunked_streamed.ms, least.ms,
-                res.proof == ref.proof && streamed.proof == ref.proof && all_same && chunked.proof == ref.proof
+                chunked_streamed.ms, rows_chunked.ms, least.ms,
+                res.proof == ref.proof && streamed.proof == ref.proof && all_same && chunked.proof == ref.proof &&
+                        rows_chunked.proof == ref.proof
                     ? "identical to the CPU proof"
                     : "WRONG");
     std::printf("  plan: fixed %.1f MiB, resident %.1f MiB (device used %.1f MiB), streamed/proof %.1f MiB in the "

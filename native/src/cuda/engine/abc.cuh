@@ -7,9 +7,11 @@
 
 namespace cuzk::cuda {
 
-// One matrix on the device: row offsets (32-bit: a key has fewer than 2^32 coefficients), the
-// columns, and the coefficients themselves or (coef_index set) a 16-bit index into a table of the
-// distinct values (engine::CoefTable).
+// One matrix on the device, whole or a chunk of its rows (cuda/engine/row_chunks.hpp): row
+// offsets (32-bit: a key has fewer than 2^32 coefficients; a chunk's are its rows' and the next
+// one's, still counted from the matrix's first coefficient), the columns, and the coefficients
+// themselves or (coef_index set) a 16-bit index into a table of the distinct values
+// (engine::CoefTable), from coefficient `first` of the matrix on.
 template <class F>
 struct DeviceRows {
   const uint32_t* start;  // rows + 1
@@ -17,31 +19,34 @@ struct DeviceRows {
   const F* coef;
   const uint16_t* coef_index;
   const F* coef_table;
+  uint32_t first;
 };
 
+// Row r of the rows held (0: the first one held).
 template <class F>
 __device__ __forceinline__ F row_dot(const DeviceRows<F>& m, uint32_t r, const F* __restrict__ w) {
   F acc = F::zero();
-  const uint32_t e = m.start[r + 1];
+  const uint32_t b = m.start[r] - m.first, e = m.start[r + 1] - m.first;
   if (m.coef_index) {
-    for (uint32_t k = m.start[r]; k < e; k++) acc += load16(m.coef_table + m.coef_index[k]) * load16(w + m.signal[k]);
+    for (uint32_t k = b; k < e; k++) acc += load16(m.coef_table + m.coef_index[k]) * load16(w + m.signal[k]);
   } else {
-    for (uint32_t k = m.start[r]; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);
+    for (uint32_t k = b; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);
   }
   return acc;
 }
 
-// One thread per row of the domain; rows past the matrices are zero. vc NULL: a and b only (an NTT
-// stage of two vectors forms c later, with c_rows).
+// One thread per row r in [r0, r_end) of the domain, its matrices' rows held from r0 on; rows
+// from `rows` on (past the matrices) are zero. vc NULL: a and b only (an NTT stage of two vectors
+// forms c later, with c_rows).
 template <class F>
-__global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
-                         F* __restrict__ va, F* __restrict__ vb, F* __restrict__ vc) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= domain) return;
+__global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t r0, uint32_t r_end, uint32_t rows,
+                         const F* __restrict__ w, F* __restrict__ va, F* __restrict__ vb, F* __restrict__ vc) {
+  uint32_t r = r0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= r_end) return;
   F x = F::zero(), y = F::zero();
   if (r < rows) {
-    x = row_dot(a, r, w);
-    y = row_dot(b, r, w);
+    x = row_dot(a, r - r0, w);
+    y = row_dot(b, r - r0, w);
   }
   store16(va + r, x);
   store16(vb + r, y);
@@ -50,11 +55,11 @@ __global__ void abc_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32
 
 // c alone, in the place the caller gives (the same products as abc_rows).
 template <class F>
-__global__ void c_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t rows, uint32_t domain, const F* __restrict__ w,
-                       F* __restrict__ vc) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= domain) return;
-  store16(vc + r, r < rows ? row_dot(a, r, w) * row_dot(b, r, w) : F::zero());
+__global__ void c_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t r0, uint32_t r_end, uint32_t rows,
+                       const F* __restrict__ w, F* __restrict__ vc) {
+  uint32_t r = r0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= r_end) return;
+  store16(vc + r, r < rows ? row_dot(a, r - r0, w) * row_dot(b, r - r0, w) : F::zero());
 }
 
 template <class F>

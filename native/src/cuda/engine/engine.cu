@@ -180,9 +180,10 @@ class GpuEngine final : public engine::Engine<C> {
         CUZK_LAUNCHED("to_mont_kernel");
       }
     } else {
-      abc_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), va, vb,
-                                                     two ? nullptr : vc);
-      CUZK_LAUNCHED("abc_rows");
+      CUZK_TRY(store_.each_rows(nd, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
+        abc_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w_->as<F>(), va, vb, two ? nullptr : vc);
+        return check_launch("abc_rows", err);
+      }, err));
     }
     int t2 = tl.mark(err);
     tl.span(t1, t2, CUZK_PHASE_ABC, p);
@@ -202,8 +203,10 @@ class GpuEngine final : public engine::Engine<C> {
         to_mont_kernel<F><<<ceil_div(nd, 256), 256, 0, s>>>(vb, nd);
         CUZK_LAUNCHED("to_mont_kernel");
       } else {
-        c_rows<F><<<ceil_div(nd, 128), 128, 0, s>>>(store_.rows_a(), store_.rows_b(), rows, nd, w_->as<F>(), vb);
-        CUZK_LAUNCHED("c_rows");
+        CUZK_TRY(store_.each_rows(nd, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
+          c_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w_->as<F>(), vb);
+          return check_launch("c_rows", err);
+        }, err));
       }
       CUZK_TRY(ntt.to_coset(vb, L, s, err));
       ntt_h_less<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, nd);

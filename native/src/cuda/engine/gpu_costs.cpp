@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cuda/engine/row_chunks.hpp"
 #include "cuda/msm/msm_sizes.hpp"
 #include "curve/curves.hpp"
 
@@ -28,8 +29,10 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   // (32) or their 16-bit indices into a table of the distinct values.
   const uint64_t per_coef = key.coef_values ? 4 + 2 : 4 + fr;
   c.rows = 2 * ((key.rows + 1) * 4 + 4 + 16) + key.coefs * per_coef + key.coef_values * fr;
-  c.row_max = std::max<uint64_t>(key.row_max_coefs, 1) * (4 + fr) + 16;
-  c.rows_can_chunk = false;  // the engine holds its rows whole
+  // Or in chunks per proof from a pinned copy on the host: a chunk holds at least one row.
+  const uint64_t row_max = std::max<uint64_t>(key.row_max_coefs, 1);
+  c.row_max = RowChunkLayout::of(1, row_max, row_max, key.coef_values ? 2 : fr).bytes;
+  c.rows_can_chunk = true;
   const size_t xyzz = b2_on_cpu ? sizeof(typename C::G1x) : sizeof(typename C::G2x);
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++) {

@@ -17,11 +17,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "cuda/context/device_context.cuh"
 #include "cuda/engine/abc.cuh"
 #include "cuda/engine/gpu_costs.hpp"
+#include "cuda/engine/row_chunks.hpp"
 #include "cuda/msm/bases.cuh"
 #include "engine/engine.hpp"
 #include "engine/key_memory.hpp"
@@ -50,6 +52,10 @@ class GpuKeyStore {
         if (e) cudaEventDestroy(e);
     }
     for (int s = 0; s < kPointSections; s++) pinned_free(host_points_[s], plan_.stored_bytes[s]);
+    pinned_free(host_rows_, host_rows_bytes_);
+    for (int i = 0; i < 2; i++)
+      for (cudaEvent_t e : {rows_loaded_[i], rows_free_[i]})
+        if (e) cudaEventDestroy(e);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
     if (span_stream_) cudaStreamDestroy(span_stream_);
   }
@@ -82,6 +88,7 @@ class GpuKeyStore {
     limits.host_budget = options.host_budget ? options.host_budget : physical_memory() / 4 * 3;
     limits.batch = 1;  // judged per proof: a prover may be given single proofs
     limits.stream_all = options.stream_all;  // tests: every section streamed gives the same proofs
+    limits.stream_rows = options.stream_rows;
     limits.chunk_points = options.chunk_points;
     CUZK_TRY(engine::plan_memory(gpu_costs(shape, cpu_b2_), limits, plan_, err));
     for (int s = 0; s < kPointSections; s++) {
@@ -108,10 +115,14 @@ class GpuKeyStore {
       CUZK_TRY(dev_->staging.upload(table_.as(), coef_table_.values.data(), coef_table_.values.size() * sizeof(F),
                                     dev_->stream, err));
     }
-    CUZK_TRY(upload_rows(key_.a, coef_table_.fits ? coef_table_.index_a.data() : nullptr, rows_a_, bufs_a_, err));
-    CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes / 2, err));
-    CUZK_TRY(upload_rows(key_.b, coef_table_.fits ? coef_table_.index_b.data() : nullptr, rows_b_, bufs_b_, err));
-    CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes - plan_.rows_bytes / 2, err));
+    if (plan_.rows_chunk) {
+      CUZK_TRY(pin_rows(progress, err));
+    } else {
+      CUZK_TRY(upload_rows(key_.a, coef_table_.fits ? coef_table_.index_a.data() : nullptr, rows_a_, bufs_a_, err));
+      CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes / 2, err));
+      CUZK_TRY(upload_rows(key_.b, coef_table_.fits ? coef_table_.index_b.data() : nullptr, rows_b_, bufs_b_, err));
+      CUZK_TRY(engine::upload_step(progress, plan_.rows_bytes - plan_.rows_bytes / 2, err));
+    }
     CUZK_CU(cudaStreamSynchronize(dev_->stream));
     coef_table_.release();  // on the device now
     for (int g = 0; g < engine::kPointGroups; g++) {
@@ -132,10 +143,15 @@ class GpuKeyStore {
         CUZK_TRY(pin_section(s, progress, err));
       }
     }
+    if (engine::streams_any(plan_) || plan_.rows_chunk) {
+      if (!copy_stream_) CUZK_CU(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+      for (int i = 0; i < 2; i++)
+        for (cudaEvent_t* e : {&rows_loaded_[i], &rows_free_[i]})
+          if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    }
     if (engine::streams_any(plan_)) {
       CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
       CUZK_TRY(span_.ensure(2 * span_slot_bytes(), err));
-      if (!copy_stream_) CUZK_CU(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
       if (!span_stream_) CUZK_CU(cudaStreamCreateWithFlags(&span_stream_, cudaStreamNonBlocking));
       for (int i = 0; i < 2; i++)
         for (cudaEvent_t* e : {&loaded_[i], &points_free_[i], &span_loaded_[i], &span_free_[i]})
@@ -172,8 +188,27 @@ class GpuKeyStore {
     CUZK_CU(cudaStreamWaitEvent(dev_->stream, span_loaded_[slot], 0));
     return CUZK_OK;
   }
-  const DeviceRows<F>& rows_a() const { return rows_a_; }
-  const DeviceRows<F>& rows_b() const { return rows_b_; }
+  // Runs launch(a, b, r0, r_end) (a cuzk_status) for rows [r0, r_end) of the domain [0, domain)
+  // with matrices a and b holding those rows: once when the rows are held whole; else per chunk,
+  // each coming up on the copy stream while the one before is used (rows past the matrices go
+  // with the last chunk).
+  template <class Launch>
+  cuzk_status each_rows(uint32_t domain, Launch&& launch, std::string& err) {
+    if (!plan_.rows_chunk) return launch(rows_a_, rows_b_, 0u, domain);
+    for (size_t i = 0; i < row_chunks_.size(); i++) {
+      if (i == 0) CUZK_TRY(load_rows(0, err));
+      if (i + 1 < row_chunks_.size()) CUZK_TRY(load_rows(i + 1, err));
+      const int slot = (int)(i & 1);
+      CUZK_CU(cudaStreamWaitEvent(dev_->stream, rows_loaded_[slot], 0));
+      const RowChunk& ch = row_chunks_[i];
+      const RowChunkLayout l = chunk_layout(ch);
+      const uint8_t* base = row_slots_.as<uint8_t>() + (size_t)slot * plan_.rows_chunk;
+      const bool last = i + 1 == row_chunks_.size();
+      CUZK_TRY(launch(chunk_rows(base, l.start_a, l.signal_a, l.coef_a, ch.first_a),
+                      chunk_rows(base, l.start_b, l.signal_b, l.coef_b, ch.first_b), ch.first, last ? domain : ch.end));
+    }
+    return CUZK_OK;
+  }
   const MsmBases& h_copies() const { return h_copies_; }
   uint64_t chunk() const { return plan_.msm_chunk; }
   // Section s's resident points (the H copies when they are held), from stored point `first` on.
@@ -228,7 +263,7 @@ class GpuKeyStore {
     for (size_t j = 0; j < i; j++) at += slot_points() * plan_.point_bytes[secs[j]];
     return at;
   }
-  // Waits until nothing on the copy stream is in flight (before the caller's memory goes away).
+  // Waits until nothing on the copy streams is in flight (before the caller's memory goes away).
   void drain() {
     if (copy_stream_) cudaStreamSynchronize(copy_stream_);
     if (span_stream_) cudaStreamSynchronize(span_stream_);
@@ -377,6 +412,72 @@ class GpuKeyStore {
   }
   // One of the two scalar span slots (16-byte aligned).
   uint64_t span_slot_bytes() const { return chunk_span_ * 32 + 16; }
+
+  // The rows read in chunks: a pinned copy of both matrices on the host (RowChunkLayout of all the
+  // rows), cut into chunks of the plan's rows_chunk bytes, and two chunk buffers on the device.
+  uint64_t coef_bytes() const { return coef_table_.fits ? 2 : sizeof(F); }
+  RowChunkLayout chunk_layout(const RowChunk& ch) const {
+    return RowChunkLayout::of(ch.end - ch.first, ch.end_a - ch.first_a, ch.end_b - ch.first_b, row_coef_bytes_);
+  }
+  DeviceRows<F> chunk_rows(const uint8_t* base, uint64_t start, uint64_t signal, uint64_t coef, uint64_t first) const {
+    const bool indexed = row_coef_bytes_ == 2;
+    return DeviceRows<F>{reinterpret_cast<const uint32_t*>(base + start), reinterpret_cast<const uint32_t*>(base + signal),
+                         indexed ? nullptr : reinterpret_cast<const F*>(base + coef),
+                         indexed ? reinterpret_cast<const uint16_t*>(base + coef) : nullptr,
+                         indexed ? table_.template as<F>() : nullptr, (uint32_t)first};
+  }
+  cuzk_status pin_rows(const Progress& progress, std::string& err) {
+    const auto& a = key_.a;
+    const auto& b = key_.b;
+    const uint64_t rows = a.rows();
+    if (b.rows() != rows) { err = "the A and B rows differ in count"; return CUZK_ERR_INTERNAL; }
+    row_coef_bytes_ = coef_bytes();
+    host_rows_layout_ = RowChunkLayout::of(rows, a.signal.size(), b.signal.size(), row_coef_bytes_);
+    CUZK_CU(pinned_alloc(&host_rows_, host_rows_layout_.bytes));
+    host_rows_bytes_ = host_rows_layout_.bytes;
+    uint8_t* h = static_cast<uint8_t*>(host_rows_);
+    const RowChunkLayout& l = host_rows_layout_;
+    for (uint64_t r = 0; r <= rows; r++) {
+      reinterpret_cast<uint32_t*>(h + l.start_a)[r] = (uint32_t)a.row_start[r];
+      reinterpret_cast<uint32_t*>(h + l.start_b)[r] = (uint32_t)b.row_start[r];
+    }
+    std::memcpy(h + l.signal_a, a.signal.data(), a.signal.size() * 4);
+    std::memcpy(h + l.signal_b, b.signal.data(), b.signal.size() * 4);
+    if (row_coef_bytes_ == 2) {
+      std::memcpy(h + l.coef_a, coef_table_.index_a.data(), a.signal.size() * 2);
+      std::memcpy(h + l.coef_b, coef_table_.index_b.data(), b.signal.size() * 2);
+    } else {
+      std::memcpy(h + l.coef_a, a.coef.data(), a.coef.size() * sizeof(F));
+      std::memcpy(h + l.coef_b, b.coef.data(), b.coef.size() * sizeof(F));
+    }
+    row_chunks_ = cut_row_chunks(a.row_start, b.row_start, rows, row_coef_bytes_, plan_.rows_chunk);
+    if (row_chunks_.empty() && rows) { err = "a row of A and B is larger than the plan's row chunk"; return CUZK_ERR_INTERNAL; }
+    CUZK_TRY(row_slots_.ensure(2 * plan_.rows_chunk, err));
+    return engine::upload_step(progress, plan_.rows_bytes, err);
+  }
+  // Starts chunk i's rows up into row slot i & 1 once the work queued on the device's stream (the
+  // slot's last reader among it) is done.
+  cuzk_status load_rows(size_t i, std::string& err) {
+    const int slot = (int)(i & 1);
+    const RowChunk& ch = row_chunks_[i];
+    const RowChunkLayout l = chunk_layout(ch), &hl = host_rows_layout_;
+    const uint8_t* h = static_cast<const uint8_t*>(host_rows_);
+    uint8_t* d = row_slots_.as<uint8_t>() + (size_t)slot * plan_.rows_chunk;
+    const uint64_t rows = ch.end - ch.first, cb = row_coef_bytes_;
+    CUZK_CU(cudaEventRecord(rows_free_[slot], dev_->stream));
+    CUZK_CU(cudaStreamWaitEvent(copy_stream_, rows_free_[slot], 0));
+    auto up = [&](uint64_t to, uint64_t from, uint64_t bytes) {
+      return cudaMemcpyAsync(d + to, h + from, bytes, cudaMemcpyHostToDevice, copy_stream_);
+    };
+    CUZK_CU(up(l.start_a, hl.start_a + ch.first * 4ull, (rows + 1) * 4));
+    CUZK_CU(up(l.start_b, hl.start_b + ch.first * 4ull, (rows + 1) * 4));
+    CUZK_CU(up(l.signal_a, hl.signal_a + ch.first_a * 4, (ch.end_a - ch.first_a) * 4));
+    CUZK_CU(up(l.signal_b, hl.signal_b + ch.first_b * 4, (ch.end_b - ch.first_b) * 4));
+    CUZK_CU(up(l.coef_a, hl.coef_a + ch.first_a * cb, (ch.end_a - ch.first_a) * cb));
+    CUZK_CU(up(l.coef_b, hl.coef_b + ch.first_b * cb, (ch.end_b - ch.first_b) * cb));
+    CUZK_CU(cudaEventRecord(rows_loaded_[slot], copy_stream_));
+    return CUZK_OK;
+  }
   cuzk_status upload_rows(const engine::SparseRows<typename C::Fr>& m, const uint16_t* index, DeviceRows<F>& rows,
                           RowBuffers& b, std::string& err) {
     const size_t nnz = m.signal.size();
@@ -390,12 +491,12 @@ class GpuKeyStore {
       CUZK_TRY(b.coef.ensure(nnz * 2 + 16, err));
       CUZK_TRY(dev_->staging.upload(b.coef.as(), index, nnz * 2, dev_->stream, err));
       rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), nullptr,
-                           b.coef.template as<uint16_t>(), table_.template as<F>()};
+                           b.coef.template as<uint16_t>(), table_.template as<F>(), 0u};
     } else {
       CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
       CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
       rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), b.coef.template as<F>(),
-                           nullptr, nullptr};
+                           nullptr, nullptr, 0u};
     }
     return CUZK_OK;
   }
@@ -417,6 +518,13 @@ class GpuKeyStore {
   cudaStream_t span_stream_ = nullptr;      // and their scalars from the host on this one
   cudaEvent_t loaded_[2] = {nullptr, nullptr}, points_free_[2] = {nullptr, nullptr};
   cudaEvent_t span_loaded_[2] = {nullptr, nullptr}, span_free_[2] = {nullptr, nullptr};
+  cudaEvent_t rows_loaded_[2] = {nullptr, nullptr}, rows_free_[2] = {nullptr, nullptr};
+  std::vector<RowChunk> row_chunks_;  // rows in chunks: the chunks, their host copy, two device slots
+  RowChunkLayout host_rows_layout_;
+  uint64_t row_coef_bytes_ = 0;
+  void* host_rows_ = nullptr;  // pinned
+  size_t host_rows_bytes_ = 0;
+  DeviceBuffer row_slots_;
   MsmBases h_copies_;  // copies > 1: the H section's points and their copies (make_h_copies)
   void* pack_buf_[2] = {nullptr, nullptr};  // pinned: packed points on their way to the device
   size_t pack_bytes_ = 0;
