@@ -141,8 +141,10 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   uint64_t extra_chunks = 0;
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
+  const double row_chunks =
+      sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * (sh.vectors >= 3 ? 1 : 2) : 0;
   p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s +
-                        (double)(3 - sh.vectors) * c.per_vector_saved_s;
+                        row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s;
   return p;
 }
 
@@ -202,7 +204,9 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
                             (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 &&
                              (p.msm_chunk > best.msm_chunk ||
-                              (p.msm_chunk == best.msm_chunk && p.resident_bytes() < best.resident_bytes())));
+                              (p.msm_chunk == best.msm_chunk &&
+                               (p.rows_chunk > best.rows_chunk ||
+                                (p.rows_chunk == best.rows_chunk && p.resident_bytes() < best.resident_bytes())))));
         if (better) {
           best = p;
           found = true;

@@ -85,6 +85,7 @@ struct EngineCosts {
   uint32_t stream_buffers = 2;    // chunk buffers a streamed section comes up through
   double link_bytes_per_s = 25e9; // the engine's read rate for streamed bytes (PCIe, or a file)
   double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
+  double row_chunk_cost_s = 30e-6;  // the fixed cost of one more chunk of rows read (its copies, its launch)
 };
 
 // The caller's limits and forced choices (cuzk_prover_options, cuzk_plan_request).
