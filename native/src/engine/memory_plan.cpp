@@ -74,9 +74,13 @@ uint64_t MemoryPlan::streamed_point_bytes(PointGroup g) const {
 
 uint64_t MemoryPlan::stream_buffer_bytes() const {
   uint64_t widest = 0, most = 0;
-  for (int g = 0; g < kPointGroups; g++) widest = std::max(widest, streamed_point_bytes((PointGroup)g));
+  if (streams_groups)
+    for (int g = 0; g < kPointGroups; g++) widest = std::max(widest, streamed_point_bytes((PointGroup)g));
   for (int s = 0; s < kSections; s++)
-    if (placement[s] == kStreamed && stored[s]) most = std::max(most, stored[s]);
+    if (placement[s] == kStreamed && stored[s]) {
+      most = std::max(most, stored[s]);
+      widest = std::max(widest, point_bytes[s]);
+    }
   return stream_buffers * std::min(msm_chunk, most) * widest;
 }
 
@@ -122,15 +126,17 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   p.group_max = streamed_bytes && group >= 2 ? group : 1;
   p.group = std::max<uint64_t>(1, std::min(p.group_max, lim.batch));
   if (c.kept_on_host && h_streams && p.group > 1) p.host_bytes += p.group * c.h_kept_per_proof;
-  // Traffic per proof: each streamed section once per group, the scalars of each group of
-  // sections with one streamed per proof, the H scalars out and back when kept on the host, the
+  // Traffic per proof: each streamed section once per group, the scalars of each streamed
+  // section per proof (once for a group's sections when they stream together), the H scalars out and back when kept on the host, the
   // rows per proof when chunked.
   double link = (double)streamed_bytes / (double)p.group;
   for (int g = 0; g < kPointGroups; g++) {
     uint64_t scalars = 0;
     for (int s = 0; s < kSections; s++)
-      if (group_of((PointSection)s) == g && streamed(p, (PointSection)s))
-        scalars = std::max(scalars, c.scalar_bytes_per_proof[s]);
+      if (group_of((PointSection)s) == g && streamed(p, (PointSection)s)) {
+        const uint64_t b = c.scalar_bytes_per_proof[s];
+        scalars = c.streams_groups ? std::max(scalars, b) : scalars + b;
+      }
     link += (double)scalars;
   }
   if (h_streams && c.kept_on_host) link += 2.0 * (double)c.h_kept_per_proof;
@@ -158,6 +164,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
   plan.fixed = c.fixed;
   plan.vector_bytes = c.vector_bytes;
   plan.stream_buffers = c.stream_buffers;
+  plan.streams_groups = c.streams_groups;
   uint32_t held = 0;
   for (int s = 0; s < kSections; s++) {
     plan.point_bytes[s] = c.point_bytes[s];

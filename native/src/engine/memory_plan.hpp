@@ -83,6 +83,7 @@ struct EngineCosts {
   uint64_t h_kept_per_proof = 0;  // bytes a proof keeps for a group when H streams (domain x 32)
   bool kept_on_host = false;      // those kept bytes are host memory (GPU) or the engine's own (CPU)
   uint32_t stream_buffers = 2;    // chunk buffers a streamed section comes up through
+  bool streams_groups = false;    // a group's streamed sections come up together (one buffer holds them all)
   double link_bytes_per_s = 25e9; // the engine's read rate for streamed bytes (PCIe, or a file)
   double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
   double row_chunk_cost_s = 30e-6;  // the fixed cost of one more chunk of rows read (its copies, its launch)
@@ -119,15 +120,17 @@ struct MemoryPlan {
   uint64_t host_bytes = 0;          // host memory the plan takes: pinned streamed points, kept H scalars
   bool points_pinned = false;       // the streamed points are copied to pinned host memory once
   uint32_t stream_buffers = 2;      // chunk buffers of the widest streamed point
+  bool streams_groups = false;      // a chunk buffer holds a group's streamed sections together
   uint64_t min_budget = 0;          // the smallest budget this key can be planned in
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
 
   uint64_t resident_bytes() const { return bytes_where(kResident); }
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
-  // Bytes of one chunk's points of every streamed section of group g (those come up together).
+  // Bytes of one point of each streamed section of group g together.
   uint64_t streamed_point_bytes(PointGroup g) const;
-  // Chunk buffers of the widest streamed group's points (two: one filling while the other is summed).
+  // Chunk buffers (two: one filling while the other is summed) of the widest streamed point, or of
+  // the widest group's streamed points together when streams_groups.
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
     return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes();
