@@ -113,6 +113,13 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
   return load16(points + i);
 }
 
+// A bucket's sum written by the one thread that completes it: stored, or added to what the bucket
+// holds already (buckets carried across the chunks of one MSM).
+template <class X>
+__device__ __forceinline__ void put_bucket(X* buckets, uint32_t key, const X& acc, bool add_into) {
+  buckets[key] = add_into ? buckets[key].add(acc) : acc;
+}
+
 // One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
@@ -120,7 +127,8 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
 template <class A, class X>
 __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
                                uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
+                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key,
+                               bool add_into) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   size_t begin = (size_t)t * K;
   if (begin >= total) return;
@@ -140,7 +148,7 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
       if (head_continues) carry[t] = acc;
-      else buckets[key] = acc;
+      else put_bucket(buckets, key, acc, add_into);
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -160,7 +168,7 @@ template <class X>
 __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                 uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
                                 const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
-                                uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list) {
+                                uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list, bool add_into) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= chunks) return;
   uint32_t key = tail_key[t];
@@ -171,7 +179,7 @@ __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t tota
   }
   X acc = tails[t];
   for (uint32_t u = t + 1; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u++) acc = acc.add(carry[u]);
-  buckets[key] = acc;
+  put_bucket(buckets, key, acc, add_into);
 }
 
 // 32-bit-word shuffle of any point type.
@@ -190,7 +198,8 @@ template <class X>
 __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                const X* __restrict__ carry, const X* __restrict__ tails,
                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
-                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
+                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list,
+                               bool add_into) {
   const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   if (w >= *long_count) return;  // warp-uniform
   const uint32_t t = long_list[w], key = tail_key[t];
@@ -201,7 +210,7 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
     X other = shfl_down(acc, off);
     if (lane < (uint32_t)off) acc = acc.add(other);
   }
-  if (lane == 0) buckets[key] = acc;
+  if (lane == 0) put_bucket(buckets, key, acc, add_into);
 }
 
 // Segment s of window w covers buckets s*L+1 .. (s+1)*L (stored at index b-1). Running sums from
@@ -413,77 +422,113 @@ struct MsmMarks {
   int buckets_done = -1, ones_done = -1;
 };
 
+// The bucket part of an MSM: the plan's pairs accumulated into `buckets` (device, nwin x 2^(c-1)
+// XYZZ points of the plan's window: msm_bucket_bytes), stored when add_into is false, else added to
+// what they hold (zeroed bytes are empty buckets). The chunks of one MSM over the same window can
+// so add up in one set of buckets, reduced once by msm_reduce_into. Does not synchronise.
+template <class HC, int G>
+cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add_into, std::string& err) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  if (!plan.total) return CUZK_OK;
+  const MsmShape sh = MsmShape::of(plan.c, plan.total);
+  const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, sizeof(X));
+  CUZK_TRY(sc.carry.ensure(z.carry, err));
+  CUZK_TRY(sc.tails.ensure(z.carry, err));
+  CUZK_TRY(sc.tail_key.ensure(z.tail_key, err));
+  CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
+  KernelTrace trace(G == 1 ? "msm_accumulate_g1" : "msm_accumulate_g2", s);
+  msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
+                                                               d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
+                                                               sc.tail_key.as<uint32_t>(), add_into);
+  CUZK_LAUNCHED("msm_accumulate");
+  trace.mark("accumulate");
+  uint32_t* long_count = sc.long_runs.as<uint32_t>();
+  CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
+  msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
+                                                              sc.carry.as<X>(), sc.tails.as<X>(),
+                                                              sc.tail_key.as<uint32_t>(), buckets, long_count,
+                                                              long_count + 1, add_into);
+  CUZK_LAUNCHED("msm_merge_tails");
+  const uint32_t max_long = sh.chunks / 32 + 1;
+  msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
+                                                                        sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                        sc.tail_key.as<uint32_t>(), buckets,
+                                                                        long_count, long_count + 1, add_into);
+  CUZK_LAUNCHED("msm_merge_long");
+  trace.mark("merge");
+  return CUZK_OK;
+}
+
+// The sum of the points whose scalar is 1 (the plan's ones), added into sums[0]. Does not
+// synchronise.
+template <class HC, int G>
+cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+                         cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  if (!plan.n_ones) return CUZK_OK;
+  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
+  const size_t xs = sizeof(X);
+  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
+  KernelTrace trace(G == 1 ? "msm_ones_g1" : "msm_ones_g2", s);
+  msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
+                                                                          sc.partial.as<X>());
+  CUZK_LAUNCHED("msm_sum_indexed");
+  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
+  CUZK_LAUNCHED("msm_sum_points");
+  trace.mark("ones");
+  return CUZK_OK;
+}
+
+// The bucket reduction of window c over nwin windows: adds each window's folded sums into
+// sums[1..] (msm_sums_points' layout). Does not synchronise.
+template <class HC, int G>
+cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc,
+                            cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err) {
+  using X = typename Group<HC, G>::Xyzz;
+  const MsmShape sh = MsmShape::of(c, 1);
+  const size_t xs = sizeof(X);
+  const uint32_t n_fold = (uint32_t)nwin * (sh.J + 1);
+  const MsmExecuteSizes z = MsmExecuteSizes::of(c, nwin, 1, xs);
+  CUZK_TRY(sc.seg_t.ensure(z.segments, err));
+  CUZK_TRY(sc.seg_r.ensure(z.segments, err));
+  CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
+  KernelTrace trace(G == 1 ? "msm_reduce_g1" : "msm_reduce_g2", s);
+  msm_segments<X><<<ceil_div((size_t)nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, (uint32_t)nwin,
+                                                                   sc.seg_t.as<X>(), sc.seg_r.as<X>());
+  CUZK_LAUNCHED("msm_segments");
+  trace.mark("segments");
+  msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
+                                                    sc.fold_parts.as<X>());
+  CUZK_LAUNCHED("msm_fold");
+  msm_sum_groups<X><<<n_fold, 32, 32 * xs, s>>>(sc.fold_parts.as<X>(), sh.parts, sums + 1);
+  CUZK_LAUNCHED("msm_sum_groups");
+  trace.mark("fold");
+  return CUZK_OK;
+}
+
 // Adds sum_i s_i P_i for the plan's scalars and these points into `sums` (device: the
-// msm_sums_points(plan.c, plan.nwin) partial sums, msm_sizes.hpp; zeroed bytes are empty sums).
-// Chunks of one MSM over the same window add into the same sums; msm_combine turns them into the
-// point once they are on the host. Does not synchronise.
+// msm_sums_points(plan.c, plan.nwin) partial sums, msm_sizes.hpp; zeroed bytes are empty sums):
+// its own buckets, reduced at once, then the ones. Chunks of one MSM over the same window add into
+// the same sums; msm_combine turns them into the point once they are on the host. Marks: after
+// the reduction and after the ones. Does not synchronise.
 template <class HC, int G>
 cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
                              MsmMarks* marks = nullptr) {
-  using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
-  const MsmShape sh = MsmShape::of(plan.c, plan.total);
-  const size_t xs = sizeof(X);
-  const uint32_t n_fold = plan.total ? (uint32_t)plan.nwin * (sh.J + 1) : 0;
-  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
-  const uint32_t n_partial = plan.n_ones ? kSumBlocks : 0;
   if (plan.total) {
-    const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, xs);
-    CUZK_TRY(sc.buckets.ensure(z.buckets, err));
-    CUZK_TRY(sc.carry.ensure(z.carry, err));
-    CUZK_TRY(sc.tails.ensure(z.carry, err));
-    CUZK_TRY(sc.tail_key.ensure(z.tail_key, err));
-    CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
-    CUZK_TRY(sc.seg_t.ensure(z.segments, err));
-    CUZK_TRY(sc.seg_r.ensure(z.segments, err));
-    CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
-  }
-  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
-  X* buckets = sc.buckets.as<X>();
-  KernelTrace trace(G == 1 ? "msm_execute_g1" : "msm_execute_g2", s);
-  if (plan.total) {
-    // Empty buckets must read as infinity: ZZ = 0.
-    CUZK_CU(cudaMemsetAsync(buckets, 0, (size_t)plan.nwin * sh.nb * xs, s));
-    msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
-                                                                 d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                 sc.tail_key.as<uint32_t>());
-    CUZK_LAUNCHED("msm_accumulate");
-    trace.mark("accumulate");
-    uint32_t* long_count = sc.long_runs.as<uint32_t>();
-    CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
-    msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
-                                                                sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                sc.tail_key.as<uint32_t>(), buckets, long_count,
-                                                                long_count + 1);
-    CUZK_LAUNCHED("msm_merge_tails");
-    const uint32_t max_long = sh.chunks / 32 + 1;
-    msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
-                                                                          sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                          sc.tail_key.as<uint32_t>(), buckets,
-                                                                          long_count, long_count + 1);
-    CUZK_LAUNCHED("msm_merge_long");
-    trace.mark("merge");
-    msm_segments<X><<<ceil_div((size_t)plan.nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, plan.nwin,
-                                                                         sc.seg_t.as<X>(), sc.seg_r.as<X>());
-    CUZK_LAUNCHED("msm_segments");
-    trace.mark("segments");
-    msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
-                                                      sc.fold_parts.as<X>());
-    CUZK_LAUNCHED("msm_fold");
-    msm_sum_groups<X><<<n_fold, 32, 32 * xs, s>>>(sc.fold_parts.as<X>(), sh.parts, sums + 1);
-    CUZK_LAUNCHED("msm_sum_groups");
-    trace.mark("fold");
+    const size_t bytes = msm_bucket_bytes(plan.c, plan.nwin, sizeof(X));
+    CUZK_TRY(sc.buckets.ensure(bytes, err));
+    X* buckets = sc.buckets.as<X>();
+    CUZK_CU(cudaMemsetAsync(buckets, 0, bytes, s));  // empty buckets read as infinity: ZZ = 0
+    CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, false, err)));
+    CUZK_TRY((msm_reduce_into<HC, G>(plan.c, plan.nwin, buckets, sc, s, sums, err)));
   }
   if (marks && marks->timeline) marks->buckets_done = marks->timeline->mark(err);
-  if (plan.n_ones) {
-    msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
-                                                                            sc.partial.as<X>());
-    CUZK_LAUNCHED("msm_sum_indexed");
-    msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), n_partial, sums);
-    CUZK_LAUNCHED("msm_sum_points");
-    trace.mark("ones");
-  }
+  CUZK_TRY((msm_add_ones<HC, G>(plan, d_points, sc, s, sums, err)));
   if (marks && marks->timeline) marks->ones_done = marks->timeline->mark(err);
   return CUZK_OK;
 }
@@ -527,15 +572,21 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
 
 // The kernels are compiled once per curve and group (msm/<curve>_g<group>.cu); other files only
 // call them.
+#define CUZK_MSM_EXTERN_GROUP(HC, G)                                                                              \
+  extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
+                                                          cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&);  \
+  extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
+                                                   cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
+  extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \
+                                                      Group<HC, G>::Xyzz*, std::string&);
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
                                                         std::string&, int, uint32_t);                              \
-  extern template cuzk_status msm_execute_into<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,    \
-                                                       cudaStream_t, Group<HC, 1>::Xyzz*, std::string&, MsmMarks*); \
-  extern template cuzk_status msm_execute_into<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&,    \
-                                                       cudaStream_t, Group<HC, 2>::Xyzz*, std::string&, MsmMarks*);
+  CUZK_MSM_EXTERN_GROUP(HC, 1)                                                                                    \
+  CUZK_MSM_EXTERN_GROUP(HC, 2)
 CUZK_MSM_EXTERN(curve::Bn254)
 CUZK_MSM_EXTERN(curve::Bls12381)
 #undef CUZK_MSM_EXTERN
+#undef CUZK_MSM_EXTERN_GROUP
 
 }  // namespace cuzk::cuda

@@ -73,6 +73,9 @@ struct MsmShape {
   }
 };
 
+// The buckets of window c over nwin reduced windows, XYZZ points of xyzz_bytes.
+inline size_t msm_bucket_bytes(int c, int nwin, size_t xyzz_bytes) { return (size_t)nwin * ((size_t)1 << (c - 1)) * xyzz_bytes; }
+
 // The partial sums an MSM leaves on the device for the host to combine, for window c and nwin
 // reduced windows: the ones' sum, then per window J + 1 folded sums (msm_fold's output). They are
 // linear in the buckets, so the sums of several chunks over the same window add up point by point
@@ -90,7 +93,7 @@ struct MsmExecuteSizes {
     const MsmShape sh = MsmShape::of(c, total);
     const size_t n_fold = total ? (size_t)nwin * (sh.J + 1) : 0;
     MsmExecuteSizes z{};
-    z.buckets = (size_t)nwin * sh.nb * xyzz_bytes;
+    z.buckets = msm_bucket_bytes(c, nwin, xyzz_bytes);
     z.carry = (size_t)sh.chunks * xyzz_bytes;  // and as much for the tails
     z.tail_key = (size_t)sh.chunks * 4;
     z.long_runs = ((size_t)sh.chunks / 32 + 2) * 4;
