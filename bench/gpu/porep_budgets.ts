@@ -54,6 +54,19 @@ const gib = (b: number | bigint) => (Number(b) / 2 ** 30).toFixed(2);
 const s = (ms: number) => (ms / 1000).toFixed(1);
 const log = (line: string) => console.log(`[${s(performance.now())} s] ${line}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// The length covered by a set of [start, end] intervals.
+function unionLength(list: Array<[number, number]>): number {
+  const sorted = [...list].sort((a, b) => a[0] - b[0]);
+  let total = 0, from = -Infinity, to = -Infinity;
+  for (const [a, b] of sorted) {
+    if (a > to) {
+      if (to > from) total += to - from;
+      from = a;
+      to = b;
+    } else to = Math.max(to, b);
+  }
+  return to > from ? total + to - from : total;
+}
 
 const library = Library.default();
 const deviceUsed = () => {
@@ -106,20 +119,28 @@ for (const v of variants) {
     const same = proofs.every((p, i) => p === reference![i]);
     const walls: number[] = [];
     const phases = new Map<string, number[]>();
+    // Per phase, the batch's time with it under way (the union of its proofs' intervals) over n: in
+    // a group that shares streamed reads, one proof's interval spans the whole group's pass.
+    const shares = new Map<string, number[]>();
     for (let r = 0; r < runs; r++) {
       t = performance.now();
       const results = await prover.proveBatch(buffers);
       walls.push(performance.now() - t);
+      const intervals = new Map<string, Array<[number, number]>>();
       for (const res of results) {
         for (const [name, x] of Object.entries(res.timings.phases)) {
-          if (x) phases.set(name, [...(phases.get(name) ?? []), x.end - x.start]);
+          if (!x) continue;
+          phases.set(name, [...(phases.get(name) ?? []), x.end - x.start]);
+          intervals.set(name, [...(intervals.get(name) ?? []), [x.start, x.end]]);
         }
       }
+      for (const [name, list] of intervals) shares.set(name, [...(shares.get(name) ?? []), unionLength(list) / n]);
     }
     clearInterval(sample);
     const perCircuit = median(walls) / n;
     rows.push({ label, perCircuit, peak, plan, same });
     log(`${label}: phase medians per circuit (ms): ${[...phases].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
+    log(`${label}: batch time under way per circuit (ms): ${[...shares].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
     log(`${label}: batches ${walls.map((w) => w.toFixed(0)).join(", ")} ms = ${perCircuit.toFixed(1)} ms per circuit; peak device ${gib(peak)} GiB above idle; proofs ${same ? "equal to the first budget's" : "DIFFER from the first budget's"}`);
   } catch (e) {
     log(`${label}: ${(e as Error).message}`);
