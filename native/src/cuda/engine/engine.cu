@@ -21,6 +21,7 @@
 #include "cuda/engine/key_store.cuh"
 #include "cuda/engine/make_engine.hpp"
 #include "cuda/engine/msm_dispatch.cuh"
+#include "engine/scalar_pack.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -83,7 +84,21 @@ class GpuEngine final : public engine::Engine<C> {
         engine::ProofInputs in;
         CUZK_TRY(batch.inputs(p, &in, err));
         group_w_[k] = in.w;
+        // The group's reads of the witness come up packed when that takes at most an eighth of it
+        // (bits and bytes), packed on the host while the GPU works on this proof.
+        std::thread packer;
+        if (packs_witness()) {
+          packed_[k].clear();
+          try {
+            packer = std::thread([this, k, w = in.w] {
+              packed_[k].pack(w, key_.n_vars, default_thread_pool(), (uint64_t)key_.n_vars * 32 / 8);
+            });
+          } catch (const std::system_error&) {
+            // no thread: the group reads the witness as it is
+          }
+        }
         cuzk_status st = prove_one(in, p, k, batch, times, sums, err);
+        if (packer.joinable()) packer.join();
         if (st == CUZK_OK && group_ > 1) {
           // The kept H scalars must have landed before the next proof overwrites them.
           if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess) st = fail(e, "cudaStreamSynchronize", err);
@@ -264,6 +279,14 @@ class GpuEngine final : public engine::Engine<C> {
     return out;
   }
 
+  // Whether a group's witnesses are packed for its reads: some section over the witness streams
+  // and is summed here, the group has several proofs, and the CPU pool is free (B2 on the CPU
+  // uses it beside the GPU).
+  bool packs_witness() const {
+    if (group_ < 2 || store_.b2_on_cpu()) return false;
+    return !streamed_of(engine::kGroupAC).empty() || !streamed_of(engine::kGroupB).empty();
+  }
+
   // How many proofs share one read of each streamed section (engine::stream_group, from the
   // plan's host budget for the kept H scalars); it allocates their pinned host area when H
   // streams. Without it (pinned memory refused) 1: each proof reads the sections itself.
@@ -293,6 +316,7 @@ class GpuEngine final : public engine::Engine<C> {
     std::vector<PassScalars> w(count), h(count);
     for (size_t k = 0; k < count; k++) {
       w[k].host = group_w_[k];
+      w[k].packed = packed_[k].size() ? &packed_[k] : nullptr;
       h[k].host = static_cast<const uint8_t*>(h_host_) + k * nd * 32;
     }
     for (engine::PointGroup g : kStreamOrder)
@@ -350,6 +374,7 @@ class GpuEngine final : public engine::Engine<C> {
   static constexpr size_t kMaxGroup = 1024;
   size_t group_ = 1;
   const uint8_t* group_w_[kMaxGroup] = {};
+  engine::PackedScalars packed_[kMaxGroup];  // their packed forms (empty: not packed)
   void* h_host_ = nullptr;
   size_t h_host_bytes_ = 0;
   DeviceBuffer* w_ = &w_bufs_[0];  // the current proof's witness on the device

@@ -27,6 +27,7 @@
 #include "cuda/msm/bases.cuh"
 #include "engine/engine.hpp"
 #include "engine/key_memory.hpp"
+#include "engine/scalar_pack.hpp"
 #include "util/progress.hpp"
 #include "util/machine.hpp"
 #include "util/thread_pool.hpp"
@@ -53,6 +54,7 @@ class GpuKeyStore {
     }
     for (int s = 0; s < kPointSections; s++) pinned_free(host_points_[s], plan_.stored_bytes[s]);
     pinned_free(host_rows_, host_rows_bytes_);
+    for (void* stage : span_stage_) pinned_free(stage, span_slot_bytes());
     for (int i = 0; i < 2; i++)
       for (cudaEvent_t e : {rows_loaded_[i], rows_free_[i]})
         if (e) cudaEventDestroy(e);
@@ -182,6 +184,15 @@ class GpuKeyStore {
     CUZK_CU(cudaMemcpyAsync(scalar_span(slot), host, bytes, cudaMemcpyHostToDevice, span_stream_));
     CUZK_CU(cudaEventRecord(span_loaded_[slot], span_stream_));
     return CUZK_OK;
+  }
+  // The same from a packed form of the scalars (engine/scalar_pack.hpp): range r of `packed`,
+  // written into the slot's pinned stage once that stage's last copy is done.
+  cuzk_status upload_span(int slot, const engine::PackedScalars& packed, const engine::PackedRange& r, std::string& err) {
+    if (r.bytes + 16 > span_slot_bytes()) { err = "a chunk's packed scalars are larger than their buffer"; return CUZK_ERR_INTERNAL; }
+    if (!span_stage_[slot]) CUZK_CU(pinned_alloc(&span_stage_[slot], span_slot_bytes()));
+    CUZK_CU(cudaEventSynchronize(span_loaded_[slot]));
+    packed.write(r, static_cast<uint8_t*>(span_stage_[slot]));
+    return upload_span(slot, span_stage_[slot], r.bytes, err);
   }
   // The device's stream waits for span slot `slot`'s upload.
   cuzk_status span_ready(int slot, std::string& err) {
@@ -518,6 +529,7 @@ class GpuKeyStore {
   cudaStream_t span_stream_ = nullptr;      // and their scalars from the host on this one
   cudaEvent_t loaded_[2] = {nullptr, nullptr}, points_free_[2] = {nullptr, nullptr};
   cudaEvent_t span_loaded_[2] = {nullptr, nullptr}, span_free_[2] = {nullptr, nullptr};
+  void* span_stage_[2] = {nullptr, nullptr};  // pinned: packed scalars on their way to a span slot
   cudaEvent_t rows_loaded_[2] = {nullptr, nullptr}, rows_free_[2] = {nullptr, nullptr};
   std::vector<RowChunk> row_chunks_;  // rows in chunks: the chunks, their host copy, two device slots
   RowChunkLayout host_rows_layout_;

@@ -32,10 +32,24 @@ __global__ void gather_scalars(const V* __restrict__ scalars, const uint32_t* __
   out[2 * (size_t)j + 1] = src[1];
 }
 
-// One proof's scalars for a pass: all of its group's scalars on the device, or on the host.
+// out[j] = scalar index[j] (or first + j without an index) of a range of packed scalars
+// (engine/scalar_pack.hpp) that came up as one buffer laid out as r.
+__global__ void gather_packed(const uint8_t* __restrict__ packed, engine::PackedRange r, const uint32_t* __restrict__ index,
+                              uint32_t m, uint64_t first, uint4* __restrict__ out) {
+  uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  uint32_t s[8];
+  engine::decode_packed(packed, r, index ? index[j] : first + j, s);
+  out[2 * (size_t)j] = make_uint4(s[0], s[1], s[2], s[3]);
+  out[2 * (size_t)j + 1] = make_uint4(s[4], s[5], s[6], s[7]);
+}
+
+// One proof's scalars for a pass: all of its group's scalars on the device, or on the host (and
+// then, when they pack small, also packed: what comes up per chunk instead).
 struct PassScalars {
   const uint8_t* device = nullptr;
   const uint8_t* host = nullptr;
+  const engine::PackedScalars* packed = nullptr;
 };
 
 template <class C>
@@ -234,6 +248,14 @@ class GpuMsmDispatch {
   cuzk_status stage_span(engine::PointGroup g, const PassScalars& from, uint64_t j0, uint64_t m, int slot, std::string& err) {
     const engine::Support& sup = store_.support(g);
     const uint64_t lo = sup.all ? j0 : sup.index[j0], hi = sup.all ? j0 + m - 1 : sup.index[j0 + m - 1];
+    span_packed_[slot] = false;
+    if (from.packed) {  // packed when the range packs smaller than it is
+      span_range_[slot] = from.packed->range(lo, hi);
+      if (span_range_[slot].bytes < (hi - lo + 1) * 32) {
+        span_packed_[slot] = true;
+        return store_.upload_span(slot, *from.packed, span_range_[slot], err);
+      }
+    }
     return store_.upload_span(slot, from.host + lo * 32, (size_t)(hi - lo + 1) * 32, err);
   }
 
@@ -256,7 +278,13 @@ class GpuMsmDispatch {
     } else {
       CUZK_TRY(store_.span_ready(slot, err));
       uint4* span = store_.scalar_span(slot);
-      if (sup.all) {
+      if (span_packed_[slot]) {
+        gather_packed<<<ceil_div(m, 256), 256, 0, s>>>(reinterpret_cast<const uint8_t*>(span), span_range_[slot],
+                                                      sup.all ? nullptr : store_.support_index(g) + j0, m, j0,
+                                                      store_.gathered_scalars());
+        CUZK_LAUNCHED("gather_packed");
+        scalars = reinterpret_cast<const uint32_t*>(store_.gathered_scalars());
+      } else if (sup.all) {
         scalars = reinterpret_cast<const uint32_t*>(span);
       } else {
         gather_scalars<<<ceil_div(m, 256), 256, 0, s>>>(span, store_.support_index(g) + j0, m, (uint32_t)sup.index[j0],
@@ -306,6 +334,8 @@ class GpuMsmDispatch {
   GpuKeyStore<C>& store_;
   const engine::WitnessSource* batch_ = nullptr;
   int window_ = 0;              // the pass's window (0: its one plan chooses)
+  bool span_packed_[2] = {false, false};  // what each span slot holds: packed scalars (of that range) or raw
+  engine::PackedRange span_range_[2];
   bool sums_ready_ = false;
   int sums_c_ = 0, sums_nwin_ = 0;
   size_t sums_secs_ = 0, sums_stride_ = 0, sums_bytes_ = 0;
