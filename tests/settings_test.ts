@@ -2,7 +2,7 @@
  * @module
  * Promise: the library's settings travel with the call, never through the process environment.
  * Each engine setting of Prover.open (memoryBudget, hostMemoryBudget, chunkPoints, hCopies,
- * streamAll, streamPerProof, keepInfinity) and of Context.create (g2OnCpu) has its default, takes every value in its bounds
+ * streamAll, streamPerProof, keepInfinity, streamRows) and of Context.create (g2OnCpu) has its default, takes every value in its bounds
  * and refuses the others with INVALID_ARGUMENT naming it, before any native work; a CUZK_*
  * variable in the environment changes nothing; none of them changes a proof's bytes (proofs with
  * fixed r, s compared, each verified). mod.ts no longer offers setNativeEnv.
@@ -40,6 +40,8 @@ test("engine settings: defaults, values in bounds, and values out of bounds refu
   assert.ok((await placements({ streamAll: false })).every((p) => p === "resident"));
   for (const hCopies of ["auto", 0, 1, 2, 64] as const) assert.ok((await placements({ hCopies })).length === 5, `hCopies ${hCopies}`);
   for (const keepInfinity of [true, false]) await placements({ keepInfinity, streamPerProof: !keepInfinity });
+  // The CPU engine reads its rows from the key: streamRows asks for nothing it must change.
+  for (const streamRows of [true, false]) assert.ok((await placements({ streamRows })).every((p) => p === "resident"), `streamRows ${streamRows}`);
   for (const hostMemoryBudget of [0, 2 ** 30, 2n ** 40n]) assert.ok((await placements({ hostMemoryBudget })).length === 5, `hostMemoryBudget ${hostMemoryBudget}`);
   for (const chunkPoints of [0, 1024, 2 ** 20, 2 ** 31]) assert.ok((await placements({ chunkPoints })).every((p) => p === "resident"), `chunkPoints ${chunkPoints}`);
 
@@ -51,6 +53,7 @@ test("engine settings: defaults, values in bounds, and values out of bounds refu
     [{ streamAll: 1 as unknown as boolean }, "streamAll"],
     [{ streamPerProof: "yes" as unknown as boolean }, "streamPerProof"],
     [{ keepInfinity: null as unknown as boolean }, "keepInfinity"],
+    [{ streamRows: 0 as unknown as boolean }, "streamRows"],
     [{ memoryBudget: -1 }, "memoryBudget"],
     [{ memoryBudget: 2 ** 60 }, "memoryBudget"],
     [{ hostMemoryBudget: -1 }, "hostMemoryBudget"],
@@ -84,7 +87,7 @@ test("no setting changes a proof: the same r, s give the same bytes streamed, pe
     const wtns = fixture.bytes("witness.wtns");
     const randomness = [{ r: 5n, s: 9n }, { r: 6n, s: 10n }];
     const proofs: string[] = [];
-    const settings: Array<Partial<ProverOptions>> = [{}, { streamAll: true }, { streamAll: true, streamPerProof: true }, { hCopies: 0, keepInfinity: true, g2OnCpu: true }, { chunkPoints: 1024, hostMemoryBudget: 2 ** 30 }];
+    const settings: Array<Partial<ProverOptions>> = [{}, { streamAll: true }, { streamAll: true, streamPerProof: true }, { hCopies: 0, keepInfinity: true, g2OnCpu: true }, { chunkPoints: 1024, hostMemoryBudget: 2 ** 30 }, { streamRows: true, streamAll: true }];
     for (const options of settings) {
       const prover = await Prover.open({ zkey: fixture.file("circuit.zkey"), backend: "cpu", pointsOnDemand: true, ...options });
       try {
