@@ -419,14 +419,13 @@ void section_msm_precompute(int max_log) {
 // chunk's fixed cost goes).
 template <class HC>
 typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
-                                            bool carry_buckets) {
+                                            bool carry_buckets, DeviceBuffer& sums, DeviceBuffer& buckets) {
   using X = typename Group<HC, 1>::Xyzz;
   using A = typename Group<HC, 1>::Affine;
   using HX = typename Group<HC, 1>::HostXyzz;
   constexpr int bits = HC::Fr::Params::BITS;
   const int c = msm_window_bits(std::min(q, n), bits), nwin = msm_windows(bits, c);
   const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
-  static DeviceBuffer sums, buckets;
   CHECK_OK(sums.ensure(sums_bytes, err));
   CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
   if (carry_buckets) {
@@ -459,6 +458,7 @@ void section_msm_chunks(int log) {
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(n);
   make_bench_points<HC, 1>(pts, n, k0);
+  DeviceBuffer sums, buckets;  // the chunked runs' partial sums and kept buckets, reused
   for (int mix = 0; mix < 2; mix++) {
     std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 31, 0.0);
     if (mix) {  // a PoRep witness: bits and bytes
@@ -492,13 +492,13 @@ void section_msm_chunks(int log) {
       if (q >= log) continue;
       for (bool carry : {false, true})
         time(base + " chunks 2^" + std::to_string(q) + (carry ? " buckets kept" : " sums added"),
-             [&] { return chunked_msm<HC>(pts.p, ds.p, n, (size_t)1 << q, carry); });
+             [&] { return chunked_msm<HC>(pts.p, ds.p, n, (size_t)1 << q, carry, sums, buckets); });
     }
     if (log > 20) {
       for (bool carry : {false, true}) {
         std::printf("trace: %s, chunks of 2^20, %s\n", mix_name, carry ? "buckets kept" : "sums added");
         g_kernel_trace = true;
-        chunked_msm<HC>(pts.p, ds.p, std::min(n, (size_t)1 << 22), (size_t)1 << 20, carry);
+        chunked_msm<HC>(pts.p, ds.p, std::min(n, (size_t)1 << 22), (size_t)1 << 20, carry, sums, buckets);
         g_kernel_trace = false;
       }
     }

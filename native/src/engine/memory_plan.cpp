@@ -142,13 +142,13 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   if (h_streams && c.kept_on_host) link += 2.0 * (double)c.h_kept_per_proof;
   // Rows in chunks: read once per proof for a, b and c together, twice with two NTT vectors (c
   // is formed again once a*b is).
-  if (sh.rows_chunk) link += (double)c.rows * (sh.vectors >= 3 ? 1 : 2);
+  const double row_passes = sh.rows_chunk ? (sh.vectors >= 3 ? 1 : 2) : 0;
+  link += (double)c.rows * row_passes;
   p.link_bytes_per_proof = (uint64_t)link;
   uint64_t extra_chunks = 0;
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
-  const double row_chunks =
-      sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * (sh.vectors >= 3 ? 1 : 2) : 0;
+  const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
   p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s +
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s;
   return p;

@@ -54,7 +54,6 @@ class GpuKeyStore {
     }
     for (int s = 0; s < kPointSections; s++) pinned_free(host_points_[s], plan_.stored_bytes[s]);
     pinned_free(host_rows_, host_rows_bytes_);
-    for (void* stage : span_stage_) pinned_free(stage, span_slot_bytes());
     for (int i = 0; i < 2; i++)
       for (cudaEvent_t e : {rows_loaded_[i], rows_free_[i]})
         if (e) cudaEventDestroy(e);
@@ -179,8 +178,7 @@ class GpuKeyStore {
   // device's stream (the slot's last readers among it) is done.
   cuzk_status upload_span(int slot, const void* host, size_t bytes, std::string& err) {
     if (bytes + 16 > span_slot_bytes()) { err = "a chunk's scalars are larger than their buffer"; return CUZK_ERR_INTERNAL; }
-    CUZK_CU(cudaEventRecord(span_free_[slot], dev_->stream));
-    CUZK_CU(cudaStreamWaitEvent(span_stream_, span_free_[slot], 0));
+    CUZK_TRY(after_device_work(span_free_[slot], span_stream_, err));
     CUZK_CU(cudaMemcpyAsync(scalar_span(slot), host, bytes, cudaMemcpyHostToDevice, span_stream_));
     CUZK_CU(cudaEventRecord(span_loaded_[slot], span_stream_));
     return CUZK_OK;
@@ -189,10 +187,10 @@ class GpuKeyStore {
   // written into the slot's pinned stage once that stage's last copy is done.
   cuzk_status upload_span(int slot, const engine::PackedScalars& packed, const engine::PackedRange& r, std::string& err) {
     if (r.bytes + 16 > span_slot_bytes()) { err = "a chunk's packed scalars are larger than their buffer"; return CUZK_ERR_INTERNAL; }
-    if (!span_stage_[slot]) CUZK_CU(pinned_alloc(&span_stage_[slot], span_slot_bytes()));
+    CUZK_TRY(span_stage_[slot].ensure(span_slot_bytes(), err));
     CUZK_CU(cudaEventSynchronize(span_loaded_[slot]));
-    packed.write(r, static_cast<uint8_t*>(span_stage_[slot]));
-    return upload_span(slot, span_stage_[slot], r.bytes, err);
+    packed.write(r, span_stage_[slot].as<uint8_t>());
+    return upload_span(slot, span_stage_[slot].as(), r.bytes, err);
   }
   // The device's stream waits for span slot `slot`'s upload.
   cuzk_status span_ready(int slot, std::string& err) {
@@ -239,8 +237,7 @@ class GpuKeyStore {
       err = "a streamed chunk is larger than its buffer";
       return CUZK_ERR_INTERNAL;
     }
-    CUZK_CU(cudaEventRecord(points_free_[slot], dev_->stream));
-    CUZK_CU(cudaStreamWaitEvent(copy_stream_, points_free_[slot], 0));
+    CUZK_TRY(after_device_work(points_free_[slot], copy_stream_, err));
     if (!plan_.points_pinned) {
       CUZK_TRY(ensure_pack_buffers(slot_bytes(), err));
       CUZK_CU(cudaEventSynchronize(pack_ev_[slot]));
@@ -421,6 +418,14 @@ class GpuKeyStore {
       if (streamed((PointSection)s)) most = std::max(most, plan_.stored[s]);
     return std::min(plan_.msm_chunk, most);
   }
+  // Work queued on `copy` from now on waits for all the work queued so far on the device's stream
+  // (a buffer's last readers among it), marked by `ev`.
+  cuzk_status after_device_work(cudaEvent_t ev, cudaStream_t copy, std::string& err) {
+    CUZK_CU(cudaEventRecord(ev, dev_->stream));
+    CUZK_CU(cudaStreamWaitEvent(copy, ev, 0));
+    return CUZK_OK;
+  }
+
   // One of the two scalar span slots (16-byte aligned).
   uint64_t span_slot_bytes() const { return chunk_span_ * 32 + 16; }
 
@@ -475,8 +480,7 @@ class GpuKeyStore {
     const uint8_t* h = static_cast<const uint8_t*>(host_rows_);
     uint8_t* d = row_slots_.as<uint8_t>() + (size_t)slot * plan_.rows_chunk;
     const uint64_t rows = ch.end - ch.first, cb = row_coef_bytes_;
-    CUZK_CU(cudaEventRecord(rows_free_[slot], dev_->stream));
-    CUZK_CU(cudaStreamWaitEvent(copy_stream_, rows_free_[slot], 0));
+    CUZK_TRY(after_device_work(rows_free_[slot], copy_stream_, err));
     auto up = [&](uint64_t to, uint64_t from, uint64_t bytes) {
       return cudaMemcpyAsync(d + to, h + from, bytes, cudaMemcpyHostToDevice, copy_stream_);
     };
@@ -529,7 +533,7 @@ class GpuKeyStore {
   cudaStream_t span_stream_ = nullptr;      // and their scalars from the host on this one
   cudaEvent_t loaded_[2] = {nullptr, nullptr}, points_free_[2] = {nullptr, nullptr};
   cudaEvent_t span_loaded_[2] = {nullptr, nullptr}, span_free_[2] = {nullptr, nullptr};
-  void* span_stage_[2] = {nullptr, nullptr};  // pinned: packed scalars on their way to a span slot
+  PinnedBuffer span_stage_[2];  // packed scalars on their way to a span slot
   cudaEvent_t rows_loaded_[2] = {nullptr, nullptr}, rows_free_[2] = {nullptr, nullptr};
   std::vector<RowChunk> row_chunks_;  // rows in chunks: the chunks, their host copy, two device slots
   RowChunkLayout host_rows_layout_;

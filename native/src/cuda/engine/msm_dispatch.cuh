@@ -5,10 +5,9 @@
 // pass uses one window, so each proof's and section's partial sums add up on the device and are
 // combined once, on the host, at the end of the pass; a pass of one proof also keeps each
 // section's buckets across its chunks and reduces them once, so that a chunk costs its plan and
-// its additions only. Scalars are on the device
-// (the proof's witness or H scalars) or, for a group of proofs that share a streamed section, on
-// the host: then each step's range of scalar indices comes up on its own stream while the step
-// before is summed. A streamed section's chunk comes up once for all of the pass's proofs, the
+// its additions only. Scalars are on the device (the proof's witness or H scalars) or, for a group
+// of proofs that share a streamed section, on the host: then each step's range of scalar indices
+// comes up on its own stream while the step before is summed. A streamed section's chunk comes up once for all of the pass's proofs, the
 // next one copying while the current one is summed. Each chunk's work is timed as its section's
 // phase on the device's timeline.
 #pragma once
@@ -60,9 +59,6 @@ class GpuMsmDispatch {
 
  public:
   GpuMsmDispatch(DeviceContext* dev, GpuKeyStore<C>& store) : dev_(dev), store_(store) {}
-  ~GpuMsmDispatch() { pinned_free(host_sums_, host_sums_bytes_); }
-  GpuMsmDispatch(const GpuMsmDispatch&) = delete;
-  GpuMsmDispatch& operator=(const GpuMsmDispatch&) = delete;
 
   // The batch whose cancel flag is checked between chunks.
   void watch(const engine::WitnessSource* batch) { batch_ = batch; }
@@ -127,11 +123,7 @@ class GpuMsmDispatch {
           if (c1 < chunks)
             CUZK_TRY(stage_span(g, scalars[k1], c1 * q, std::min(q, n - c1 * q), (int)((step + 1) & 1), err));
         }
-        if (tl.free_marks() < marks_per_step) {  // read the spans so far before the events are reused
-          CUZK_CU(cudaStreamSynchronize(s));
-          tl.flush(times);
-          CUZK_TRY(tl.begin(s, err));
-        }
+        CUZK_TRY(timeline_room(marks_per_step, times, err));
         int from = tl.mark(err);
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
@@ -151,11 +143,7 @@ class GpuMsmDispatch {
     }
     if (carry_buckets && buckets_ready_) {  // each section's buckets reduced once
       for (size_t i = 0; i < secs.size(); i++) {
-        if (tl.free_marks() < 2) {
-          CUZK_CU(cudaStreamSynchronize(s));
-          tl.flush(times);
-          CUZK_TRY(tl.begin(s, err));
-        }
+        CUZK_TRY(timeline_room(2, times, err));
         const int from = tl.mark(err);
         if (secs[i] == formats::kSecB2)
           CUZK_TRY((msm_reduce_into<C, 2>(sums_c_, sums_nwin_, reinterpret_cast<const G2x*>(buckets_at_[i]), dev_->msm, s,
@@ -167,12 +155,12 @@ class GpuMsmDispatch {
       }
     }
     // One download of every proof's and section's partial sums, combined on the host.
-    CUZK_CU(cudaMemcpyAsync(host_sums_, sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
+    CUZK_CU(cudaMemcpyAsync(host_sums_.as(), sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
     CUZK_CU(cudaStreamSynchronize(s));
     tl.flush(times);
     for (size_t k = 0; k < count; k++) {
       for (size_t i = 0; i < secs.size(); i++) {
-        const uint8_t* at = static_cast<const uint8_t*>(host_sums_) + (slot(k, i) - sums_.as<uint8_t>());
+        const uint8_t* at = host_sums_.as<const uint8_t>() + (slot(k, i) - sums_.as<uint8_t>());
         engine::ProofSums<C>& out = sums[first + k];
         if (secs[i] == formats::kSecB2)
           out.b2 = out.b2.add(msm_combine(reinterpret_cast<const typename C::G2x*>(at), sums_c_, sums_nwin_));
@@ -181,6 +169,16 @@ class GpuMsmDispatch {
       }
     }
     return CUZK_OK;
+  }
+
+  // At least n marks left on the device's timeline: else the spans so far are read (the stream
+  // synchronised) before its events are reused.
+  cuzk_status timeline_room(int n, engine::PhaseTimes& times, std::string& err) {
+    GpuTimeline& tl = dev_->timeline;
+    if (tl.free_marks() >= n) return CUZK_OK;
+    CUZK_CU(cudaStreamSynchronize(dev_->stream));
+    tl.flush(times);
+    return tl.begin(dev_->stream, err);
   }
 
   static void clear(engine::ProofSums<C>& sums, PointSection s) {
@@ -200,13 +198,7 @@ class GpuMsmDispatch {
     sums_stride_ = (size_t)msm_sums_points(plan.c, plan.nwin) * (g2 ? sizeof(G2x) : sizeof(G1x));
     sums_bytes_ = count * secs.size() * sums_stride_;
     CUZK_TRY(sums_.ensure(sums_bytes_, err));
-    if (sums_bytes_ > host_sums_bytes_) {
-      pinned_free(host_sums_, host_sums_bytes_);
-      host_sums_ = nullptr;
-      host_sums_bytes_ = 0;
-      CUZK_CU(pinned_alloc(&host_sums_, sums_bytes_));
-      host_sums_bytes_ = sums_bytes_;
-    }
+    CUZK_TRY(host_sums_.ensure(sums_bytes_, err));
     CUZK_CU(cudaMemsetAsync(sums_.as(), 0, sums_bytes_, dev_->stream));  // zero bytes: empty sums
     sums_ready_ = true;
     return CUZK_OK;
@@ -343,8 +335,7 @@ class GpuMsmDispatch {
   bool buckets_ready_ = false;
   std::vector<uint8_t*> buckets_at_;  // one proof's carried buckets per section of the pass
   DeviceBuffer carried_;        // those not in the MSM scratch
-  void* host_sums_ = nullptr;   // pinned: where they come down
-  size_t host_sums_bytes_ = 0;
+  PinnedBuffer host_sums_;      // where they come down
 };
 
 }  // namespace cuzk::cuda

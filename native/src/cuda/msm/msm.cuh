@@ -402,18 +402,7 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 // Scratch of the execute step, shared by every MSM on a device (calls are serialised).
 struct MsmScratch {
   DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold_parts, partial, sums;
-  void* host = nullptr;  // pinned download area
-  size_t host_bytes = 0;
-  ~MsmScratch() { pinned_free(host, host_bytes); }
-  cuzk_status ensure_host(size_t bytes, std::string& err) {
-    if (bytes <= host_bytes) return CUZK_OK;
-    pinned_free(host, host_bytes);
-    host = nullptr;
-    host_bytes = 0;
-    CUZK_CU(pinned_alloc(&host, bytes));
-    host_bytes = bytes;
-    return CUZK_OK;
-  }
+  PinnedBuffer host;  // the download area
 };
 
 // Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum.
@@ -561,12 +550,12 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
   static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ points share a layout");
   const size_t bytes = (size_t)msm_sums_points(plan.c, plan.nwin) * sizeof(X);
   CUZK_TRY(sc.sums.ensure(bytes, err));
-  CUZK_TRY(sc.ensure_host(bytes, err));
+  CUZK_TRY(sc.host.ensure(bytes, err));
   CUZK_CU(cudaMemsetAsync(sc.sums.as(), 0, bytes, s));
   CUZK_TRY((msm_execute_into<HC, G>(plan, d_points, sc, s, sc.sums.as<X>(), err, marks)));
-  CUZK_CU(cudaMemcpyAsync(sc.host, sc.sums.as(), bytes, cudaMemcpyDeviceToHost, s));
+  CUZK_CU(cudaMemcpyAsync(sc.host.as(), sc.sums.as(), bytes, cudaMemcpyDeviceToHost, s));
   CUZK_CU(cudaStreamSynchronize(s));
-  *out = msm_combine(static_cast<const HX*>(sc.host), plan.c, plan.nwin);
+  *out = msm_combine(sc.host.as<const HX>(), plan.c, plan.nwin);
   return CUZK_OK;
 }
 

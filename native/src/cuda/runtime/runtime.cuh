@@ -120,6 +120,39 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
+// The same for pinned host memory (pinned_alloc): where results come down and staged data goes up.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { release(); }
+
+  cuzk_status ensure(size_t bytes, std::string& err) {
+    if (bytes <= bytes_) return CUZK_OK;
+    release();
+    void* p = nullptr;
+    if (cudaError_t e = pinned_alloc(&p, bytes); e != cudaSuccess) {
+      return fail(e, ("cudaMallocHost(" + std::to_string(bytes >> 20) + " MiB)").c_str(), err);
+    }
+    p_ = p;
+    bytes_ = bytes;
+    return CUZK_OK;
+  }
+  void release() {
+    pinned_free(p_, bytes_);
+    p_ = nullptr;
+    bytes_ = 0;
+  }
+  template <class T = void>
+  T* as() const { return static_cast<T*>(p_); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 // Phase timing on the GPU: events recorded around each phase on the stream, converted to the
 // host's monotonic clock against a base event taken while the stream was idle.
 class GpuTimeline {
