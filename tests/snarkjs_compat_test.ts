@@ -61,6 +61,17 @@ function both(args: string[], cwd: { snarkjs: string; cuzk: string }): Promise<[
   return Promise.all([snarkjs(args, cwd.snarkjs), run(process.execPath, [...ours, ...args], cwd.cuzk)]);
 }
 
+/** Each command line's exit status is the same from both CLIs, and ours says why in one line on stderr. */
+async function sameExits(cases: Array<[string[], number]>, dirs: { snarkjs: string; cuzk: string }): Promise<void> {
+  for (const [args, code] of cases) {
+    const [s, c] = await both(args, dirs);
+    assert.equal(s.code, code, `snarkjs ${args.join(" ")}: ${s.stdout}`);
+    assert.equal(c.code, code, `cuzk ${args.join(" ")}: ${c.stderr}`);
+    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
+    assert.match(c.stderr, /^cuzk: /);
+  }
+}
+
 const pick = (curve: string, name: string): Fixture => {
   const found = fixtures().find((f) => f.curve === curve && f.name === name);
   assert.ok(found, `fixture ${curve}/${name} is committed`);
@@ -174,13 +185,7 @@ test("exit statuses of both CLIs: missing file 1, too many files 99, unknown com
     [["g16p", "a", "b", "c", "d", "e"], 99],
     [["frobnicate"], 99],
   ];
-  for (const [args, code] of cases) {
-    const [s, c] = await both(args, dirs);
-    assert.equal(s.code, code, `snarkjs ${args.join(" ")}: ${s.stdout}`);
-    assert.equal(c.code, code, `cuzk ${args.join(" ")}: ${c.stderr}`);
-    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
-    assert.match(c.stderr, /^cuzk: /);
-  }
+  await sameExits(cases, dirs);
   const [version, help] = await Promise.all([both(["--version"], dirs), both(["-h"], dirs)]);
   assert.match(version[0].stdout, /^snarkjs@/); // snarkjs prints its version with its help (exit 99)
   assert.equal(version[1].code, 0);
@@ -381,13 +386,7 @@ test("r1cs info, wtns check, zkey export solidityverifier: bad input is one line
     [["zkesv", "circuit_final.zkey", "folder"], 1],
     [["zkesv", "circuit_final.zkey", "v.sol", "extra"], 99],
   ];
-  for (const [args, code] of cases) {
-    const [s, c] = await both(args, dirs);
-    assert.equal(s.code, code, `snarkjs ${args.join(" ")}: ${s.stdout}`);
-    assert.equal(c.code, code, `cuzk ${args.join(" ")}: ${c.stderr}`);
-    assert.equal(c.stderr.trim().split("\n").length, 1, `one line on stderr: ${c.stderr}`);
-    assert.match(c.stderr, /^cuzk: /);
-  }
+  await sameExits(cases, dirs);
   // cuzk only: snarkjs would wait on a FIFO for ever; another circuit's witness (snarkjs reads past its end).
   execFileSync("mkfifo", [join(dirs.cuzk, "fifo")]);
   const ours = "Deno" in globalThis ? ["run", "-A", CLI] : [CLI];
