@@ -443,12 +443,14 @@ test("PostgreSQL stopped for 5 s and started again (immediate, fast, immediate w
       if (committedUnanswered) {
         // The worker found that its transaction committed: a claim's jobs proved now (not after
         // their lease), a settle not written again.
+        // Another worker may settle first: this one's next retry comes within its backoff (5 s at most).
         const proc = procs.find((p) => `cuzk ${p === api ? "api" : `worker ${p.name}`}` === committedUnanswered)!;
-        const since = proc.events.slice(eventsBefore[procs.indexOf(proc)]);
+        const since = () => proc.events.slice(eventsBefore[procs.indexOf(proc)]);
         const found = at === "settle-commit"
           ? (e: Event) => e.event === "batch_settled" && e.earlier === true
           : (e: Event) => e.event === "claim_checked" && e.committed === true;
-        assert.ok(since.some(found), `${proc.name}: its ${at} not found: ${JSON.stringify(since.filter((e) => /claim|settle/.test(e.event)).slice(0, 6))}`);
+        await until(`${name}: ${proc.name}'s ${at} checked`, async () => since().some(found), 10_000).catch(() => {});
+        assert.ok(since().some(found), `${proc.name}: its ${at} not found: ${JSON.stringify(since().filter((e) => /claim|settle/.test(e.event)).slice(0, 6))}`);
       }
       outages.push({
         name,
