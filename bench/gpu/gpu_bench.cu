@@ -13,8 +13,8 @@
 //                          with its phase breakdown: by default, without H copies
 //                          (EngineOptions::h_copies = 0), and with B2 on the CPU
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
-//   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, the
-//                          partial sums added per chunk or the buckets kept across chunks; traced
+//   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, each
+//                          chunk reduced and its partial sums added; traced
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
@@ -411,15 +411,14 @@ void section_msm_precompute(int max_log) {
 }
 
 // msm-chunks: one BLS12-381 G1 MSM of 2^log points, whole and in chunks of 2^18, 2^20, 2^22 over
-// the window of a full chunk, as the engine runs a pass of one proof: the partial sums of every
-// chunk added on the device (each chunk reduces its own buckets), and the buckets kept across the
-// chunks (one reduction). Two scalar sets: uniform below r, and a PoRep witness's mix (40 % 0,
-// 40 % 1, 20 % bytes). Every result checked against (sum s_i k_i) * G; medians of 3 after a
-// warm-up, then one traced run of each chunked variant at 2^20 (KernelTrace lines: where a
-// chunk's fixed cost goes).
+// the window of a full chunk, as the engine runs a pass: each chunk reduces its own buckets and
+// adds its partial sums into one set on the device, combined once on the host. Two scalar sets:
+// uniform below r, and a PoRep witness's mix (40 % 0, 40 % 1, 20 % bytes). Every result checked
+// against (sum s_i k_i) * G; medians of 3 after a warm-up, then one traced run in chunks of 2^20
+// (KernelTrace lines: where a chunk's fixed cost goes).
 template <class HC>
 typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
-                                            bool carry_buckets, DeviceBuffer& sums, DeviceBuffer& buckets) {
+                                            DeviceBuffer& sums) {
   using X = typename Group<HC, 1>::Xyzz;
   using A = typename Group<HC, 1>::Affine;
   using HX = typename Group<HC, 1>::HostXyzz;
@@ -428,23 +427,13 @@ typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t*
   const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
   CHECK_OK(sums.ensure(sums_bytes, err));
   CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
-  if (carry_buckets) {
-    CHECK_OK(buckets.ensure(msm_bucket_bytes(c, nwin, sizeof(X)), err));
-    CHECK_CUDA(cudaMemsetAsync(buckets.as(), 0, msm_bucket_bytes(c, nwin, sizeof(X)), g_dev->stream));
-  }
   for (size_t j0 = 0; j0 < n; j0 += q) {
     const size_t m = std::min(q, n - j0);
     CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
                                                       (uint32_t)m, true, c, g_dev->stream, err)));
     const A* pts = static_cast<const A*>(d_points) + j0;
-    if (carry_buckets) {
-      CHECK_OK((cuzk::cuda::msm_accumulate_into<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, buckets.as<X>(), true, err)));
-      CHECK_OK((cuzk::cuda::msm_add_ones<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
-    } else {
-      CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
-    }
+    CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
   }
-  if (carry_buckets) CHECK_OK((cuzk::cuda::msm_reduce_into<HC, 1>(c, nwin, buckets.as<X>(), g_dev->msm, g_dev->stream, sums.as<X>(), err)));
   std::vector<HX> host(msm_sums_points(c, nwin));
   CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_bytes, cudaMemcpyDeviceToHost, g_dev->stream));
   CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
@@ -458,7 +447,7 @@ void section_msm_chunks(int log) {
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(n);
   make_bench_points<HC, 1>(pts, n, k0);
-  DeviceBuffer sums, buckets;  // the chunked runs' partial sums and kept buckets, reused
+  DeviceBuffer sums;  // the chunked runs' partial sums, reused
   for (int mix = 0; mix < 2; mix++) {
     std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 31, 0.0);
     if (mix) {  // a PoRep witness: bits and bytes
@@ -490,17 +479,14 @@ void section_msm_chunks(int log) {
     time(base + " whole", [&] { return gpu_msm<HC, 1>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0); });
     for (int q : {18, 20, 22}) {
       if (q >= log) continue;
-      for (bool carry : {false, true})
-        time(base + " chunks 2^" + std::to_string(q) + (carry ? " buckets kept" : " sums added"),
-             [&] { return chunked_msm<HC>(pts.p, ds.p, n, (size_t)1 << q, carry, sums, buckets); });
+      time(base + " chunks 2^" + std::to_string(q),
+           [&] { return chunked_msm<HC>(pts.p, ds.p, n, (size_t)1 << q, sums); });
     }
     if (log > 20) {
-      for (bool carry : {false, true}) {
-        std::printf("trace: %s, chunks of 2^20, %s\n", mix_name, carry ? "buckets kept" : "sums added");
-        g_kernel_trace = true;
-        chunked_msm<HC>(pts.p, ds.p, std::min(n, (size_t)1 << 22), (size_t)1 << 20, carry, sums, buckets);
-        g_kernel_trace = false;
-      }
+      std::printf("trace: %s, chunks of 2^20\n", mix_name);
+      g_kernel_trace = true;
+      chunked_msm<HC>(pts.p, ds.p, std::min(n, (size_t)1 << 22), (size_t)1 << 20, sums);
+      g_kernel_trace = false;
     }
   }
 }

@@ -25,7 +25,7 @@
 #   engine[:max_log]  whole proofs in the engine on synthetic keys, the development setup's
 #   fixed-base        fixed-base batch, MSMs over precomputed copies of the points
 #   msm-precompute[:max_log]
-#   msm-chunks[:log]  (one MSM whole and in chunks: the partial sums added per chunk, or the buckets kept; traced)
+#   msm-chunks[:log]  (one MSM whole and in chunks of 2^18/2^20/2^22, each chunk reduced and its partial sums added; traced)
 #   cli               a GPU proof of every committed fixture through the CLI (Deno, --backend cuda,
 #                     self-checked): $OUT/proofs/<curve>_<name>.{proof,public}.json, timings, waterfall
 #   digests           every fixture's CUDA proof with fixed r, s (tools/proof_digest) compared byte for

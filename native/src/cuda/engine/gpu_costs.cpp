@@ -39,12 +39,6 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
     const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm);
     // The MSM itself and the chunk's gathered scalars.
     c.msm_workspace[k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz) + m * fr;
-    // In chunks, a proof's pass keeps each section's buckets to the end: the second section's set
-    // (a G1 one) beside the scratch's.
-    if (m < c.largest_msm) {
-      const int w = msm_window_bits((size_t)m, C::Fr::Params::BITS);
-      c.msm_workspace[k] += msm_bucket_bytes(w, msm_windows(C::Fr::Params::BITS, w), sizeof(typename C::G1x));
-    }
     // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device;
     // two such ranges, the next one coming up while the current one is summed.
     const uint64_t span = k < 32 && key.span[k] ? key.span[k] : std::max(key.n_vars, key.domain);

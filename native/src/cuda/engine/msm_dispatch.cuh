@@ -94,9 +94,6 @@ class GpuMsmDispatch {
     // window of a full chunk, the one the plan priced the workspace at.
     window_ = chunks == 1 && count == 1 ? 0 : msm_window_bits((size_t)std::min(q, n), C::Fr::Params::BITS);
     sums_ready_ = false;
-    // One proof's MSMs in chunks keep their buckets across the chunks and reduce them once.
-    const bool carry_buckets = count == 1 && chunks > 1;
-    buckets_ready_ = false;
     const bool host_scalars = scalars[0].device == nullptr;
     if (streams) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
     if (host_scalars) CUZK_TRY(stage_span(g, scalars[0], 0, std::min(q, n), 0, err));
@@ -127,31 +124,16 @@ class GpuMsmDispatch {
         int from = tl.mark(err);
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
-        if (carry_buckets && !buckets_ready_) CUZK_TRY(begin_buckets(secs, err));
         for (size_t i = 0; i < secs.size(); i++) {
           const PointSection sec = secs[i];
           times.entering(engine::msm_phase(sec));
           const void* points = streams ? chunk_points + store_.section_offset(secs, i) : store_.resident_points(sec, j0);
-          uint8_t* into = carry_buckets ? buckets_at_[i] : nullptr;
           if (sec == formats::kSecB2)
-            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(k, i), into, from, err));
+            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
           else
-            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(k, i), into, from, err));
+            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
           from = -1;
         }
-      }
-    }
-    if (carry_buckets && buckets_ready_) {  // each section's buckets reduced once
-      for (size_t i = 0; i < secs.size(); i++) {
-        CUZK_TRY(timeline_room(2, times, err));
-        const int from = tl.mark(err);
-        if (secs[i] == formats::kSecB2)
-          CUZK_TRY((msm_reduce_into<C, 2>(sums_c_, sums_nwin_, reinterpret_cast<const G2x*>(buckets_at_[i]), dev_->msm, s,
-                                          reinterpret_cast<G2x*>(slot(0, i)), err)));
-        else
-          CUZK_TRY((msm_reduce_into<C, 1>(sums_c_, sums_nwin_, reinterpret_cast<const G1x*>(buckets_at_[i]), dev_->msm, s,
-                                          reinterpret_cast<G1x*>(slot(0, i)), err)));
-        tl.span(from, tl.mark(err), engine::msm_phase(secs[i]), first);
       }
     }
     // One download of every proof's and section's partial sums, combined on the host.
@@ -204,35 +186,6 @@ class GpuMsmDispatch {
     return CUZK_OK;
   }
   uint8_t* slot(size_t k, size_t i) { return sums_.as<uint8_t>() + (k * sums_secs_ + i) * sums_stride_; }
-
-  // One proof's buckets for each section of the pass at its window, zeroed: the largest set in the
-  // device's MSM scratch (which the plan prices for one MSM), the others after one another in a
-  // buffer of their own (priced as the workspace's extra for chunked plans).
-  cuzk_status begin_buckets(const std::vector<PointSection>& secs, std::string& err) {
-    std::vector<size_t> bytes(secs.size());
-    size_t largest = 0, rest = 0;
-    for (size_t i = 0; i < secs.size(); i++) {
-      bytes[i] = msm_bucket_bytes(sums_c_, sums_nwin_, secs[i] == formats::kSecB2 ? sizeof(G2x) : sizeof(G1x));
-      if (bytes[i] > bytes[largest]) largest = i;
-    }
-    for (size_t i = 0; i < secs.size(); i++)
-      if (i != largest) rest += bytes[i];
-    CUZK_TRY(dev_->msm.buckets.ensure(bytes[largest], err));
-    if (rest) CUZK_TRY(carried_.ensure(rest, err));
-    buckets_at_.assign(secs.size(), nullptr);
-    size_t at = 0;
-    for (size_t i = 0; i < secs.size(); i++) {
-      if (i == largest) {
-        buckets_at_[i] = dev_->msm.buckets.as<uint8_t>();
-      } else {
-        buckets_at_[i] = carried_.as<uint8_t>() + at;
-        at += bytes[i];
-      }
-      CUZK_CU(cudaMemsetAsync(buckets_at_[i], 0, bytes[i], dev_->stream));  // empty buckets: ZZ = 0
-    }
-    buckets_ready_ = true;
-    return CUZK_OK;
-  }
 
   // Starts the host scalars of the chunk [j0, j0 + m) of group g's stored points up into span slot
   // `slot`: the range of scalar indices the chunk covers (stored point j is scalar j when the
@@ -293,32 +246,20 @@ class GpuMsmDispatch {
     return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window_, s, err);
   }
 
-  // The MSM of the current plan over `points` (device), added into the partial sums at `sums`:
-  // reduced at once, or (buckets set) accumulated into those buckets, reduced after the last chunk.
+  // The MSM of the current plan over `points` (device), added into the partial sums at `sums`.
   // Timed as `phase` from mark `from` (-1: now).
   template <int G>
-  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, uint8_t* sums, uint8_t* buckets, int from,
-                      std::string& err) {
+  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, uint8_t* sums, int from, std::string& err) {
     using A = typename Group<C, G>::Affine;
     using X = typename Group<C, G>::Xyzz;
     GpuTimeline& tl = dev_->timeline;
-    cudaStream_t s = dev_->stream;
-    const MsmPlan& plan = dev_->plan;
     if (from < 0) from = tl.mark(err);
     MsmMarks marks;
     marks.timeline = &tl;
-    if (buckets) {
-      CUZK_TRY((msm_accumulate_into<C, G>(plan, static_cast<const A*>(points), dev_->msm, s, reinterpret_cast<X*>(buckets),
-                                         true, err)));
-      marks.buckets_done = tl.mark(err);
-      CUZK_TRY((msm_add_ones<C, G>(plan, static_cast<const A*>(points), dev_->msm, s, reinterpret_cast<X*>(sums), err)));
-      marks.ones_done = tl.mark(err);
-    } else {
-      CUZK_TRY((msm_execute_into<C, G>(plan, static_cast<const A*>(points), dev_->msm, s, reinterpret_cast<X*>(sums), err,
-                                        &marks)));
-    }
+    CUZK_TRY((msm_execute_into<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream,
+                                      reinterpret_cast<X*>(sums), err, &marks)));
     tl.span(from, marks.ones_done, phase, p);
-    if (plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
+    if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
   }
 
@@ -332,9 +273,6 @@ class GpuMsmDispatch {
   int sums_c_ = 0, sums_nwin_ = 0;
   size_t sums_secs_ = 0, sums_stride_ = 0, sums_bytes_ = 0;
   DeviceBuffer sums_;           // the pass's partial sums
-  bool buckets_ready_ = false;
-  std::vector<uint8_t*> buckets_at_;  // one proof's carried buckets per section of the pass
-  DeviceBuffer carried_;        // those not in the MSM scratch
   PinnedBuffer host_sums_;      // where they come down
 };
 

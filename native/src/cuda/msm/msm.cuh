@@ -113,13 +113,6 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
   return load16(points + i);
 }
 
-// A bucket's sum written by the one thread that completes it: stored, or added to what the bucket
-// holds already (buckets carried across the chunks of one MSM).
-template <class X>
-__device__ __forceinline__ void put_bucket(X* buckets, uint32_t key, const X& acc, bool add_into) {
-  buckets[key] = add_into ? buckets[key].add(acc) : acc;
-}
-
 // One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
@@ -127,8 +120,7 @@ __device__ __forceinline__ void put_bucket(X* buckets, uint32_t key, const X& ac
 template <class A, class X>
 __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
                                uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key,
-                               bool add_into) {
+                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   size_t begin = (size_t)t * K;
   if (begin >= total) return;
@@ -148,7 +140,7 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
       if (head_continues) carry[t] = acc;
-      else put_bucket(buckets, key, acc, add_into);
+      else buckets[key] = acc;
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -168,7 +160,7 @@ template <class X>
 __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                 uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
                                 const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
-                                uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list, bool add_into) {
+                                uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= chunks) return;
   uint32_t key = tail_key[t];
@@ -179,7 +171,7 @@ __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t tota
   }
   X acc = tails[t];
   for (uint32_t u = t + 1; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u++) acc = acc.add(carry[u]);
-  put_bucket(buckets, key, acc, add_into);
+  buckets[key] = acc;
 }
 
 // 32-bit-word shuffle of any point type.
@@ -198,8 +190,7 @@ template <class X>
 __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                const X* __restrict__ carry, const X* __restrict__ tails,
                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
-                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list,
-                               bool add_into) {
+                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
   const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   if (w >= *long_count) return;  // warp-uniform
   const uint32_t t = long_list[w], key = tail_key[t];
@@ -210,7 +201,7 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
     X other = shfl_down(acc, off);
     if (lane < (uint32_t)off) acc = acc.add(other);
   }
-  if (lane == 0) put_bucket(buckets, key, acc, add_into);
+  if (lane == 0) buckets[key] = acc;
 }
 
 // Segment s of window w covers buckets s*L+1 .. (s+1)*L (stored at index b-1). Running sums from
@@ -411,13 +402,12 @@ struct MsmMarks {
   int buckets_done = -1, ones_done = -1;
 };
 
-// The bucket part of an MSM: the plan's pairs accumulated into `buckets` (device, nwin x 2^(c-1)
-// XYZZ points of the plan's window: msm_bucket_bytes), stored when add_into is false, else added to
-// what they hold (zeroed bytes are empty buckets). The chunks of one MSM over the same window can
-// so add up in one set of buckets, reduced once by msm_reduce_into. Does not synchronise.
+// The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
+// points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
+// stays empty). Does not synchronise.
 template <class HC, int G>
 cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
-                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add_into, std::string& err) {
+                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, std::string& err) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.total) return CUZK_OK;
@@ -430,7 +420,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   KernelTrace trace(G == 1 ? "msm_accumulate_g1" : "msm_accumulate_g2", s);
   msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
                                                                d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
-                                                               sc.tail_key.as<uint32_t>(), add_into);
+                                                               sc.tail_key.as<uint32_t>());
   CUZK_LAUNCHED("msm_accumulate");
   trace.mark("accumulate");
   uint32_t* long_count = sc.long_runs.as<uint32_t>();
@@ -438,13 +428,13 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
                                                               sc.carry.as<X>(), sc.tails.as<X>(),
                                                               sc.tail_key.as<uint32_t>(), buckets, long_count,
-                                                              long_count + 1, add_into);
+                                                              long_count + 1);
   CUZK_LAUNCHED("msm_merge_tails");
   const uint32_t max_long = sh.chunks / 32 + 1;
   msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
                                                                         sc.carry.as<X>(), sc.tails.as<X>(),
                                                                         sc.tail_key.as<uint32_t>(), buckets,
-                                                                        long_count, long_count + 1, add_into);
+                                                                        long_count, long_count + 1);
   CUZK_LAUNCHED("msm_merge_long");
   trace.mark("merge");
   return CUZK_OK;
@@ -458,14 +448,16 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.n_ones) return CUZK_OK;
-  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
+  // Enough blocks to fill the GPU (132 SMs, 8 blocks each); few points get few blocks.
+  constexpr uint32_t kSumThreads = 128, kMaxSumBlocks = 1056;
+  const uint32_t blocks = std::min<uint32_t>(kMaxSumBlocks, std::max<uint32_t>(1, plan.n_ones / (4 * kSumThreads)));
   const size_t xs = sizeof(X);
-  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
+  CUZK_TRY(sc.partial.ensure((size_t)kMaxSumBlocks * xs, err));
   KernelTrace trace(G == 1 ? "msm_ones_g1" : "msm_ones_g2", s);
-  msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
+  msm_sum_indexed<A, X><<<blocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
                                                                           sc.partial.as<X>());
   CUZK_LAUNCHED("msm_sum_indexed");
-  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
+  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), blocks, sums);
   CUZK_LAUNCHED("msm_sum_points");
   trace.mark("ones");
   return CUZK_OK;
@@ -513,7 +505,7 @@ cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::A
     CUZK_TRY(sc.buckets.ensure(bytes, err));
     X* buckets = sc.buckets.as<X>();
     CUZK_CU(cudaMemsetAsync(buckets, 0, bytes, s));  // empty buckets read as infinity: ZZ = 0
-    CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, false, err)));
+    CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, err)));
     CUZK_TRY((msm_reduce_into<HC, G>(plan.c, plan.nwin, buckets, sc, s, sums, err)));
   }
   if (marks && marks->timeline) marks->buckets_done = marks->timeline->mark(err);
@@ -563,7 +555,7 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
 // call them.
 #define CUZK_MSM_EXTERN_GROUP(HC, G)                                                                              \
   extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
-                                                          cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&);  \
+                                                          cudaStream_t, Group<HC, G>::Xyzz*, std::string&);  \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
   extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \

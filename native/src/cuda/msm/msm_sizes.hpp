@@ -63,7 +63,12 @@ struct MsmShape {
     uint32_t K = total >> 18;
     sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
     sh.chunks = (uint32_t)(((uint64_t)total + sh.K - 1) / sh.K);
-    sh.L = sh.nb < 64 ? sh.nb : 64;  // 2 additions per bucket either way; fewer segments to fold
+    // Segments of L buckets, one thread each (2 additions a bucket either way). About 4096 a window
+    // keep the GPU busy at a chunk's window (c = 16: 8 buckets a segment, 64K threads over 16
+    // windows); at most 64 buckets a segment where the window is wide (fewer segments to fold).
+    uint32_t L = sh.nb >> 12;
+    L = L < 4 ? 4 : L > 64 ? 64 : L;
+    sh.L = L < sh.nb ? L : sh.nb;
     sh.S = sh.nb / sh.L;
     sh.J = 0;
     while ((1u << sh.J) < sh.S) sh.J++;
