@@ -109,6 +109,12 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
     ["stream buffers", plan.streamBufferBytes],
   ] as const;
   lines.push(`totals: ${total.map(([what, bytes]) => `${what} ${sizeText(bytes)}`).join(", ")}`);
+  if (plan.phasesShared) {
+    lines.push(
+      `        less ${sizeText(plan.sharedBytes)} shared: a proof's witness, NTT vectors and row chunks take turns with the ` +
+        "group's streamed sums (given back and allocated again once per group; a proof alone is a group of one)",
+    );
+  }
   lines.push(`        = ${sizeText(plan.totalBytes)} (${plan.totalBytes} bytes) of the ${sizeText(plan.budget)} budget`);
   lines.push(`minimum budget: ${sizeText(plan.minBudget)} (${plan.minBudget} bytes)`);
   const pinned = plan.pointsPinned ? "the streamed points pinned once, " : "";

@@ -55,8 +55,16 @@ export interface MemoryPlan {
   residentBytes: bigint;
   /** Two chunks of the widest streamed point. */
   streamBufferBytes: bigint;
-  /** What the plan takes of the budget: fixed + rows + MSM workspace + resident + stream buffers. */
+  /** What the plan takes of the budget: fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - shared. */
   totalBytes: bigint;
+  /**
+   * CUDA: a proof's own work (its witness, the NTT vectors, the row chunks) and a group's streamed
+   * sums (stream buffers, MSM workspace) take turns in the same memory, given back and allocated
+   * again once per group; `sharedBytes` is what they share, counted once in `totalBytes`. A proof
+   * alone is then a group of one: its H scalars go to the host and back.
+   */
+  phasesShared: boolean;
+  sharedBytes: bigint;
   /** The smallest budget this key can be planned in (with the same host budget). */
   minBudget: bigint;
   /** The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again), and the bytes of one. */
@@ -204,6 +212,8 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     residentBytes: plan.resident_bytes,
     streamBufferBytes: plan.stream_buffer_bytes,
     totalBytes: plan.total_bytes,
+    phasesShared: plan.phases_shared !== 0,
+    sharedBytes: plan.shared_bytes,
     minBudget: plan.min_budget,
     nttVectors: plan.ntt_vectors,
     vectorBytes: plan.vector_bytes,

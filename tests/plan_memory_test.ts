@@ -3,7 +3,8 @@
  * Promise: `planMemory` answers what an engine would plan for a key and a batch without a key
  * file's points or a device. The seed's workload (the synthetic PoRep key at 2^27, BLS12-381, a
  * batch of 10) planned for 16, 24, 48 and 80 GiB GPUs: each budget either gives a plan that fits it
- * (total = fixed + rows + MSM workspace + resident + stream buffers <= budget, minimum <= budget)
+ * (total = fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - what a proof's work
+ * and a group's streamed sums share <= budget, minimum <= budget)
  * or is refused with OUT_OF_MEMORY whose message names "at least <minBudget> bytes" and whose
  * memoryPlan carries that minimum above the budget; which budgets fit is not written here. A key's
  * counts (an open Key or its KeyInfo) give the same plan, whose sections keep every point (a prover
@@ -24,7 +25,9 @@ const porep27 = { synthetic: "porep", curve: "bls12_381", constraints: 2 ** 27 -
 /** The plan's own arithmetic, whatever it chose. */
 function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   assert.equal(plan.budget, budget);
-  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes);
+  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes);
+  assert.equal(plan.sharedBytes > 0n, plan.phasesShared, `shared ${plan.sharedBytes} bytes, phasesShared ${plan.phasesShared}`);
+  if (plan.phasesShared) assert.equal(plan.backend, "cuda", "only the CUDA engine shares its phases' memory");
   assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
   assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);

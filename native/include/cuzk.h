@@ -399,7 +399,7 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
  * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
  * cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 368 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 376 */
   uint32_t backend;                  /* cuzk_backend of the engine */
   uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
   uint64_t fixed_bytes;              /* needed whatever the plan: witness, indices, margin (CPU: also the
@@ -420,7 +420,8 @@ typedef struct cuzk_memory_plan {
   uint64_t rows_chunk_bytes;         /* 0: the rows are held whole; else (CUDA) bytes of a chunk of them read per proof */
   uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
   uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
-  uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers */
+  uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers
+                                        - shared_bytes */
   uint64_t min_budget;               /* the smallest budget this key can be planned in (same host budget) */
   uint64_t host_budget;              /* host bytes the plan may take beyond the key */
   uint64_t host_bytes;               /* host bytes it takes: pinned streamed points, a group's kept H scalars */
@@ -435,7 +436,13 @@ typedef struct cuzk_memory_plan {
   uint64_t vector_bytes;             /* one full-length vector of the NTT stage (domain_size x 32) */
   uint32_t ntt_vectors;              /* such vectors held (3: a, b, c; CUDA 2: c computed again once
                                         a*b is formed), counted in total_bytes, not in fixed_bytes */
-  uint32_t reserved2;
+  uint32_t phases_shared;            /* 1 (CUDA): a proof's own work (its witness, the NTT vectors, the row
+                                        chunks) and a group's streamed sums (the stream buffers, the MSM
+                                        workspace when nothing is resident) take turns in the same memory,
+                                        given back and allocated again once per group; a proof alone is
+                                        then a group of one (its H scalars go to the host and back) */
+  uint64_t shared_bytes;             /* the bytes the two phases take turns in (the smaller phase's),
+                                        counted once in total_bytes */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

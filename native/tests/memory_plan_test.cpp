@@ -57,7 +57,14 @@ void check_plan(const Planned& p, uint64_t budget) {
     CHECK(p.plan.struct_size == sizeof(cuzk_memory_plan));
     CHECK(p.plan.total_bytes <= budget && p.plan.min_budget <= budget);
     CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.ntt_vectors * p.plan.vector_bytes + p.plan.rows_bytes +
-                                    p.plan.msm_workspace_bytes + p.plan.resident_bytes + p.plan.stream_buffer_bytes);
+                                    p.plan.msm_workspace_bytes + p.plan.resident_bytes + p.plan.stream_buffer_bytes -
+                                    p.plan.shared_bytes);
+    // Phases share memory only on the CUDA engine, only when something streams, and then share some.
+    CHECK((p.plan.shared_bytes > 0) == (p.plan.phases_shared == 1));
+    CHECK(!p.plan.phases_shared || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.streamed_bytes_per_proof > 0));
+    // What is shared is at most the smaller phase: the NTT vectors and the witness, or the stream
+    // buffers and the MSM workspace.
+    CHECK(p.plan.shared_bytes <= p.plan.stream_buffer_bytes + p.plan.msm_workspace_bytes);
     CHECK(p.plan.ntt_vectors == 3 || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.ntt_vectors == 2));
     const uint64_t q = p.plan.msm_chunk_points;
     CHECK(q >= CUZK_CHUNK_POINTS_MIN && (q & (q - 1)) == 0);
@@ -83,13 +90,13 @@ void print_plan(const char* label, const Planned& p) {
     std::printf("%-8s refused: %s\n", label, p.err);
     return;
   }
-  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f); "
-              "min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
+  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f, "
+              "shared %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
               label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
               m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
               m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
-              m.stream_buffer_bytes / (double)kGiB, m.min_budget / (double)kGiB, m.host_bytes / (double)kGiB, m.group_size,
-              m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
+              m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.min_budget / (double)kGiB,
+              m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
   static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", names[s], where(m.placement[s]));
   std::printf("\n");
@@ -109,6 +116,10 @@ void seed_workload() {
       previous_ns = p.plan.predicted_extra_ns;
     }
   }
+  // At 16 GiB the proofs' NTT vectors and the streamed sums take turns in the same memory: the
+  // plan's chunk is larger than the one the two would get side by side (2^21).
+  const Planned card16 = plan(r, 16 * kGiB, 256 * kGiB);
+  CHECK(card16.st == CUZK_OK && card16.plan.phases_shared == 1 && card16.plan.msm_chunk_points > (1u << 21));
   // The seed's workload fits an 80 GB H100 (78 GiB usable) and, unlimited, runs unchunked and resident.
   CHECK(plan(r, 78 * kGiB, 256 * kGiB).st == CUZK_OK);
   const Planned free = plan(r, 1024 * kGiB, 256 * kGiB);

@@ -21,7 +21,7 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
                   offsetof(cuzk_prover_options, host_memory_budget) == 24 &&
                   offsetof(cuzk_prover_options, chunk_points) == 32,
               "cuzk_prover_options layout");
-static_assert(sizeof(cuzk_memory_plan) == 368 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+static_assert(sizeof(cuzk_memory_plan) == 376 && offsetof(cuzk_memory_plan, shared_bytes) == 368 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
                   offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points_pinned) == 84 &&
                   offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
                   offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
@@ -343,6 +343,8 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->group_max = p.group_max;
   out->vector_bytes = p.vector_bytes;
   out->ntt_vectors = p.vectors;
+  out->phases_shared = p.phases_shared ? 1 : 0;
+  out->shared_bytes = p.shared_bytes;
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only) {
 namespace {
 
 // The plan of one shape and one resident set, with its group, host bytes, traffic and cost.
-MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, MemoryPlan p) {
+MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, bool share,
+                    MemoryPlan p) {
   p.msm_chunk = 1ull << sh.chunk_log;
   p.vectors = sh.vectors;
   p.msm_workspace = c.msm_workspace[sh.chunk_log];
@@ -125,7 +126,21 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   }
   p.group_max = streamed_bytes && group >= 2 ? group : 1;
   p.group = std::max<uint64_t>(1, std::min(p.group_max, lim.batch));
-  if (c.kept_on_host && h_streams && p.group > 1) p.host_bytes += p.group * c.h_kept_per_proof;
+  // Shared phases: every streamed sum waits for its group (a proof alone is a group of one), over
+  // scalars on the host: the H scalars kept there need room for one proof at least.
+  p.phases_shared = share && c.phases_share && streamed_bytes && c.kept_on_host && (!h_streams || group >= 1);
+  p.shared_bytes = 0;
+  if (p.phases_shared) {
+    // Only a proof's work: its witness, the NTT vectors, the row chunks, and the MSM workspace
+    // when a resident section is summed there. Only the streamed sums: the stream buffers, the
+    // chunk's scalars, and the MSM workspace when nothing is resident.
+    const bool resident_sums = p.resident_bytes() > 0;
+    const uint64_t proof_phase = c.proof_only + (uint64_t)sh.vectors * c.vector_bytes + (sh.rows_chunk ? p.rows_bytes : 0);
+    const uint64_t stream_phase = p.stream_buffer_bytes() + c.stream_scalars[sh.chunk_log] +
+                                  (resident_sums ? 0 : c.msm_workspace[sh.chunk_log]);
+    p.shared_bytes = std::min(proof_phase, stream_phase);
+  }
+  if (c.kept_on_host && h_streams && (p.group > 1 || p.phases_shared)) p.host_bytes += p.group * c.h_kept_per_proof;
   // Traffic per proof: each streamed section once per group, the scalars of each streamed
   // section per proof (once for a group's sections when they stream together), the H scalars out and back when kept on the host, the
   // rows per proof when chunked.
@@ -150,7 +165,8 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
     if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
   const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
   p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s +
-                        row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s;
+                        row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
+                        (p.phases_shared ? c.phase_switch_s / (double)p.group : 0.0);
   return p;
 }
 
@@ -203,8 +219,11 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     for (uint64_t rows_chunk : row_choices) {
       for (uint32_t vectors = 3; vectors >= fewest; vectors--) {
       for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
+      for (bool share : {false, true}) {
         if ((resident & ~held) || (lim.stream_all && resident)) continue;
-        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, plan);
+        if (share && !c.phases_share) continue;
+        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, share, plan);
+        if (share && !p.phases_shared) continue;
         if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
@@ -220,6 +239,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
         }
       }
       }
+      }
     }
   }
   if (found) {
@@ -228,7 +248,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     return CUZK_OK;
   }
   // Nothing fits: name the minimum and what it is made of.
-  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, plan);
+  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, false, plan);
   plan.min_budget = least;
   err = std::string("the key does not fit the ") + c.memory + " memory budget of " + bytes_text(lim.budget) +
         ": it needs at least " + bytes_text(least) + " (buffers every plan needs " + bytes_text(c.fixed) +

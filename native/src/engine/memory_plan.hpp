@@ -87,6 +87,12 @@ struct EngineCosts {
   double link_bytes_per_s = 25e9; // the engine's read rate for streamed bytes (PCIe, or a file)
   double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
   double row_chunk_cost_s = 30e-6;  // the fixed cost of one more chunk of rows read (its copies, its launch)
+  // The engine can hand the memory of a proof's own work (the witness on it, the NTT vectors, the
+  // row chunks) to a group's streamed sums (the MSM workspace, the stream buffers) and back, once
+  // per group: the two phases then take turns in the same bytes.
+  bool phases_share = false;
+  uint64_t proof_only = 0;        // of fixed: what only a proof's own work holds (its witness)
+  double phase_switch_s = 0;      // one hand-over and back (frees and allocations), per group
 };
 
 // The caller's limits and forced choices (cuzk_prover_options, cuzk_plan_request).
@@ -121,6 +127,8 @@ struct MemoryPlan {
   bool points_pinned = false;       // the streamed points are copied to pinned host memory once
   uint32_t stream_buffers = 2;      // chunk buffers of the widest streamed point
   bool streams_groups = false;      // a chunk buffer holds a group's streamed sections together
+  bool phases_shared = false;       // a proof's work and a group's streamed sums take turns in shared_bytes
+  uint64_t shared_bytes = 0;        // bytes the two phases take turns in (counted once in total)
   uint64_t min_budget = 0;          // the smallest budget this key can be planned in
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
@@ -133,7 +141,8 @@ struct MemoryPlan {
   // the widest group's streamed points together when streams_groups.
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
-    return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes();
+    return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes() -
+           shared_bytes;
   }
   uint64_t room() const { return budget > total() ? budget - total() : 0; }
   uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }

@@ -67,17 +67,13 @@ class GpuEngine final : public engine::Engine<C> {
                       std::string& err) override {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
-    const size_t nv = key_.n_vars, nd = key_.domain_size;
-    w_ = &w_bufs_[0];
-    CUZK_TRY(w_->ensure(nv * 32, err));
     prefetch_.ready = false;
-    CUZK_TRY(va_.ensure(nd * sizeof(F), err));
-    CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
-    if (store_.memory_plan().vectors >= 3) CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
-    group_ = choose_group(batch.size());
+    CUZK_TRY(choose_group(batch.size(), err));
     msm_.watch(&batch);
     for (size_t first = 0; first < batch.size(); first += group_) {
       const size_t count = std::min(group_, batch.size() - first);
+      group_end_ = first + count;
+      CUZK_TRY(enter_proof_phase(err));
       for (size_t k = 0; k < count; k++) {
         const size_t p = first + k;
         // Waits for proof p's check, which ran on the host while proof p-1 was on the GPU.
@@ -99,7 +95,7 @@ class GpuEngine final : public engine::Engine<C> {
         }
         cuzk_status st = prove_one(in, p, k, batch, times, sums, err);
         if (packer.joinable()) packer.join();
-        if (st == CUZK_OK && group_ > 1) {
+        if (st == CUZK_OK && grouped()) {
           // The kept H scalars must have landed before the next proof overwrites them.
           if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess) st = fail(e, "cudaStreamSynchronize", err);
         }
@@ -109,10 +105,12 @@ class GpuEngine final : public engine::Engine<C> {
           prefetch_.ready = false;
           return st;
         }
-        if (group_ == 1) batch.computed(p);
+        if (!grouped()) batch.computed(p);
       }
-      if (group_ == 1) continue;
-      if (cuzk_status st = streamed_sums(first, count, times, sums, err); st != CUZK_OK) {
+      if (!grouped()) continue;
+      cuzk_status st = enter_stream_phase(err);
+      if (st == CUZK_OK) st = streamed_sums(first, count, times, sums, err);
+      if (st != CUZK_OK) {
         if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);
         prefetch_.ready = false;
         return st;
@@ -233,7 +231,7 @@ class GpuEngine final : public engine::Engine<C> {
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
     // In a group, the streamed sections wait for the group (streamed_sums): the H scalars go to
     // the host meanwhile (the witnesses are the caller's).
-    if (group_ > 1 && store_.streamed(formats::kSecH))
+    if (grouped() && store_.streamed(formats::kSecH))
       CUZK_CU(cudaMemcpyAsync(static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32, va, (size_t)nd * 32,
                               cudaMemcpyDeviceToHost, s));
     // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
@@ -260,7 +258,7 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_TRY(msm_.pass(engine::kGroupB, resident({formats::kSecB1, formats::kSecB2}), &w, p, 1, sums, times, err));
     }
     CUZK_TRY(msm_.pass(engine::kGroupH, resident({formats::kSecH}), &h, p, 1, sums, times, err));
-    if (group_ > 1) return CUZK_OK;
+    if (grouped()) return CUZK_OK;
     // Alone, the proof streams its sections itself, over its scalars on the device.
     for (engine::PointGroup g : kStreamOrder)
       CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? &h : &w, p, 1, sums, times, err));
@@ -283,29 +281,75 @@ class GpuEngine final : public engine::Engine<C> {
   // and is summed here, the group has several proofs, and the CPU pool is free (B2 on the CPU
   // uses it beside the GPU).
   bool packs_witness() const {
-    if (group_ < 2 || store_.b2_on_cpu()) return false;
+    if (!grouped() || store_.b2_on_cpu()) return false;
     return !streamed_of(engine::kGroupAC).empty() || !streamed_of(engine::kGroupB).empty();
   }
 
+  // Whether the streamed sections wait for the group's proofs (streamed_sums), over scalars on
+  // the host: a group of several, or any group when the phases share memory (a proof alone then
+  // is a group of one).
+  bool grouped() const { return group_ > 1 || store_.memory_plan().phases_shared; }
+
   // How many proofs share one read of each streamed section (engine::stream_group, from the
-  // plan's host budget for the kept H scalars); it allocates their pinned host area when H
-  // streams. Without it (pinned memory refused) 1: each proof reads the sections itself.
-  size_t choose_group(size_t n) {
+  // plan's host budget for the kept H scalars), into group_; it allocates their pinned host area
+  // when H streams. Without it (pinned memory refused) 1: each proof reads the sections itself,
+  // unless the phases share memory, which needs the host area: then out of memory.
+  cuzk_status choose_group(size_t n, std::string& err) {
     const uint64_t nd = key_.domain_size;
-    size_t group = (size_t)engine::stream_group(store_.memory_plan(), n, store_.options().stream_per_proof);
-    group = std::min(group, kMaxGroup);
-    if (group > 1 && store_.streamed(formats::kSecH) && group * nd * 32 > h_host_bytes_) {
+    group_ = std::min((size_t)engine::stream_group(store_.memory_plan(), n, store_.options().stream_per_proof), kMaxGroup);
+    if (grouped() && store_.streamed(formats::kSecH) && group_ * nd * 32 > h_host_bytes_) {
       pinned_free(h_host_, h_host_bytes_);
       h_host_ = nullptr;
       h_host_bytes_ = 0;
-      if (pinned_alloc(&h_host_, group * nd * 32) != cudaSuccess) {
+      if (pinned_alloc(&h_host_, group_ * nd * 32) != cudaSuccess) {
         (void)cudaGetLastError();
         h_host_ = nullptr;
-        return 1;
+        if (store_.memory_plan().phases_shared) {
+          err = "pinned host memory for " + std::to_string(group_) + " proofs' H scalars (" +
+                engine::bytes_text(group_ * nd * 32) + ") was refused; the plan's streamed sums need it";
+          return CUZK_ERR_OUT_OF_MEMORY;
+        }
+        group_ = 1;
+        return CUZK_OK;
       }
-      h_host_bytes_ = group * nd * 32;
+      h_host_bytes_ = group_ * nd * 32;
     }
-    return group;
+    return CUZK_OK;
+  }
+
+  // A proof's own buffers: its witness and the NTT vectors (and the key store's row chunks). With
+  // shared phases the streamed sums' buffers are given back first.
+  cuzk_status enter_proof_phase(std::string& err) {
+    const size_t nv = key_.n_vars, nd = key_.domain_size;
+    if (store_.memory_plan().phases_shared && streaming_phase_) {
+      CUZK_CU(cudaStreamSynchronize(dev_->stream));
+      store_.release_stream_buffers(store_.memory_plan().resident_bytes() == 0);
+      if (store_.memory_plan().resident_bytes() == 0) {
+        dev_->msm.release();
+        dev_->plan.release();
+      }
+      streaming_phase_ = false;
+    }
+    w_ = &w_bufs_[0];
+    CUZK_TRY(w_->ensure(nv * 32, err));
+    CUZK_TRY(va_.ensure(nd * sizeof(F), err));
+    CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
+    if (store_.memory_plan().vectors >= 3) CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
+    return store_.ensure_row_slots(err);
+  }
+
+  // The streamed sums' buffers (stream chunks, scalar spans); with shared phases a proof's own
+  // are given back first (nothing in flight reads them: the group's work is synchronised).
+  cuzk_status enter_stream_phase(std::string& err) {
+    if (store_.memory_plan().phases_shared) {
+      CUZK_CU(cudaStreamSynchronize(dev_->stream));
+      if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));
+      prefetch_.ready = false;
+      for (DeviceBuffer* b : {&w_bufs_[0], &w_bufs_[1], &va_, &vb_, &vc_}) b->release();
+      store_.release_row_slots();
+      streaming_phase_ = true;
+    }
+    return store_.ensure_stream_buffers(err);
   }
 
   // A group's streamed sections: each read once, chunk by chunk, and each chunk summed with every
@@ -330,6 +374,8 @@ class GpuEngine final : public engine::Engine<C> {
   // device error here only turns prefetching off for this engine.
   void prefetch(engine::WitnessSource& batch, size_t next) {
     if (!prefetch_.enabled || next >= batch.size()) return;
+    // With shared phases the witness buffers are given back after the group's last proof.
+    if (store_.memory_plan().phases_shared && next >= group_end_) return;
     // The second witness buffer must fit the room the plan leaves in the budget.
     if (!w_bufs_[0].bytes() || !w_bufs_[1].bytes()) {
       if (store_.memory_plan().room() < (uint64_t)key_.n_vars * 32) {
@@ -373,6 +419,9 @@ class GpuEngine final : public engine::Engine<C> {
   // caller's memory) and, when H streams, their H scalars (pinned host memory).
   static constexpr size_t kMaxGroup = 1024;
   size_t group_ = 1;
+  size_t group_end_ = 0;          // one past the current group's last proof
+  bool streaming_phase_ = true;   // shared phases: the streamed sums' buffers may be held (the first
+                                  // proof phase gives back what creating the prover left)
   const uint8_t* group_w_[kMaxGroup] = {};
   engine::PackedScalars packed_[kMaxGroup];  // their packed forms (empty: not packed)
   void* h_host_ = nullptr;

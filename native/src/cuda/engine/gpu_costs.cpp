@@ -54,6 +54,11 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.link_bytes_per_s = 25e9;  // PCIe 4/5 x16 from pinned memory, conservatively
   c.streams_groups = true;    // A with C, B1 with B2: one plan per chunk for both
   c.chunk_cost_s = 5e-3;      // one more chunk of a section: its plan, sort and bucket reduction
+  // A group's streamed sums take the memory of the witness, the NTT vectors and the row chunks
+  // (freed and allocated again around them).
+  c.phases_share = true;
+  c.proof_only = nv * fr;
+  c.phase_switch_s = 5e-3;
   return c;
 }
 

@@ -133,7 +133,9 @@ class GpuKeyStore {
       CUZK_TRY(dev_->staging.upload(index_[g].as(), sup.index.data(), sup.index.size() * 4, dev_->stream, err));
       CUZK_TRY(engine::upload_step(progress, sup.index.size() * 4, err));
     }
-    CUZK_TRY(gathered_.ensure(std::min<uint64_t>(plan_.msm_chunk, largest_support()) * 32 + 16, err));
+    // With shared phases the streamed sums' buffers wait for the first group's sums.
+    const bool shared = plan_.phases_shared;
+    if (!shared || plan_.resident_bytes() > 0) CUZK_TRY(gathered_.ensure(gathered_bytes(), err));
     for (int i = 0; i < kPointSections; i++) {
       const PointSection s = (PointSection)i;
       if (!plan_.stored_bytes[s]) continue;
@@ -151,8 +153,7 @@ class GpuKeyStore {
           if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     }
     if (engine::streams_any(plan_)) {
-      CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
-      CUZK_TRY(span_.ensure(2 * span_slot_bytes(), err));
+      if (!shared) CUZK_TRY(ensure_stream_buffers(err));
       if (!span_stream_) CUZK_CU(cudaStreamCreateWithFlags(&span_stream_, cudaStreamNonBlocking));
       for (int i = 0; i < 2; i++)
         for (cudaEvent_t* e : {&loaded_[i], &points_free_[i], &span_loaded_[i], &span_free_[i]})
@@ -164,6 +165,25 @@ class GpuKeyStore {
 
   const engine::MemoryPlan& memory_plan() const { return plan_; }
   const engine::EngineOptions& options() const { return options_; }
+  // The streamed sums' device buffers: the gathered chunk's scalars, two chunks of points, two
+  // scalar spans. With shared phases (plan_.phases_shared) they are given back while the proofs
+  // of the next group work (the gathered scalars only when no resident section needs them there),
+  // and the row chunks while the sums run.
+  cuzk_status ensure_stream_buffers(std::string& err) {
+    CUZK_TRY(gathered_.ensure(gathered_bytes(), err));
+    if (!engine::streams_any(plan_)) return CUZK_OK;
+    CUZK_TRY(stream_points_.ensure(plan_.stream_buffer_bytes() + 32, err));
+    return span_.ensure(2 * span_slot_bytes(), err);
+  }
+  void release_stream_buffers(bool gathered) {
+    stream_points_.release();
+    span_.release();
+    if (gathered) gathered_.release();
+  }
+  cuzk_status ensure_row_slots(std::string& err) {
+    return plan_.rows_chunk ? row_slots_.ensure(2 * plan_.rows_chunk, err) : CUZK_OK;
+  }
+  void release_row_slots() { row_slots_.release(); }
   bool streamed(PointSection s) const { return engine::streamed(plan_, s); }
   // B2's MSM runs on the CPU over the key's points in memory.
   bool b2_on_cpu() const { return cpu_b2_; }
@@ -410,6 +430,7 @@ class GpuKeyStore {
     for (const engine::Support& sup : compact_.support) m = std::max<uint64_t>(m, sup.size());
     return m;
   }
+  uint64_t gathered_bytes() const { return std::min<uint64_t>(plan_.msm_chunk, largest_support()) * 32 + 16; }
   // One of the stream buffer's chunk slots, and the points of each section it holds.
   uint64_t slot_bytes() const { return plan_.stream_buffer_bytes() / plan_.stream_buffers; }
   uint64_t slot_points() const {

@@ -307,6 +307,11 @@ struct MsmPlan {
   ~MsmPlan() {
     pinned_free(host_counts, 2 * sizeof(uint32_t));
   }
+  // Gives the device buffers back (the next plan allocates them again).
+  void release() {
+    for (DeviceBuffer* b : {&idx_ones, &idx_rest, &keys0, &keys1, &vals0, &vals1, &temp, &counts}) b->release();
+    keys = vals = ones = nullptr;
+  }
 };
 
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
@@ -394,6 +399,11 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
 struct MsmScratch {
   DeviceBuffer buckets, carry, tails, tail_key, long_runs, seg_t, seg_r, fold_parts, partial, sums;
   PinnedBuffer host;  // the download area
+  // Gives the device buffers back (the next MSM allocates them again).
+  void release() {
+    for (DeviceBuffer* b : {&buckets, &carry, &tails, &tail_key, &long_runs, &seg_t, &seg_r, &fold_parts, &partial, &sums})
+      b->release();
+  }
 };
 
 // Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum.
