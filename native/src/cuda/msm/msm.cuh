@@ -235,7 +235,8 @@ __device__ __forceinline__ void block_sum(X* sh, X acc) {
 
 // Block (w, j, part): for j < J, the part's share of U_j = sum of R_s over the segments s with
 // bit j set; for j = J, of the sum of all T_s. Window w's sum is then T + L * sum_j 2^j U_j (on
-// the host). Parts keep every thread's chain short: a window has up to 2^14 segments.
+// the host). A U_j block walks only the S/2 segments with bit j set (k with bit j inserted), so
+// no lane idles on the others; parts keep every thread's chain short.
 template <class X>
 __global__ void msm_fold(const X* __restrict__ seg_t, const X* __restrict__ seg_r, uint32_t S, int J, uint32_t parts,
                          X* __restrict__ out) {
@@ -243,11 +244,15 @@ __global__ void msm_fold(const X* __restrict__ seg_t, const X* __restrict__ seg_
   X* sh = reinterpret_cast<X*>(smem);
   const uint32_t part = blockIdx.x % parts, wj = blockIdx.x / parts;
   const uint32_t w = wj / (J + 1), j = wj % (J + 1);
-  const uint32_t per = (S + parts - 1) / parts, s0 = part * per, s1 = s0 + per < S ? s0 + per : S;
+  const bool all = (int)j == J;
+  const uint32_t count = all ? S : S / 2;
+  const uint32_t per = (count + parts - 1) / parts, k0 = part * per, k1 = k0 + per < count ? k0 + per : count;
+  const X* src = (all ? seg_t : seg_r) + (size_t)w * S;
+  const uint32_t low = all ? 0 : (1u << j) - 1;
   X acc = X::infinity();
-  for (uint32_t s = s0 + threadIdx.x; s < s1; s += blockDim.x) {
-    if ((int)j == J) acc = acc.add(seg_t[(size_t)w * S + s]);
-    else if ((s >> j) & 1) acc = acc.add(seg_r[(size_t)w * S + s]);
+  for (uint32_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
+    const uint32_t s = all ? k : ((k & ~low) << 1) | (1u << j) | (k & low);
+    acc = acc.add(src[s]);
   }
   block_sum(sh, acc);
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
@@ -458,16 +463,16 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.n_ones) return CUZK_OK;
-  // Enough blocks to fill the GPU (132 SMs, 8 blocks each); few points get few blocks.
-  constexpr uint32_t kSumThreads = 128, kMaxSumBlocks = 1056;
-  const uint32_t blocks = std::min<uint32_t>(kMaxSumBlocks, std::max<uint32_t>(1, plan.n_ones / (4 * kSumThreads)));
+  // Two blocks an SM: more blocks leave more partial sums to the one block that adds them up,
+  // which costs more than they save.
+  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
   const size_t xs = sizeof(X);
-  CUZK_TRY(sc.partial.ensure((size_t)kMaxSumBlocks * xs, err));
+  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
   KernelTrace trace(G == 1 ? "msm_ones_g1" : "msm_ones_g2", s);
-  msm_sum_indexed<A, X><<<blocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
+  msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
                                                                           sc.partial.as<X>());
   CUZK_LAUNCHED("msm_sum_indexed");
-  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), blocks, sums);
+  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
   CUZK_LAUNCHED("msm_sum_points");
   trace.mark("ones");
   return CUZK_OK;

@@ -72,7 +72,7 @@ struct MsmShape {
     sh.S = sh.nb / sh.L;
     sh.J = 0;
     while ((1u << sh.J) < sh.S) sh.J++;
-    sh.parts = sh.S / 256;  // ~4 segments per thread in msm_fold
+    sh.parts = sh.S / 1024;  // msm_fold: 8-16 segments per thread, few block trees
     sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
     return sh;
   }
