@@ -95,7 +95,8 @@ const randomness = buffers.map((_, i) => ({ r: 1000n + BigInt(i), s: 2000n + Big
 const planText = (p: MemoryPlan) =>
   `total ${gib(p.totalBytes)} of ${gib(p.budget)} GiB (min ${gib(p.minBudget)}; fixed ${gib(p.fixedBytes)}, rows ${gib(p.rowsBytes)}, ` +
   `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
-  `stream buffers ${gib(p.streamBufferBytes)}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
+  `stream buffers ${gib(p.streamBufferBytes)}, ${p.nttVectors} vectors ${gib(BigInt(p.nttVectors) * p.vectorBytes)}` +
+  `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
 const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean }> = [];
