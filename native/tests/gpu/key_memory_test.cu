@@ -109,6 +109,11 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
     EXPECT(least.create == CUZK_OK && least.prove == CUZK_OK && least.proof == ref.proof &&
                least.plan.total_bytes <= lo,
            "%s: the minimum budget: %s", where.c_str(), least.err);
+    // At the minimum a proof's work and the streamed sums take turns in the same memory (the
+    // witness, NTT vectors and row chunks given back around the sums): a proof alone is a group
+    // of one, its H scalars to the host and back.
+    EXPECT(least.plan.phases_shared == 1 && least.plan.shared_bytes > 0,
+           "%s: the minimum plan does not share its phases' memory", where.c_str());
     // The minimum holds two NTT vectors: c is formed again in b's place, from the rows or, for
     // evaluations the caller gives (CUZK_INPUT_ABC), from the caller's c.
     EXPECT(least.plan.ntt_vectors == 2, "%s: the minimum plan holds %u NTT vectors", where.c_str(), least.plan.ntt_vectors);
