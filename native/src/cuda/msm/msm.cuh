@@ -28,6 +28,7 @@
 
 #include "cuda/curve/curves.cuh"
 #include "cuda/msm/msm_sizes.hpp"
+#include "cuda/msm/reduce_steps.hpp"
 #include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
@@ -204,20 +205,15 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
   if (lane == 0) buckets[key] = acc;
 }
 
-// Segment s of window w covers buckets s*L+1 .. (s+1)*L (stored at index b-1). Running sums from
-// the top give T = sum (b - sL) B_b and R = sum B_b over the segment.
+// One thread per segment s of window w (reduce_steps.hpp): its T_s and R_s.
 template <class X>
 __global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_t L, uint32_t S, uint32_t nwin,
                              X* __restrict__ seg_t, X* __restrict__ seg_r) {
   uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= nwin * S) return;
   uint32_t w = g / S, s = g % S;
-  const X* b = buckets + (size_t)w * nb + (size_t)s * L;
-  X r = X::infinity(), t = X::infinity();
-  for (int i = (int)L - 1; i >= 0; i--) {
-    r = r.add(b[i]);
-    t = t.add(r);
-  }
+  X t, r;
+  segment_sums(buckets + (size_t)w * nb + (size_t)s * L, L, t, r);
   seg_t[g] = t;
   seg_r[g] = r;
 }
@@ -233,28 +229,14 @@ __device__ __forceinline__ void block_sum(X* sh, X acc) {
   }
 }
 
-// Block (w, j, part): for j < J, the part's share of U_j = sum of R_s over the segments s with
-// bit j set; for j = J, of the sum of all T_s. Window w's sum is then T + L * sum_j 2^j U_j (on
-// the host). A U_j block walks only the S/2 segments with bit j set (k with bit j inserted), so
-// no lane idles on the others; parts keep every thread's chain short.
+// Block (w, j, part) of the fold (reduce_steps.hpp): the part's share of U_j (j < J) or of T
+// (j = J), summed over the block's lanes.
 template <class X>
 __global__ void msm_fold(const X* __restrict__ seg_t, const X* __restrict__ seg_r, uint32_t S, int J, uint32_t parts,
                          X* __restrict__ out) {
   extern __shared__ __align__(16) unsigned char smem[];
   X* sh = reinterpret_cast<X*>(smem);
-  const uint32_t part = blockIdx.x % parts, wj = blockIdx.x / parts;
-  const uint32_t w = wj / (J + 1), j = wj % (J + 1);
-  const bool all = (int)j == J;
-  const uint32_t count = all ? S : S / 2;
-  const uint32_t per = (count + parts - 1) / parts, k0 = part * per, k1 = k0 + per < count ? k0 + per : count;
-  const X* src = (all ? seg_t : seg_r) + (size_t)w * S;
-  const uint32_t low = all ? 0 : (1u << j) - 1;
-  X acc = X::infinity();
-  for (uint32_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
-    const uint32_t s = all ? k : ((k & ~low) << 1) | (1u << j) | (k & low);
-    acc = acc.add(src[s]);
-  }
-  block_sum(sh, acc);
+  block_sum(sh, fold_share(seg_t, seg_r, S, J, parts, blockIdx.x, threadIdx.x, blockDim.x));
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
@@ -527,25 +509,6 @@ cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::A
   CUZK_TRY((msm_add_ones<HC, G>(plan, d_points, sc, s, sums, err)));
   if (marks && marks->timeline) marks->ones_done = marks->timeline->mark(err);
   return CUZK_OK;
-}
-
-// The MSM's point from its partial sums on the host (msm_execute_into's layout for window c and
-// nwin reduced windows): per window T + L * sum_j 2^j U_j, then Horner over the windows (top
-// first), plus the ones' sum. A chain of doublings is cheapest here, on one core.
-template <class HX>
-HX msm_combine(const HX* sums, int c, int nwin) {
-  const MsmShape sh = MsmShape::of(c, 1);
-  const HX* fold = sums + 1;
-  HX total = HX::infinity();
-  for (int w = nwin - 1; w >= 0; w--) {
-    for (int k = 0; k < c; k++) total = total.dbl();
-    const HX* f = fold + (size_t)w * (sh.J + 1);
-    HX u = HX::infinity();
-    for (int j = sh.J - 1; j >= 0; j--) u = u.dbl().add(f[j]);
-    for (uint32_t l = 1; l < sh.L; l <<= 1) u = u.dbl();
-    total = total.add(u).add(f[sh.J]);
-  }
-  return total.add(sums[0]);
 }
 
 // sum_i s_i P_i for the plan's scalars and these points, into *out (host XYZZ). Synchronises.
