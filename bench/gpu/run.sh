@@ -10,10 +10,12 @@
 #   bench/gpu/run.sh --help
 #
 # On the dev machine (no GPU needed):
-#   pack              packs what the GPU sections need from the build folder (gpu_tests, ctest's
+#   pack[:lean]       packs what the GPU sections need from the build folder (gpu_tests, ctest's
 #                     test lists, gpu_bench, libcuzk.so) into build-carry/<build name>.tar.xz
 #                     (git-ignored; ~4x smaller than the binaries). Carry build-carry/; on the GPU
-#                     host a missing build folder is unpacked from it.
+#                     host a missing build folder is unpacked from it. pack:lean leaves gpu_bench
+#                     out (~17 MiB): with .gpu/deno.xz it fits one call's carry, so the tests and
+#                     the TypeScript runs (cli, digests, porep) share one machine.
 # On a GPU host:
 #   tests[:a,b]       the GPU tests, `ctest -L gpu` (native/tests/gpu, one process each, so a fault in
 #                     one leaves the others' results); `tests:e2e,msm` only gpu_e2e_test,
@@ -48,8 +50,9 @@
 #                     alone, batches of 10 read once per group against --stream-per-proof, and 2^24
 #                     batches of 10 read once per group
 #     porep:budgets   bench/gpu/porep_budgets.ts: BLS12-381 2^BUDGETS_LOG (26) batches of 10 under each
-#                     budget of BUDGETS (0,48GiB,32GiB,24GiB): the plan, peak device memory, per-circuit
-#                     time against the first budget's, proofs with fixed r, s equal across budgets
+#                     budget of BUDGETS (0,48GiB,32GiB,24GiB), BUDGETS_RUNS (2) timed batches each:
+#                     the plan, peak device memory, per-circuit time against the first budget's,
+#                     proofs with fixed r, s equal across budgets
 #     porep:scale     several GPUs: 2^24 and 2^26, a batch of SCALE_N on each device set of SCALE_SETS,
 #                     2^24 batches compared with single proofs; peak memory per GPU; lanes waterfall
 #   ab[:sec[:arg]]    A/B timing of gpu_bench builds on one GPU, runs alternated (A B C A B C ...):
@@ -220,9 +223,11 @@ section_pack() {
   mkdir -p build-carry
   # paths inside the archive are relative to the build folder: unpack() puts them in its own
   local files
-  # gpu_bench where the build has it (a CI-style build leaves it out: CUZK_GPU_BENCH=OFF)
+  # gpu_bench where the build has it (a CI-style build leaves it out: CUZK_GPU_BENCH=OFF), unless lean
+  local bench=1
+  [ "$1" = lean ] && bench=0
   mapfile -t files < <(cd "$BUILD" && find . -name CTestTestfile.cmake && echo ./native/tests/gpu_tests &&
-    { [ ! -x gpu_bench ] || echo ./gpu_bench; } && { [ ! -f libcuzk.so ] || echo ./libcuzk.so; })
+    { [ $bench = 0 ] || [ ! -x gpu_bench ] || echo ./gpu_bench; } && { [ ! -f libcuzk.so ] || echo ./libcuzk.so; })
   tar -C "$BUILD" -cf - "${files[@]}" | xz -T0 -6 >"$PACK" || { echo "FAIL pack: tar | xz"; status=1; return; }
   echo "== pack: ${#files[@]} files of $BUILD into $PACK ($(du -m "$PACK" | cut -f1) MiB): carry build-carry/"
 }
@@ -368,7 +373,7 @@ section_porep() {
     free -g | head -2
     smi_start porep-budgets
     step "porep budgets" "${BUDGETS_TIMEOUT:-560}" "$OUT/porep-budgets.txt" deno run -A bench/gpu/porep_budgets.ts \
-      --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n 10 --runs 2 --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" \
+      --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n 10 --runs "${BUDGETS_RUNS:-2}" --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" \
       --dir /tmp/porep-budgets
     smi_stop porep-budgets
     tail -9 "$OUT/porep-budgets.txt" ;;
@@ -450,7 +455,7 @@ summarize=0
 for s in "${sections[@]}"; do
   name=${s%%:*} arg=${s#"$name"}; arg=${arg#:}
   case $name in
-    pack) section_pack ;;
+    pack) section_pack "$arg" ;;
     tests) section_tests "$arg"; summarize=1 ;;
     cli) section_cli ;;
     digests) section_digests ;;
