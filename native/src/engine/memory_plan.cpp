@@ -131,9 +131,9 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   p.phases_shared = share && c.phases_share && streamed_bytes && c.kept_on_host && (!h_streams || group >= 1);
   p.shared_bytes = 0;
   if (p.phases_shared) {
-    // Only a proof's work: its witness, the NTT vectors, the row chunks, and the MSM workspace
-    // when a resident section is summed there. Only the streamed sums: the stream buffers, the
-    // chunk's scalars, and the MSM workspace when nothing is resident.
+    // Only a proof's work: its witness, the NTT vectors, the row chunks. Only the streamed sums:
+    // the stream buffers, the chunk's scalars, and the MSM workspace unless a resident section is
+    // summed in a proof's work too (then both phases hold it).
     const bool resident_sums = p.resident_bytes() > 0;
     const uint64_t proof_phase = c.proof_only + (uint64_t)sh.vectors * c.vector_bytes + (sh.rows_chunk ? p.rows_bytes : 0);
     const uint64_t stream_phase = p.stream_buffer_bytes() + c.stream_scalars[sh.chunk_log] +

@@ -326,8 +326,10 @@ class GpuEngine final : public engine::Engine<C> {
     const size_t nv = key_.n_vars, nd = key_.domain_size;
     if (store_.memory_plan().phases_shared && streaming_phase_) {
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
-      store_.release_stream_buffers(store_.memory_plan().resident_bytes() == 0);
-      if (store_.memory_plan().resident_bytes() == 0) {
+      // The MSM workspace too, unless a resident section is summed in this phase.
+      const bool msm_workspace = store_.memory_plan().resident_bytes() == 0;
+      store_.release_stream_buffers(msm_workspace);
+      if (msm_workspace) {
         dev_->msm.release();
         dev_->plan.release();
       }

@@ -3,13 +3,12 @@
 // chunk's scalars (gathered on the device by the support, or a contiguous slice when the group
 // keeps every point) and runs each section's MSM over the chunk's points with it. Every chunk of a
 // pass uses one window, so each proof's and section's partial sums add up on the device and are
-// combined once, on the host, at the end of the pass; a pass of one proof also keeps each
-// section's buckets across its chunks and reduces them once, so that a chunk costs its plan and
-// its additions only. Scalars are on the device (the proof's witness or H scalars) or, for a group
-// of proofs that share a streamed section, on the host: then each step's range of scalar indices
-// comes up on its own stream while the step before is summed. A streamed section's chunk comes up once for all of the pass's proofs, the
-// next one copying while the current one is summed. Each chunk's work is timed as its section's
-// phase on the device's timeline.
+// combined once, on the host, at the end of the pass (each chunk reduces its own buckets). Scalars
+// are on the device (the proof's witness or H scalars) or, for a group of proofs that share a
+// streamed section, on the host: then each step's range of scalar indices comes up on its own
+// stream while the step before is summed. A streamed section's chunk comes up once for all of the
+// pass's proofs, the next one copying while the current one is summed. Each chunk's work is timed
+// as its section's phase on the device's timeline.
 #pragma once
 
 #include <vector>

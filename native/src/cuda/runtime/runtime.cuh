@@ -84,30 +84,30 @@ inline cuzk_status check_launch(const char* kernel, std::string& err) {
 }
 #define CUZK_LAUNCHED(kernel) CUZK_TRY(::cuzk::cuda::check_launch(kernel, err))
 
-// A device allocation that only grows; reused across calls so that steady-state proving does no
-// cudaMalloc (which synchronises the device).
-class DeviceBuffer {
+// An allocation that only grows, reused across calls so that steady-state proving allocates
+// nothing (cudaMalloc synchronises the device; pinning costs far more). Space: where it lives.
+template <class Space>
+class GrowBuffer {
  public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  ~DeviceBuffer() { release(); }
+  GrowBuffer() = default;
+  GrowBuffer(const GrowBuffer&) = delete;
+  GrowBuffer& operator=(const GrowBuffer&) = delete;
+  GrowBuffer(GrowBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  ~GrowBuffer() { release(); }
 
   cuzk_status ensure(size_t bytes, std::string& err) {
     if (bytes <= bytes_) return CUZK_OK;
     release();
     void* p = nullptr;
-    cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess) {
-      return fail(e, ("cudaMalloc(" + std::to_string(bytes >> 20) + " MiB)").c_str(), err);
+    if (cudaError_t e = Space::alloc(&p, bytes); e != cudaSuccess) {
+      return fail(e, (std::string(Space::kCall) + "(" + std::to_string(bytes >> 20) + " MiB)").c_str(), err);
     }
     p_ = p;
     bytes_ = bytes;
     return CUZK_OK;
   }
   void release() {
-    if (p_) cudaFree(p_);
+    if (p_) Space::free(p_, bytes_);
     p_ = nullptr;
     bytes_ = 0;
   }
@@ -120,38 +120,19 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
-// The same for pinned host memory (pinned_alloc): where results come down and staged data goes up.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { release(); }
-
-  cuzk_status ensure(size_t bytes, std::string& err) {
-    if (bytes <= bytes_) return CUZK_OK;
-    release();
-    void* p = nullptr;
-    if (cudaError_t e = pinned_alloc(&p, bytes); e != cudaSuccess) {
-      return fail(e, ("cudaMallocHost(" + std::to_string(bytes >> 20) + " MiB)").c_str(), err);
-    }
-    p_ = p;
-    bytes_ = bytes;
-    return CUZK_OK;
-  }
-  void release() {
-    pinned_free(p_, bytes_);
-    p_ = nullptr;
-    bytes_ = 0;
-  }
-  template <class T = void>
-  T* as() const { return static_cast<T*>(p_); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
+struct DeviceSpace {
+  static constexpr const char* kCall = "cudaMalloc";
+  static cudaError_t alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+  static void free(void* p, size_t) { cudaFree(p); }
 };
+// Pinned host memory (pinned_alloc): where results come down and staged data goes up.
+struct PinnedSpace {
+  static constexpr const char* kCall = "cudaMallocHost";
+  static cudaError_t alloc(void** p, size_t bytes) { return pinned_alloc(p, bytes); }
+  static void free(void* p, size_t bytes) { pinned_free(p, bytes); }
+};
+using DeviceBuffer = GrowBuffer<DeviceSpace>;
+using PinnedBuffer = GrowBuffer<PinnedSpace>;
 
 // Phase timing on the GPU: events recorded around each phase on the stream, converted to the
 // host's monotonic clock against a base event taken while the stream was idle.
