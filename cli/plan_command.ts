@@ -115,6 +115,12 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
         "group's streamed sums (given back and allocated again once per group; a proof alone is a group of one)",
     );
   }
+  if (plan.overlapBytes > 0n) {
+    lines.push(
+      `        plus ${sizeText(plan.overlapBytes)} overlap: a second proof's witness and NTT vectors, so that in a batch ` +
+        "proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs",
+    );
+  }
   lines.push(`        = ${sizeText(plan.totalBytes)} (${plan.totalBytes} bytes) of the ${sizeText(plan.budget)} budget`);
   lines.push(`minimum budget: ${sizeText(plan.minBudget)} (${plan.minBudget} bytes)`);
   const pinned = plan.pointsPinned ? "the streamed points pinned once, " : "";

@@ -55,7 +55,7 @@ export interface MemoryPlan {
   residentBytes: bigint;
   /** Two chunks of the widest streamed point. */
   streamBufferBytes: bigint;
-  /** What the plan takes of the budget: fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - shared. */
+  /** What the plan takes of the budget: fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - shared + overlap. */
   totalBytes: bigint;
   /**
    * CUDA: a proof's own work (its witness, the NTT vectors, the row chunks) and a group's streamed
@@ -65,6 +65,12 @@ export interface MemoryPlan {
    */
   phasesShared: boolean;
   sharedBytes: bigint;
+  /**
+   * CUDA: a second proof's witness and NTT vectors, so that in a batch proof p+1's upload, a/b/c and
+   * NTTs run beside proof p's MSMs (a plan with every section resident and the rows whole, when the
+   * budget has the room left); 0n: one proof after another.
+   */
+  overlapBytes: bigint;
   /** The smallest budget this key can be planned in (with the same host budget). */
   minBudget: bigint;
   /** The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again), and the bytes of one. */
@@ -142,6 +148,11 @@ export interface EngineSettings {
    * reads them in chunks anyway.
    */
   streamRows?: boolean;
+  /**
+   * CUDA: a batch's proofs one after another, never proof p+1's own work beside proof p's MSMs
+   * (measurements: the same proofs, the plan's `overlapBytes` 0n). Default false.
+   */
+  serial?: boolean;
 }
 
 /** A byte count a caller chose (number or bigint), 0 = automatic: an integer from 0 to 2^53 - 1. */
@@ -172,7 +183,7 @@ export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
   const hCopies = settings.hCopies ?? "auto";
   const copies = hCopies === "auto" ? ABI.H_COPIES_AUTO : integerIn(hCopies, "hCopies", 0, ABI.H_COPIES_MAX, ' (or "auto")');
   let flags = 0;
-  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY], ["streamRows", ABI.PROVER_STREAM_ROWS]] as const) {
+  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY], ["streamRows", ABI.PROVER_STREAM_ROWS], ["serial", ABI.PROVER_SERIAL]] as const) {
     const value = settings[name];
     if (value !== undefined && typeof value !== "boolean") throw new CuzkError("INVALID_ARGUMENT", `${name} must be true or false, not ${JSON.stringify(value)}`);
     if (value) flags |= bit;
@@ -214,6 +225,7 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     totalBytes: plan.total_bytes,
     phasesShared: plan.phases_shared !== 0,
     sharedBytes: plan.shared_bytes,
+    overlapBytes: plan.overlap_bytes,
     minBudget: plan.min_budget,
     nttVectors: plan.ntt_vectors,
     vectorBytes: plan.vector_bytes,

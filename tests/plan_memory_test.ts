@@ -4,7 +4,8 @@
  * file's points or a device. The seed's workload (the synthetic PoRep key at 2^27, BLS12-381, a
  * batch of 10) planned for 16, 24, 48 and 80 GiB GPUs: each budget either gives a plan that fits it
  * (total = fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - what a proof's work
- * and a group's streamed sums share <= budget, minimum <= budget)
+ * and a group's streamed sums share + a second proof's buffers when proofs overlap <= budget,
+ * minimum <= budget)
  * or is refused with OUT_OF_MEMORY whose message names "at least <minBudget> bytes" and whose
  * memoryPlan carries that minimum above the budget; which budgets fit is not written here. A key's
  * counts (an open Key or its KeyInfo) give the same plan, whose sections keep every point (a prover
@@ -25,8 +26,15 @@ const porep27 = { synthetic: "porep", curve: "bls12_381", constraints: 2 ** 27 -
 /** The plan's own arithmetic, whatever it chose. */
 function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   assert.equal(plan.budget, budget);
-  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes);
+  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes + plan.overlapBytes);
   assert.equal(plan.sharedBytes > 0n, plan.phasesShared, `shared ${plan.sharedBytes} bytes, phasesShared ${plan.phasesShared}`);
+  if (plan.overlapBytes > 0n) {
+    // A second proof's witness and vectors, only beside a plan that keeps everything resident and the rows whole.
+    assert.equal(plan.backend, "cuda", "only the CUDA engine overlaps proofs");
+    assert.ok(Object.values(plan.sections).every((s) => s.placement !== "streamed"), "nothing streamed");
+    assert.ok(plan.rowsChunkBytes === 0n && !plan.phasesShared, "rows whole, phases not shared");
+    assert.ok(plan.overlapBytes > BigInt(plan.nttVectors) * plan.vectorBytes, `overlap ${plan.overlapBytes}: the vectors and a witness`);
+  }
   if (plan.phasesShared) assert.equal(plan.backend, "cuda", "only the CUDA engine shares its phases' memory");
   assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
@@ -73,6 +81,25 @@ test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, o
     refusedWith("OUT_OF_MEMORY", new RegExp(`at least ${minimum} bytes`)),
   );
   assert.ok(fitted > 0 || minimum > BigInt(80 * GiB), "a budget above the minimum fits");
+});
+
+test("proofs overlap where the plan keeps everything resident and has a second proof's buffers left over; serial turns it off", needs(...api), () => {
+  // The seed's key at 2^26 on an 80 GiB card: resident, with room to spare.
+  const key = { ...porep27, constraints: 2 ** 26 - 16 };
+  const roomy = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB });
+  assertConsistent(roomy, BigInt(80 * GiB));
+  assert.ok(roomy.overlapBytes > 0n, `overlap at 80 GiB: ${roomy.overlapBytes}`);
+  const serial = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB, serial: true });
+  assertConsistent(serial, BigInt(80 * GiB));
+  assert.equal(serial.overlapBytes, 0n);
+  assert.equal(serial.totalBytes, roomy.totalBytes - roomy.overlapBytes, "the same plan, less the second proof's buffers");
+  // A budget just below the overlapped total: the same placements without the overlap.
+  const tight = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: roomy.totalBytes - 1n, hostMemoryBudget: 256 * GiB });
+  assertConsistent(tight, roomy.totalBytes - 1n);
+  assert.equal(tight.overlapBytes, 0n);
+  assert.deepEqual(Object.values(tight.sections).map((s) => s.placement), Object.values(roomy.sections).map((s) => s.placement));
+  // The CPU engine never overlaps.
+  assert.equal(planMemory({ backend: "cpu", key: { ...key, constraints: 2 ** 16 }, memoryBudget: 8 * GiB }).overlapBytes, 0n);
 });
 
 test("CUDA is planned on any machine given a budget; without one it needs a GPU", needs(...api), () => {

@@ -12,7 +12,8 @@
  *        [--budgets 0,48GiB,32GiB,24GiB] [--host-budget BYTES] [--dir /tmp/porep]
  *
  * A budget is bytes with an optional KiB/MiB/GiB suffix, 0 the device's free memory, and may carry
- * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), e.g. `0:c22`.
+ * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), `:serial` (proofs never
+ * overlapped), e.g. `0:c22` or `0:serial`.
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
  */
 import { mkdirSync, rmSync } from "node:fs";
@@ -39,9 +40,10 @@ const dir = option("dir", "/tmp/cuzk-porep");
 // One prover per variant: a budget and its optional settings.
 const variants = option("budgets", "0").split(",").map((text) => {
   const [size, ...settings] = text.split(":");
-  const v = { text, budget: bytesOf(size), hCopies: "auto" as "auto" | number, chunkPoints: 0 };
+  const v = { text, budget: bytesOf(size), hCopies: "auto" as "auto" | number, chunkPoints: 0, serial: false };
   for (const x of settings) {
-    if (/^h\d+$/.test(x)) v.hCopies = Number(x.slice(1));
+    if (x === "serial") v.serial = true;
+    else if (/^h\d+$/.test(x)) v.hCopies = Number(x.slice(1));
     else if (/^c\d+$/.test(x)) v.chunkPoints = 2 ** Number(x.slice(1));
     else throw new Error(`unknown setting ${x} in ${text}`);
   }
@@ -96,7 +98,8 @@ const planText = (p: MemoryPlan) =>
   `total ${gib(p.totalBytes)} of ${gib(p.budget)} GiB (min ${gib(p.minBudget)}; fixed ${gib(p.fixedBytes)}, rows ${gib(p.rowsBytes)}, ` +
   `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
   `stream buffers ${gib(p.streamBufferBytes)}, ${p.nttVectors} vectors ${gib(BigInt(p.nttVectors) * p.vectorBytes)}` +
-  `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
+  `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}` +
+  `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
 const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean }> = [];
@@ -108,6 +111,7 @@ for (const v of variants) {
     const idle = deviceUsed();
     using prover = await Prover.open({
       zkey: key, backend: "cuda", memoryBudget: v.budget, hostMemoryBudget: hostBudget, hCopies: v.hCopies, chunkPoints: v.chunkPoints,
+      serial: v.serial,
     });
     const plan = prover.memoryPlan();
     log(`${label}: prover made in ${s(performance.now() - t)} s; plan: ${planText(plan)}`);

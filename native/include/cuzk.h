@@ -340,6 +340,9 @@ typedef struct cuzk_prover cuzk_prover;
 #define CUZK_PROVER_STREAM_ROWS 0x8u      /* CUDA: read the A/B rows in chunks per proof from a pinned
                                              host copy even when the budget holds them (tests and
                                              measurements; a budget too small for them does so anyway) */
+#define CUZK_PROVER_SERIAL 0x10u          /* CUDA: the proofs of a batch one after another, never proof
+                                             p+1's upload, a/b/c and NTTs beside proof p's MSMs
+                                             (measurements; the plan's overlap_bytes is then 0) */
 #define CUZK_CHUNK_POINTS_MIN (1u << 10)  /* cuzk_prover_options.chunk_points bounds */
 #define CUZK_CHUNK_POINTS_MAX (1u << 31)
 #define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
@@ -399,7 +402,7 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
  * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
  * cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 376 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 384 */
   uint32_t backend;                  /* cuzk_backend of the engine */
   uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
   uint64_t fixed_bytes;              /* needed whatever the plan: witness, indices, margin (CPU: also the
@@ -421,7 +424,7 @@ typedef struct cuzk_memory_plan {
   uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
   uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
   uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers
-                                        - shared_bytes */
+                                        - shared_bytes + overlap_bytes */
   uint64_t min_budget;               /* the smallest budget this key can be planned in (same host budget) */
   uint64_t host_budget;              /* host bytes the plan may take beyond the key */
   uint64_t host_bytes;               /* host bytes it takes: pinned streamed points, a group's kept H scalars */
@@ -443,6 +446,10 @@ typedef struct cuzk_memory_plan {
                                         then a group of one (its H scalars go to the host and back) */
   uint64_t shared_bytes;             /* the bytes the two phases take turns in (the smaller phase's),
                                         counted once in total_bytes */
+  uint64_t overlap_bytes;            /* CUDA: a second proof's witness and NTT vectors, so that in a batch
+                                        proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs
+                                        (a plan with every section resident and the rows whole, when the
+                                        budget has that room left; 0: one proof after another) */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

@@ -306,7 +306,7 @@ void refusals(const std::string& dir) {
   }
   {
     cuzk_prover_options o = opt;
-    o.flags = 0x10;  // the first bit no flag has
+    o.flags = 0x20;  // the first bit no flag has
     CHECK(refused(o, "unknown option flags"));
   }
   for (int32_t t : {-2, CUZK_H_COPIES_MAX + 1, INT32_MIN}) {

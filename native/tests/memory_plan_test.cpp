@@ -58,7 +58,14 @@ void check_plan(const Planned& p, uint64_t budget) {
     CHECK(p.plan.total_bytes <= budget && p.plan.min_budget <= budget);
     CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.ntt_vectors * p.plan.vector_bytes + p.plan.rows_bytes +
                                     p.plan.msm_workspace_bytes + p.plan.resident_bytes + p.plan.stream_buffer_bytes -
-                                    p.plan.shared_bytes);
+                                    p.plan.shared_bytes + p.plan.overlap_bytes);
+    // Proofs overlap only on the CUDA engine, with every section resident, the rows whole and the
+    // phases not shared, in a second set of the NTT vectors and a witness.
+    if (p.plan.overlap_bytes) {
+      CHECK(p.plan.backend == CUZK_BACKEND_CUDA && p.plan.streamed_bytes_per_proof == 0);
+      CHECK(p.plan.rows_chunk_bytes == 0 && !p.plan.phases_shared);
+      CHECK(p.plan.overlap_bytes > p.plan.ntt_vectors * p.plan.vector_bytes);
+    }
     // Phases share memory only on the CUDA engine, only when something streams, and then share some.
     CHECK((p.plan.shared_bytes > 0) == (p.plan.phases_shared == 1));
     CHECK(!p.plan.phases_shared || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.streamed_bytes_per_proof > 0));
@@ -91,11 +98,11 @@ void print_plan(const char* label, const Planned& p) {
     return;
   }
   std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f, "
-              "shared %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
+              "shared %.2f, overlap %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
               label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
               m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
               m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
-              m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.min_budget / (double)kGiB,
+              m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.min_budget / (double)kGiB,
               m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
   static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", names[s], where(m.placement[s]));
@@ -124,6 +131,16 @@ void seed_workload() {
   CHECK(plan(r, 78 * kGiB, 256 * kGiB).st == CUZK_OK);
   const Planned free = plan(r, 1024 * kGiB, 256 * kGiB);
   CHECK(free.st == CUZK_OK && free.plan.streamed_bytes_per_proof == 0 && free.plan.msm_chunk_points >= (1u << 27));
+  // With room to spare a second proof's buffers let proofs overlap; serial asks for the same plan without.
+  CHECK(free.plan.overlap_bytes > 0);
+  const Planned serial = plan(r, 1024 * kGiB, 256 * kGiB, 0, CUZK_PROVER_SERIAL);
+  CHECK(serial.st == CUZK_OK && serial.plan.overlap_bytes == 0 &&
+        serial.plan.total_bytes == free.plan.total_bytes - free.plan.overlap_bytes);
+  // One byte short of the overlapped total: the same plan, one proof after another.
+  const Planned short_of_overlap = plan(r, free.plan.total_bytes - 1, 256 * kGiB);
+  check_plan(short_of_overlap, free.plan.total_bytes - 1);
+  CHECK(short_of_overlap.st == CUZK_OK && short_of_overlap.plan.overlap_bytes == 0 &&
+        short_of_overlap.plan.total_bytes == serial.plan.total_bytes);
   // A smaller host budget keeps fewer proofs' H scalars: the batch proves in smaller groups.
   const Planned tight_host = plan(r, 24 * kGiB, 24 * kGiB);
   const Planned wide_host = plan(r, 24 * kGiB, 256 * kGiB);

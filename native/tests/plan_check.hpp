@@ -95,9 +95,11 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // CUZK_PROVER_STREAM_PER_PROOF, and with the plan the chooser makes of a larger budget. Each batch's
 // proofs must equal the reference's, and the order of the phases must show the grouping: a
 // group's streamed MSMs start after its last proof's NTT; alone, a proof's streamed MSMs end
-// before the next proof starts. A bad witness inside a group fails the batch naming it, with no
-// proof returned, and the prover proves the next batch. Prints a line per case; returns the
-// number of failed cases.
+// before the next proof starts. The key read whole with the default budget (everything resident)
+// proves the same batch with proofs overlapped (kept_on_host: the CUDA engine, whose plan must
+// then hold a second proof's buffers) and with CUZK_PROVER_SERIAL (no overlap). A bad witness
+// inside a group, and in an overlapped batch, fails the batch naming it, with no proof returned,
+// and the prover proves the next batch. Prints a line per case; returns the number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
                                  uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
                                  bool kept_on_host) {
@@ -199,16 +201,16 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
                 count_placement(plan, CUZK_PLACEMENT_STREAMED), plan.streamed_bytes_per_proof / 1024.0, group,
                 ok ? "proofs identical, phases in group order" : proofs == ref ? "WRONG ORDER" : "WRONG PROOFS");
   }
-  // A bad witness inside a group (proof 3 of 5, every section streamed, room for all): the batch
-  // fails naming it, returns no proof, and the same prover then proves the good batch.
-  {
+  // A bad witness in proof 3 of 5 (key, flags, budget): the batch fails naming it, returns no
+  // proof, and the same prover then proves the good batch.
+  auto refuses_bad_witness = [&](cuzk_key* key, uint32_t flags, uint64_t budget, const char* what) {
     cuzk_prover_options opt{};
     opt.struct_size = sizeof opt;
-    opt.flags = CUZK_PROVER_STREAM_ALL;
-    opt.memory_budget = base + kBatch * per_proof;
+    opt.flags = flags;
+    opt.memory_budget = budget;
     opt.h_copies = CUZK_H_COPIES_AUTO;
     cuzk_prover* prover = nullptr;
-    cuzk_status made = cuzk_prover_create_with(ctx, lazy, &opt, &prover, nullptr, err, sizeof err);
+    cuzk_status made = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err);
     std::vector<uint8_t> bad = witnesses, proofs(kBatch * info.proof_bytes, 0xAA);
     std::memset(bad.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
     cuzk_status refused = made == CUZK_OK ? prove_call(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
@@ -225,9 +227,24 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     if (prover) cuzk_prover_destroy(prover, nullptr, 0);
     const bool ok = named && zeroed && after == CUZK_OK && again == ref;
     failures += !ok;
-    std::printf("%s, a bad witness inside a group: %s (%s)\n", label.c_str(),
+    std::printf("%s, %s, a bad witness in proof 3: %s (%s)\n", label.c_str(), what,
                 ok ? "refused naming it, no proof returned, the prover proves the next batch" : "WRONG", err);
+  };
+  // Inside a group: every section streamed, room for all.
+  refuses_bad_witness(lazy, CUZK_PROVER_STREAM_ALL, base + kBatch * per_proof, "inside a group");
+  // Proofs overlapped (CUDA, with an unlimited budget: every section resident, room for a second
+  // proof's buffers) and the same batch one after another (CUZK_PROVER_SERIAL): the same proofs.
+  for (const uint32_t flags : {0u, (uint32_t)CUZK_PROVER_SERIAL}) {
+    cuzk_memory_plan plan{};
+    const std::vector<uint8_t> proofs = prove_batch(ctx, whole, 0, flags, &plan, nullptr);
+    const bool overlap_expected = kept_on_host && flags == 0;  // the CUDA engine's plan, room to spare
+    const bool ok = proofs == ref && (plan.overlap_bytes > 0) == overlap_expected;
+    failures += !ok;
+    std::printf("%s, resident%s: overlap %.1f KiB: %s\n", label.c_str(), flags ? ", CUZK_PROVER_SERIAL" : "",
+                plan.overlap_bytes / 1024.0, ok ? "proofs identical" : proofs == ref ? "WRONG OVERLAP" : "WRONG PROOFS");
   }
+  // Overlapped: proof 3's check fails as its front is about to be queued beside proof 2's MSMs.
+  refuses_bad_witness(whole, 0, 0, "resident");
   cuzk_key_close(whole, nullptr, 0);
   cuzk_key_close(lazy, nullptr, 0);
   return failures;

@@ -149,12 +149,12 @@ export const PROVER_OPTIONS_LAYOUT = {
 } as const satisfies StructLayout;
 
 /**
- * `cuzk_memory_plan`, 376 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
+ * `cuzk_memory_plan`, 384 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
  * the chunk its MSMs and streams run in, the NTT stage's vectors, and the bytes against the budgets.
  */
 export const MEMORY_PLAN_LAYOUT = {
   name: "cuzk_memory_plan",
-  size: 376,
+  size: 384,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     backend: { offset: 4, type: "u32" },
@@ -188,6 +188,7 @@ export const MEMORY_PLAN_LAYOUT = {
     ntt_vectors: { offset: 360, type: "u32" },
     phases_shared: { offset: 364, type: "u32" },
     shared_bytes: { offset: 368, type: "u64" },
+    overlap_bytes: { offset: 376, type: "u64" },
   },
 } as const satisfies StructLayout;
 

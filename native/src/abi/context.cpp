@@ -21,7 +21,8 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
                   offsetof(cuzk_prover_options, host_memory_budget) == 24 &&
                   offsetof(cuzk_prover_options, chunk_points) == 32,
               "cuzk_prover_options layout");
-static_assert(sizeof(cuzk_memory_plan) == 376 && offsetof(cuzk_memory_plan, shared_bytes) == 368 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+static_assert(sizeof(cuzk_memory_plan) == 384 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
+                  offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
                   offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points_pinned) == 84 &&
                   offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
                   offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
@@ -276,13 +277,15 @@ cuzk_status read_options(const cuzk_prover_options* options, cuzk::engine::Engin
     return CUZK_ERR_INVALID_ARGUMENT;
   }
   constexpr uint32_t kKnown =
-      CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY | CUZK_PROVER_STREAM_ROWS;
+      CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY | CUZK_PROVER_STREAM_ROWS |
+      CUZK_PROVER_SERIAL;
   if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
   opts.memory_budget = options->memory_budget;
   opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
   opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
   opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
   opts.stream_rows = (options->flags & CUZK_PROVER_STREAM_ROWS) != 0;
+  opts.serial = (options->flags & CUZK_PROVER_SERIAL) != 0;
   if (size >= kSecondLayout) {
     const int32_t t = options->h_copies;
     if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {
@@ -345,6 +348,7 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->ntt_vectors = p.vectors;
   out->phases_shared = p.phases_shared ? 1 : 0;
   out->shared_bytes = p.shared_bytes;
+  out->overlap_bytes = p.overlap_bytes;
 }
 
 }  // namespace
@@ -408,6 +412,7 @@ CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cu
     limits.batch = r.batch;
     limits.stream_all = opts.stream_all;
     limits.stream_rows = opts.stream_rows;
+    limits.serial = opts.serial;
     limits.chunk_points = opts.chunk_points;
     limits.budget = opts.memory_budget;
     cuzk::engine::EngineCosts costs;

@@ -93,6 +93,9 @@ struct EngineCosts {
   bool phases_share = false;
   uint64_t proof_only = 0;        // of fixed: what only a proof's own work holds (its witness)
   double phase_switch_s = 0;      // one hand-over and back (frees and allocations), per group
+  // The engine can run proof p+1's own work (witness upload, a/b/c, NTTs) beside proof p's MSMs,
+  // with a second witness and set of NTT vectors, when every section is resident and the rows whole.
+  bool proofs_overlap = false;
 };
 
 // The caller's limits and forced choices (cuzk_prover_options, cuzk_plan_request).
@@ -102,6 +105,7 @@ struct PlanLimits {
   uint64_t batch = 1;        // proofs per call the plan is judged for (traffic per proof; a prover: 1)
   bool stream_all = false;   // every held section streamed
   bool stream_rows = false;  // rows in chunks (when the engine can)
+  bool serial = false;       // proofs never overlapped (no second proof's buffers)
   uint64_t chunk_points = 0; // forced MSM chunk (a power of two); 0 = chosen
 };
 
@@ -129,6 +133,7 @@ struct MemoryPlan {
   bool streams_groups = false;      // a chunk buffer holds a group's streamed sections together
   bool phases_shared = false;       // a proof's work and a group's streamed sums take turns in shared_bytes
   uint64_t shared_bytes = 0;        // bytes the two phases take turns in (counted once in total)
+  uint64_t overlap_bytes = 0;       // a second proof's witness and NTT vectors (0: proofs one after another)
   uint64_t min_budget = 0;          // the smallest budget this key can be planned in
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
@@ -142,7 +147,7 @@ struct MemoryPlan {
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
     return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes() -
-           shared_bytes;
+           shared_bytes + overlap_bytes;
   }
   uint64_t room() const { return budget > total() ? budget - total() : 0; }
   uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
@@ -158,6 +163,8 @@ bool streams_any(const MemoryPlan& plan);
 // stage's vectors, the set of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
 // over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
 // chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
+// Then, where the engine can and the chosen plan keeps everything resident with the rows whole,
+// the room left for a second proof's buffers makes proofs overlap (overlap_bytes).
 // CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT
 // for a forced chunk that is not a power of two in [2^kMinChunkLog, 2^kMaxChunkLog].
 cuzk_status plan_memory(const EngineCosts& costs, const PlanLimits& limits, MemoryPlan& plan, std::string& err);

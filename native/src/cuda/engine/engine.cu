@@ -1,8 +1,10 @@
-// The GPU prover engine's proof pipeline: per proof, its witness uploaded (proof p+1's on a second
-// stream while proof p computes, when the room the plan leaves in the budget holds a second buffer;
-// without it, each proof uploads its own first), a/b/c from the witness and the key's rows,
-// the H scalars by six NTTs, and the five MSMs, all on one device (B2's on the CPU beside it with
-// g2_on_cpu). How the key is held is the key store's (key_store.cuh); how the MSMs run in the
+// The GPU prover engine's proof pipeline: per proof, its own work (the front: the witness uploaded,
+// a/b/c from the witness and the key's rows, the H scalars by six NTTs) and then the five MSMs (the
+// back), all on one device (B2's on the CPU beside it with g2_on_cpu). When the plan has room for a
+// second proof's buffers (overlap_bytes), a batch queues proof p+1's front on its own stream before
+// proof p's MSMs: the NTTs are bound by memory traffic and the MSMs by integer multiplies, so the
+// two share the GPU. Without that room, one proof after another, proof p+1's witness uploaded on a
+// second stream while proof p computes when the room holds a second witness buffer. How the key is held is the key store's (key_store.cuh); how the MSMs run in the
 // plan's chunks, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per
 // group of proofs (choose_group): the group's witnesses are the caller's memory and its H scalars
 // go to pinned host memory (as many proofs as the plan's host budget holds), and each chunk of
@@ -52,6 +54,9 @@ class GpuEngine final : public engine::Engine<C> {
     if (prefetch_.stream) cudaStreamDestroy(prefetch_.stream);
     if (prefetch_.after_reads) cudaEventDestroy(prefetch_.after_reads);
     if (prefetch_.uploaded) cudaEventDestroy(prefetch_.uploaded);
+    if (front_.stream) cudaStreamDestroy(front_.stream);
+    for (cudaEvent_t e : front_.done)
+      if (e) cudaEventDestroy(e);
   }
 
   cuzk_backend kind() const override { return CUZK_BACKEND_CUDA; }
@@ -73,6 +78,7 @@ class GpuEngine final : public engine::Engine<C> {
     prefetch_.ready = false;
     CUZK_TRY(choose_group(batch.size(), err));
     msm_.watch(&batch);
+    if (overlaps(batch.size())) return compute_overlapped(batch, times, sums, err);
     for (size_t first = 0; first < batch.size(); first += group_) {
       const size_t count = std::min(group_, batch.size() - first);
       group_end_ = first + count;
@@ -124,39 +130,92 @@ class GpuEngine final : public engine::Engine<C> {
   }
 
  private:
-  // Proof p (slot k of its group): its upload, a/b/c, NTTs and the MSMs it computes itself.
+  // A proof's own buffers: its witness on the device and the NTT stage's vectors (a ends as its H
+  // scalars). Set 1's vectors are used only when proofs overlap; one after another, its witness
+  // buffer takes the prefetched next witness.
+  struct ProofBuffers {
+    DeviceBuffer w, va, vb, vc;
+  };
+  // The stream proofs' fronts go on when they overlap the MSMs, its timeline, and per buffer set
+  // the event its front's work is done at.
+  struct Front {
+    cudaStream_t stream = nullptr;
+    GpuTimeline timeline;
+    cudaEvent_t done[2] = {nullptr, nullptr};
+  };
+
+  // A batch with proofs overlapped: proof p+1's front is queued on the front stream (into buffer
+  // set (p+1) & 1) before proof p's MSMs, which wait on the device for proof p's front only. Set
+  // (p+1) & 1 was last read by proof p-1's MSMs, done when the host queues it (a pass returns once
+  // its work is done).
+  cuzk_status compute_overlapped(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+                                 std::string& err) {
+    CUZK_TRY(enter_proof_phase(err));
+    CUZK_TRY(ensure_proof_buffers(bufs_[1], err));
+    CUZK_TRY(ensure_front_stream(err));
+    const size_t n = batch.size();
+    engine::ProofInputs next;
+    cuzk_status st = batch.inputs(0, &next, err);
+    if (st == CUZK_OK) st = front(next, 0, 0, front_lane(0), batch, times, err);
+    for (size_t p = 0; st == CUZK_OK && p < n; p++) {
+      const engine::ProofInputs in = next;
+      if (cudaError_t e = cudaStreamWaitEvent(dev_->stream, front_.done[p & 1], 0); e != cudaSuccess) {
+        st = fail(e, "cudaStreamWaitEvent", err);
+        break;
+      }
+      if (p + 1 < n) {
+        st = batch.inputs(p + 1, &next, err);
+        if (st == CUZK_OK) st = front(next, p + 1, 0, front_lane(p + 1), batch, times, err);
+        if (st != CUZK_OK) break;
+      }
+      st = with_b2(in, p, times, sums, [&] { return back(p, bufs_[p & 1].w, bufs_[p & 1].va, times, sums, err); });
+      if (st == CUZK_OK) batch.computed(p);
+    }
+    // Nothing in flight reads the caller's memory when this returns; the last front's spans are read.
+    if (cudaError_t e = cudaStreamSynchronize(front_.stream); e != cudaSuccess && st == CUZK_OK)
+      st = fail(e, "cudaStreamSynchronize", err);
+    if (st == CUZK_OK) front_.timeline.flush(times);
+    return st;
+  }
+
+  // Where a proof's front is queued: a stream, the timeline its spans go on, the buffers it fills
+  // (the witness's may be the other set's, where it was prefetched).
+  struct Lane {
+    cudaStream_t stream;
+    GpuTimeline* timeline;
+    DeviceBuffer* w;
+    DeviceBuffer *va, *vb, *vc;
+    bool serial;  // the device's own stream, one proof after another (prefetching the next witness)
+  };
+  Lane serial_lane() { return {dev_->stream, &dev_->timeline, w_, &bufs_[0].va, &bufs_[0].vb, &bufs_[0].vc, true}; }
+  Lane front_lane(size_t p) {
+    ProofBuffers& b = bufs_[p & 1];
+    return {front_.stream, &front_.timeline, &b.w, &b.va, &b.vb, &b.vc, false};
+  }
+
+  // Proof p (slot k of its group), one proof after another: its front, then the MSMs it computes
+  // itself.
   cuzk_status prove_one(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
                         engine::PhaseTimes& times, engine::ProofSums<C>* sums, std::string& err) {
-    engine::ProofSums<C>& out = sums[p];
-    cudaStream_t s = dev_->stream;
-    GpuTimeline& tl = dev_->timeline;
+    return with_b2(in, p, times, sums, [&]() -> cuzk_status {
+      Lane lane = serial_lane();
+      CUZK_TRY(front(in, p, k, lane, batch, times, err));
+      // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
+      CUZK_CU(cudaStreamSynchronize(dev_->stream));
+      dev_->timeline.flush(times);
+      return back(p, *w_, bufs_[0].va, times, sums, err);
+    });
+  }
+
+  // Runs gpu_work with proof p's B2 sum on the CPU beside it when the key store says so; its
+  // witness bytes are the caller's.
+  template <class Work>
+  cuzk_status with_b2(const engine::ProofInputs& in, size_t p, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+                      Work&& gpu_work) {
     const auto& z = *key_.zkey;
-    const uint32_t nv = key_.n_vars, nd = key_.domain_size;
-    CUZK_TRY(tl.begin(s, err));
-
-    int t0 = tl.mark(err);
-    if (prefetch_.ready && prefetch_.source == in.w && prefetch_.index == p) {
-      w_ = prefetch_.into;  // uploaded while proof p-1 computed: only wait for it
-      CUZK_CU(cudaStreamWaitEvent(s, prefetch_.uploaded, 0));
-    } else {
-      if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));  // not this proof's: drop it
-      CUZK_TRY(dev_->staging.upload(w_->as(), in.w, (size_t)nv * 32, s, err));
-    }
-    prefetch_.ready = false;
-    const bool have_abc = in.a != nullptr;
-    if (have_abc) {
-      CUZK_TRY(dev_->staging.upload(va_.as(), in.a, (size_t)nd * 32, s, err));
-      CUZK_TRY(dev_->staging.upload(vb_.as(), in.b, (size_t)nd * 32, s, err));
-      // With two vectors, c comes up into b's place once a*b is formed (gpu_part).
-      if (store_.memory_plan().vectors >= 3) CUZK_TRY(dev_->staging.upload(vc_.as(), in.c, (size_t)nd * 32, s, err));
-    }
-    int t1 = tl.mark(err);
-    tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
-
-    // B2 on the CPU overlaps everything below; its witness bytes are the caller's.
     auto b2_on_cpu = [&] {
       engine::PhaseScope scope(times, p, CUZK_PHASE_MSM_B2);
-      out.b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, in.w, nv);
+      sums[p].b2 = cpu::msm<C, typename C::Fq2>(default_thread_pool(), z.points_b2, in.w, key_.n_vars);
     };
     std::thread cpu_b2;
     bool b2_after = false;
@@ -167,28 +226,54 @@ class GpuEngine final : public engine::Engine<C> {
         b2_after = true;  // the OS refused the thread: the same sum, after the GPU part instead of beside it
       }
     }
-    cuzk_status st = gpu_part(in, p, k, batch, times, sums, err);
+    cuzk_status st = gpu_work();
     if (cpu_b2.joinable()) cpu_b2.join();
     if (b2_after && st == CUZK_OK) b2_on_cpu();
     return st;
   }
 
-  cuzk_status gpu_part(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
-                       engine::PhaseTimes& times, engine::ProofSums<C>* sums, std::string& err) {
-    cudaStream_t s = dev_->stream;
-    GpuTimeline& tl = dev_->timeline;
-    const uint32_t nd = key_.domain_size, L = key_.log_domain;
+  // Proof p's front on `lane`: its witness up, a/b/c, and the NTTs that leave its H scalars in va.
+  cuzk_status front(const engine::ProofInputs& in, size_t p, size_t k, const Lane& lane, engine::WitnessSource& batch,
+                    engine::PhaseTimes& times, std::string& err) {
+    cudaStream_t s = lane.stream;
+    GpuTimeline& tl = *lane.timeline;
+    const uint32_t nv = key_.n_vars, nd = key_.domain_size, L = key_.log_domain;
     const uint32_t rows = key_.n_constraints + key_.n_public + 1;
+    if (!lane.serial) {  // the lane's previous front is done once its stream is: its spans are read first
+      // Row chunks come up ordered after the device's stream: a lane of its own needs them whole.
+      if (store_.memory_plan().rows_chunk) { err = "proofs overlap only with the rows held whole"; return CUZK_ERR_INTERNAL; }
+      CUZK_CU(cudaStreamSynchronize(s));
+      tl.flush(times);
+    }
+    CUZK_TRY(tl.begin(s, err));
+
+    times.entering(CUZK_PHASE_UPLOAD);
+    int t0 = tl.mark(err);
+    DeviceBuffer* w = lane.w;
+    if (lane.serial && prefetch_.ready && prefetch_.source == in.w && prefetch_.index == p) {
+      w_ = w = prefetch_.into;  // uploaded while proof p-1 computed: only wait for it
+      CUZK_CU(cudaStreamWaitEvent(s, prefetch_.uploaded, 0));
+    } else {
+      if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));  // not this proof's: drop it
+      CUZK_TRY(dev_->staging.upload(w->as(), in.w, (size_t)nv * 32, s, err));
+    }
+    prefetch_.ready = false;
     const bool have_abc = in.a != nullptr;
     // Two vectors: a and b through the NTTs and multiplied, then c in b's place (from the rows
     // again, or the caller's), the same field operations as with three.
     const bool two = store_.memory_plan().vectors < 3;
-    F* va = va_.as<F>();
-    F* vb = vb_.as<F>();
-    F* vc = vc_.as<F>();
+    F* va = lane.va->template as<F>();
+    F* vb = lane.vb->template as<F>();
+    F* vc = lane.vc->template as<F>();
+    if (have_abc) {
+      CUZK_TRY(dev_->staging.upload(va, in.a, (size_t)nd * 32, s, err));
+      CUZK_TRY(dev_->staging.upload(vb, in.b, (size_t)nd * 32, s, err));
+      if (!two) CUZK_TRY(dev_->staging.upload(vc, in.c, (size_t)nd * 32, s, err));
+    }
+    int t1 = tl.mark(err);
+    tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
 
     times.entering(CUZK_PHASE_ABC);
-    int t1 = tl.mark(err);
     if (have_abc) {
       for (F* v : {va, vb, vc}) {
         if (two && v == vc) continue;
@@ -197,7 +282,7 @@ class GpuEngine final : public engine::Engine<C> {
       }
     } else {
       CUZK_TRY(store_.each_rows(nd, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
-        abc_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w_->as<F>(), va, vb, two ? nullptr : vc);
+        abc_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w->as<F>(), va, vb, two ? nullptr : vc);
         return check_launch("abc_rows", err);
       }, err));
     }
@@ -220,7 +305,7 @@ class GpuEngine final : public engine::Engine<C> {
         CUZK_LAUNCHED("to_mont_kernel");
       } else {
         CUZK_TRY(store_.each_rows(nd, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
-          c_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w_->as<F>(), vb);
+          c_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w->as<F>(), vb);
           return check_launch("c_rows", err);
         }, err));
       }
@@ -229,19 +314,24 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_LAUNCHED("ntt_h_less");
     }
     // The GPU has this proof's NTTs queued: time for the host to start the next witness's upload.
-    prefetch(batch, p + 1);
+    if (lane.serial) prefetch(batch, p + 1);
     int t3 = tl.mark(err);
     tl.span(t2, t3, CUZK_PHASE_NTT_H, p);
+    if (!lane.serial) CUZK_CU(cudaEventRecord(front_.done[p & 1], s));
     // In a group, the streamed sections wait for the group (streamed_sums): the H scalars go to
     // the host meanwhile (the witnesses are the caller's).
     if (grouped() && store_.streamed(formats::kSecH))
       CUZK_CU(cudaMemcpyAsync(static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32, va, (size_t)nd * 32,
                               cudaMemcpyDeviceToHost, s));
-    // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
-    CUZK_CU(cudaStreamSynchronize(s));
-    tl.flush(times);
+    return CUZK_OK;
+  }
 
-    const PassScalars w{w_->as<uint8_t>(), nullptr}, h{va_.as<uint8_t>(), nullptr};
+  // Proof p's MSMs on the device's stream, over its witness w and H scalars h on the device: the
+  // resident sections, then (alone) the streamed ones. In a group the streamed sections wait for
+  // the group (streamed_sums).
+  cuzk_status back(size_t p, const DeviceBuffer& wbuf, const DeviceBuffer& hbuf, engine::PhaseTimes& times,
+                   engine::ProofSums<C>* sums, std::string& err) {
+    const PassScalars w{wbuf.as<uint8_t>(), nullptr}, h{hbuf.as<uint8_t>(), nullptr};
     auto here = [&](PointSection sec) {
       return (sec != formats::kSecB2 || !store_.b2_on_cpu()) && store_.memory_plan().stored[sec] > 0;
     };
@@ -265,6 +355,26 @@ class GpuEngine final : public engine::Engine<C> {
     // Alone, the proof streams its sections itself, over its scalars on the device.
     for (engine::PointGroup g : kStreamOrder)
       CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? &h : &w, p, 1, sums, times, err));
+    return CUZK_OK;
+  }
+
+  // Whether a batch of n overlaps its proofs: the plan has room for the second set of buffers
+  // (every section resident, the rows whole) and the batch has a second proof.
+  bool overlaps(size_t n) const { return n >= 2 && store_.memory_plan().overlap_bytes > 0 && !grouped(); }
+
+  cuzk_status ensure_proof_buffers(ProofBuffers& b, std::string& err) {
+    const size_t nv = key_.n_vars, nd = key_.domain_size;
+    CUZK_TRY(b.w.ensure(nv * 32, err));
+    CUZK_TRY(b.va.ensure(nd * sizeof(F), err));
+    CUZK_TRY(b.vb.ensure(nd * sizeof(F), err));
+    if (store_.memory_plan().vectors >= 3) CUZK_TRY(b.vc.ensure(nd * sizeof(F), err));
+    return CUZK_OK;
+  }
+
+  cuzk_status ensure_front_stream(std::string& err) {
+    if (!front_.stream) CUZK_CU(cudaStreamCreateWithFlags(&front_.stream, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : front_.done)
+      if (!e) CUZK_CU(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     return CUZK_OK;
   }
 
@@ -323,7 +433,6 @@ class GpuEngine final : public engine::Engine<C> {
   // A proof's own buffers: its witness and the NTT vectors (and the key store's row chunks). With
   // shared phases the streamed sums' buffers are given back first.
   cuzk_status enter_proof_phase(std::string& err) {
-    const size_t nv = key_.n_vars, nd = key_.domain_size;
     if (store_.memory_plan().phases_shared && streaming_phase_) {
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
       // The MSM workspace too, unless a resident section is summed in this phase.
@@ -335,11 +444,8 @@ class GpuEngine final : public engine::Engine<C> {
       }
       streaming_phase_ = false;
     }
-    w_ = &w_bufs_[0];
-    CUZK_TRY(w_->ensure(nv * 32, err));
-    CUZK_TRY(va_.ensure(nd * sizeof(F), err));
-    CUZK_TRY(vb_.ensure(nd * sizeof(F), err));
-    if (store_.memory_plan().vectors >= 3) CUZK_TRY(vc_.ensure(nd * sizeof(F), err));
+    w_ = &bufs_[0].w;
+    CUZK_TRY(ensure_proof_buffers(bufs_[0], err));
     return store_.ensure_row_slots(err);
   }
 
@@ -350,7 +456,8 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
       if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));
       prefetch_.ready = false;
-      for (DeviceBuffer* b : {&w_bufs_[0], &w_bufs_[1], &va_, &vb_, &vc_}) b->release();
+      for (ProofBuffers& set : bufs_)
+        for (DeviceBuffer* b : {&set.w, &set.va, &set.vb, &set.vc}) b->release();
       store_.release_row_slots();
       streaming_phase_ = true;
     }
@@ -382,7 +489,7 @@ class GpuEngine final : public engine::Engine<C> {
     // With shared phases the witness buffers are given back after the group's last proof.
     if (store_.memory_plan().phases_shared && next >= group_end_) return;
     // The second witness buffer must fit the room the plan leaves in the budget.
-    if (!w_bufs_[0].bytes() || !w_bufs_[1].bytes()) {
+    if (!bufs_[0].w.bytes() || !bufs_[1].w.bytes()) {
       if (store_.memory_plan().room() < (uint64_t)key_.n_vars * 32) {
         prefetch_.enabled = false;
         return;
@@ -391,7 +498,7 @@ class GpuEngine final : public engine::Engine<C> {
     engine::ProofInputs in;
     std::string e;
     if (batch.inputs(next, &in, e) != CUZK_OK || in.a || !is_pinned(in.w)) return;
-    DeviceBuffer* other = w_ == &w_bufs_[0] ? &w_bufs_[1] : &w_bufs_[0];
+    DeviceBuffer* other = w_ == &bufs_[0].w ? &bufs_[1].w : &bufs_[0].w;
     auto ok = [&](cudaError_t r) {
       if (r == cudaSuccess) return true;
       cudaGetLastError();  // an allocation failure is not sticky: clear it and go on without
@@ -419,7 +526,8 @@ class GpuEngine final : public engine::Engine<C> {
   const engine::KeyView<C>& key_;
   GpuKeyStore<C> store_;
   GpuMsmDispatch<C> msm_;
-  DeviceBuffer w_bufs_[2], va_, vb_, vc_;
+  ProofBuffers bufs_[2];
+  Front front_;
   // A group of proofs sharing each streamed section's read (choose_group): their witnesses (the
   // caller's memory) and, when H streams, their H scalars (pinned host memory).
   static constexpr size_t kMaxGroup = 1024;
@@ -431,7 +539,7 @@ class GpuEngine final : public engine::Engine<C> {
   engine::PackedScalars packed_[kMaxGroup];  // their packed forms (empty: not packed)
   void* h_host_ = nullptr;
   size_t h_host_bytes_ = 0;
-  DeviceBuffer* w_ = &w_bufs_[0];  // the current proof's witness on the device
+  DeviceBuffer* w_ = &bufs_[0].w;  // the current proof's witness on the device (one after another)
   struct Prefetch {
     bool enabled = true;   // off after a failure (no room for the second buffer)
     bool ready = false;    // an upload was started for proof `index`

@@ -59,6 +59,7 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.phases_share = true;
   c.proof_only = nv * fr;
   c.phase_switch_s = 5e-3;
+  c.proofs_overlap = true;
   return c;
 }
 
