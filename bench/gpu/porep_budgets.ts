@@ -9,17 +9,21 @@
  * against the first's.
  *
  *   deno run -A bench/gpu/porep_budgets.ts --log2 26 [--curve bls12_381] [--n 10] [--runs 2]
- *        [--budgets 0,48GiB,32GiB,24GiB] [--host-budget BYTES] [--dir /tmp/porep]
+ *        [--budgets 0,48GiB,32GiB,24GiB] [--host-budget BYTES] [--dir /tmp/porep] [--timeline DIR]
+ *        [--backend cuda|cpu]   (cpu: a dry run of the script on a machine without a GPU)
  *
  * A budget is bytes with an optional KiB/MiB/GiB suffix, 0 the device's free memory, and may carry
  * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), `:serial` (proofs never
- * overlapped), e.g. `0:c22` or `0:serial`.
+ * overlapped), e.g. `0:c22` or `0:serial`. Each variant also prints how long, per circuit, one
+ * proof's NTTs ran while another proof's MSMs did (the proofs' overlap), and with `--timeline DIR`
+ * writes the waterfall of its last timed batch to DIR/<variant>.svg.
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
-import { Library, PinnedBuffer, Prover, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, writeSynthCircuit } from "../../mod.ts";
-import type { CurveName, MemoryPlan } from "../../mod.ts";
+import { Library, PinnedBuffer, Prover, setupInsecureDevKey, synthWitnessBytes, synthWitnesses, timelineSvg, writeSynthCircuit } from "../../mod.ts";
+import type { CurveName, MemoryPlan, ProofResult } from "../../mod.ts";
+import { mergeBatchTimings } from "../lib/accounting.ts";
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,6 +54,8 @@ const variants = option("budgets", "0").split(",").map((text) => {
   return v;
 });
 const hostBudget = bytesOf(option("host-budget", "0"));
+const timelineDir = option("timeline", "");
+const backend = option("backend", "cuda") as "cuda" | "cpu";
 const constraints = 2 ** log2 - 16;
 const circuit = { curve, profile: "porep" as const, constraints, publicInputs: 4, seed: 1 };
 const gib = (b: number | bigint) => (Number(b) / 2 ** 30).toFixed(2);
@@ -68,6 +74,42 @@ function unionLength(list: Array<[number, number]>): number {
     } else to = Math.max(to, b);
   }
   return to > from ? total + to - from : total;
+}
+// The disjoint, sorted union of a set of intervals.
+function union(list: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of [...list].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+// The length of time covered by both sets of intervals.
+function bothLength(x: Array<[number, number]>, y: Array<[number, number]>): number {
+  const a = union(x), b = union(y);
+  let total = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    total += Math.max(0, Math.min(a[i][1], b[j][1]) - Math.max(a[i][0], b[j][0]));
+    if (a[i][1] < b[j][1]) i++;
+    else j++;
+  }
+  return total;
+}
+// Per circuit, how long one proof's NTTs ran while another proof's MSMs did.
+function proofsOverlap(results: ProofResult[]): number {
+  let total = 0;
+  results.forEach((res, p) => {
+    const ntt = res.timings.phases.ntt_h;
+    if (!ntt) return;
+    const msms: Array<[number, number]> = [];
+    results.forEach((other, q) => {
+      if (q === p) return;
+      for (const [name, x] of Object.entries(other.timings.phases)) if (x && name.startsWith("msm_")) msms.push([x.start, x.end]);
+    });
+    total += bothLength([[ntt.start, ntt.end]], msms);
+  });
+  return total / results.length;
 }
 
 const library = Library.default();
@@ -102,7 +144,7 @@ const planText = (p: MemoryPlan) =>
   `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
-const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean }> = [];
+const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean; overlap: number }> = [];
 let reference: string[] | undefined;
 for (const v of variants) {
   const label = v.text;
@@ -110,7 +152,7 @@ for (const v of variants) {
     t = performance.now();
     const idle = deviceUsed();
     using prover = await Prover.open({
-      zkey: key, backend: "cuda", memoryBudget: v.budget, hostMemoryBudget: hostBudget, hCopies: v.hCopies, chunkPoints: v.chunkPoints,
+      zkey: key, backend, memoryBudget: v.budget, hostMemoryBudget: hostBudget, hCopies: v.hCopies, chunkPoints: v.chunkPoints,
       serial: v.serial,
     });
     const plan = prover.memoryPlan();
@@ -127,10 +169,14 @@ for (const v of variants) {
     // Per phase, the batch's time with it under way (the union of its proofs' intervals) over n: in
     // a group that shares streamed reads, one proof's interval spans the whole group's pass.
     const shares = new Map<string, number[]>();
+    const overlaps: number[] = [];
+    let last: ProofResult[] = [];
     for (let r = 0; r < runs; r++) {
       t = performance.now();
       const results = await prover.proveBatch(buffers);
       walls.push(performance.now() - t);
+      overlaps.push(proofsOverlap(results));
+      last = results;
       const intervals = new Map<string, Array<[number, number]>>();
       for (const res of results) {
         for (const [name, x] of Object.entries(res.timings.phases)) {
@@ -142,10 +188,16 @@ for (const v of variants) {
       for (const [name, list] of intervals) shares.set(name, [...(shares.get(name) ?? []), unionLength(list) / n]);
     }
     clearInterval(sample);
+    if (timelineDir) {
+      mkdirSync(timelineDir, { recursive: true });
+      const title = `cuzk batch of ${n} PoRep-profile circuits, ${curve} 2^${log2}, budget ${label}: ${walls[walls.length - 1].toFixed(0)} ms`;
+      writeFileSync(`${timelineDir}/${label.replace(/[^A-Za-z0-9_-]/g, "_")}.svg`, timelineSvg(mergeBatchTimings(last.map((r) => r.timings)), { title, width: 900 }));
+    }
     const perCircuit = median(walls) / n;
-    rows.push({ label, perCircuit, peak, plan, same });
+    rows.push({ label, perCircuit, peak, plan, same, overlap: median(overlaps) });
     log(`${label}: phase medians per circuit (ms): ${[...phases].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
     log(`${label}: batch time under way per circuit (ms): ${[...shares].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
+    log(`${label}: one proof's NTTs beside another's MSMs: ${median(overlaps).toFixed(1)} ms per circuit (median of ${runs})`);
     log(`${label}: batches ${walls.map((w) => w.toFixed(0)).join(", ")} ms = ${perCircuit.toFixed(1)} ms per circuit; peak device ${gib(peak)} GiB above idle; proofs ${same ? "equal to the first budget's" : "DIFFER from the first budget's"}`);
   } catch (e) {
     log(`${label}: ${(e as Error).message}`);
@@ -154,10 +206,10 @@ for (const v of variants) {
 
 const device = library.info().cudaDeviceCount > 0 ? library.device(0).name : "no GPU";
 console.log(`\nporep_budgets.ts: ${n} circuits, ${curve} 2^${log2} PoRep profile, on ${device}`);
-console.log(`| variant | plan total (min) | chunk | streamed sections | peak device | per circuit | vs first | proofs |`);
-console.log(`|---|---|---|---|---|---|---|---|`);
+console.log(`| variant | plan total (min) | chunk | streamed sections | peak device | per circuit | vs first | NTTs beside MSMs | proofs |`);
+console.log(`|---|---|---|---|---|---|---|---|---|`);
 for (const r of rows) {
   const streamed = Object.entries(r.plan.sections).filter(([, x]) => x.placement === "streamed").map(([name]) => name).join(" ") || "-";
-  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.same ? "same" : "DIFFER"} |`);
+  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.overlap.toFixed(1)} ms | ${r.same ? "same" : "DIFFER"} |`);
 }
 if (rows.some((r) => !r.same) || rows.length < variants.length) process.exitCode = 1;

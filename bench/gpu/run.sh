@@ -374,7 +374,7 @@ section_porep() {
     smi_start porep-budgets
     step "porep budgets" "${BUDGETS_TIMEOUT:-560}" "$OUT/porep-budgets.txt" deno run -A bench/gpu/porep_budgets.ts \
       --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n 10 --runs "${BUDGETS_RUNS:-2}" --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" \
-      --dir /tmp/porep-budgets
+      --dir /tmp/porep-budgets --timeline "$OUT/budgets-waterfalls"
     smi_stop porep-budgets
     tail -9 "$OUT/porep-budgets.txt" ;;
   esac
