@@ -121,6 +121,9 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
         "proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs",
     );
   }
+  if (plan.hCopies > 0) {
+    lines.push(`        plus ${sizeText(plan.hCopiesBytes)} H copies: ${plan.hCopies} copies of the H points (msm_h reduces fewer windows)`);
+  }
   lines.push(`        = ${sizeText(plan.totalBytes)} (${plan.totalBytes} bytes) of the ${sizeText(plan.budget)} budget`);
   lines.push(`minimum budget: ${sizeText(plan.minBudget)} (${plan.minBudget} bytes)`);
   const pinned = plan.pointsPinned ? "the streamed points pinned once, " : "";

@@ -71,6 +71,13 @@ export interface MemoryPlan {
    * budget has the room left); 0n: one proof after another.
    */
   overlapBytes: bigint;
+  /**
+   * CUDA: copies of the H points held (copy 0 is the points; msm_h then reduces fewer windows), made
+   * when the prover is made and H is resident in one chunk, as many as `hCopies` forces or as the
+   * room left holds (up to 16); 0: none. `hCopiesBytes`: the copies beyond the points themselves.
+   */
+  hCopies: number;
+  hCopiesBytes: bigint;
   /** The smallest budget this key can be planned in (with the same host budget). */
   minBudget: bigint;
   /** The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again), and the bytes of one. */
@@ -226,6 +233,8 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     phasesShared: plan.phases_shared !== 0,
     sharedBytes: plan.shared_bytes,
     overlapBytes: plan.overlap_bytes,
+    hCopies: plan.h_copies,
+    hCopiesBytes: plan.h_copies_bytes,
     minBudget: plan.min_budget,
     nttVectors: plan.ntt_vectors,
     vectorBytes: plan.vector_bytes,

@@ -24,7 +24,7 @@ const placements = (plan: MemoryPlan) => Object.values(plan.sections).filter((s)
 
 /** The plan's arithmetic: its parts add up to its total, which fits its budget and is at least its minimum. */
 function assertFits(plan: MemoryPlan): void {
-  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes + plan.overlapBytes);
+  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes + plan.overlapBytes + plan.hCopiesBytes);
   assert.equal(plan.sharedBytes > 0n, plan.phasesShared, `shared ${plan.sharedBytes} bytes, phasesShared ${plan.phasesShared}`);
   if (plan.phasesShared) assert.equal(plan.backend, "cuda", "only the CUDA engine shares its phases' memory");
   assert.ok(plan.minBudget <= plan.totalBytes && plan.totalBytes <= plan.budget, `${plan.minBudget} <= ${plan.totalBytes} <= ${plan.budget}`);

@@ -4,7 +4,8 @@
  * file's points or a device. The seed's workload (the synthetic PoRep key at 2^27, BLS12-381, a
  * batch of 10) planned for 16, 24, 48 and 80 GiB GPUs: each budget either gives a plan that fits it
  * (total = fixed + NTT vectors + rows + MSM workspace + resident + stream buffers - what a proof's work
- * and a group's streamed sums share + a second proof's buffers when proofs overlap <= budget,
+ * and a group's streamed sums share + a second proof's buffers when proofs overlap + the copies of
+ * the H points <= budget,
  * minimum <= budget)
  * or is refused with OUT_OF_MEMORY whose message names "at least <minBudget> bytes" and whose
  * memoryPlan carries that minimum above the budget; which budgets fit is not written here. A key's
@@ -26,7 +27,13 @@ const porep27 = { synthetic: "porep", curve: "bls12_381", constraints: 2 ** 27 -
 /** The plan's own arithmetic, whatever it chose. */
 function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   assert.equal(plan.budget, budget);
-  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes + plan.overlapBytes);
+  assert.equal(plan.totalBytes, plan.fixedBytes + BigInt(plan.nttVectors) * plan.vectorBytes + plan.rowsBytes + plan.msmWorkspaceBytes + plan.residentBytes + plan.streamBufferBytes - plan.sharedBytes + plan.overlapBytes + plan.hCopiesBytes);
+  assert.equal(plan.hCopies >= 2, plan.hCopiesBytes > 0n, `${plan.hCopies} H copies, ${plan.hCopiesBytes} bytes`);
+  if (plan.hCopies > 0) {
+    assert.equal(plan.backend, "cuda", "only the CUDA engine copies the H points");
+    assert.equal(plan.sections.H.placement, "resident");
+    assert.equal(plan.hCopiesBytes, BigInt(plan.hCopies - 1) * plan.sections.H.storedBytes);
+  }
   assert.equal(plan.sharedBytes > 0n, plan.phasesShared, `shared ${plan.sharedBytes} bytes, phasesShared ${plan.phasesShared}`);
   if (plan.overlapBytes > 0n) {
     // A second proof's witness and vectors, only beside a plan that keeps everything resident and the rows whole.
@@ -92,14 +99,37 @@ test("proofs overlap where the plan keeps everything resident and has a second p
   const serial = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB, serial: true });
   assertConsistent(serial, BigInt(80 * GiB));
   assert.equal(serial.overlapBytes, 0n);
-  assert.equal(serial.totalBytes, roomy.totalBytes - roomy.overlapBytes, "the same plan, less the second proof's buffers");
+  assert.equal(serial.totalBytes - serial.hCopiesBytes, roomy.totalBytes - roomy.overlapBytes - roomy.hCopiesBytes, "the same plan, less the second proof's buffers");
   // A budget just below the overlapped total: the same placements without the overlap.
-  const tight = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: roomy.totalBytes - 1n, hostMemoryBudget: 256 * GiB });
-  assertConsistent(tight, roomy.totalBytes - 1n);
+  const tight = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: roomy.totalBytes - roomy.hCopiesBytes - 1n, hostMemoryBudget: 256 * GiB });
+  assertConsistent(tight, roomy.totalBytes - roomy.hCopiesBytes - 1n);
   assert.equal(tight.overlapBytes, 0n);
   assert.deepEqual(Object.values(tight.sections).map((s) => s.placement), Object.values(roomy.sections).map((s) => s.placement));
   // The CPU engine never overlaps.
   assert.equal(planMemory({ backend: "cpu", key: { ...key, constraints: 2 ** 16 }, memoryBudget: 8 * GiB }).overlapBytes, 0n);
+});
+
+test("copies of the H points are part of the plan: chosen from the room left, forced, or none", needs(...api), () => {
+  const key = { ...porep27, constraints: 2 ** 24 - 16 };
+  const base = { backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB } as const;
+  const chosen = planMemory(base);
+  assertConsistent(chosen, BigInt(80 * GiB));
+  assert.ok(chosen.hCopies >= 2, `${chosen.hCopies} copies chosen at 2^24 in 80 GiB`);
+  const none = planMemory({ ...base, hCopies: 0 });
+  assertConsistent(none, BigInt(80 * GiB));
+  assert.equal(none.hCopies, 0);
+  assert.equal(none.totalBytes, chosen.totalBytes - chosen.hCopiesBytes);
+  const two = planMemory({ ...base, hCopies: 2 });
+  assert.equal(two.hCopies, 2);
+  assertConsistent(two, BigInt(80 * GiB));
+  // More than the budget holds while they are made: refused, naming them and the budget they need.
+  // (A budget that holds the plan without copies, and nothing more.)
+  assert.throws(() => planMemory({ ...base, memoryBudget: none.totalBytes, hCopies: 64 }), (error: unknown) => {
+    assert.ok(error instanceof CuzkError && error.code === "OUT_OF_MEMORY", String(error));
+    assert.match(error.message, /copies of the H points/);
+    assert.ok(error.memoryPlan && error.memoryPlan.minBudget > none.totalBytes);
+    return true;
+  });
 });
 
 test("CUDA is planned on any machine given a budget; without one it needs a GPU", needs(...api), () => {

@@ -402,7 +402,7 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
  * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
  * cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 384 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 400 */
   uint32_t backend;                  /* cuzk_backend of the engine */
   uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
   uint64_t fixed_bytes;              /* needed whatever the plan: witness, indices, margin (CPU: also the
@@ -424,7 +424,7 @@ typedef struct cuzk_memory_plan {
   uint64_t msm_chunk_points;         /* points per MSM chunk (>= the largest MSM: unchunked) */
   uint64_t msm_workspace_bytes;      /* the MSM scratch at that chunk (and a streamed chunk's scalars) */
   uint64_t total_bytes;              /* fixed + NTT vectors + rows + MSM workspace + resident + stream buffers
-                                        - shared_bytes + overlap_bytes */
+                                        - shared_bytes + overlap_bytes + h_copies_bytes */
   uint64_t min_budget;               /* the smallest budget this key can be planned in (same host budget) */
   uint64_t host_budget;              /* host bytes the plan may take beyond the key */
   uint64_t host_bytes;               /* host bytes it takes: pinned streamed points, a group's kept H scalars */
@@ -450,6 +450,14 @@ typedef struct cuzk_memory_plan {
                                         proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs
                                         (a plan with every section resident and the rows whole, when the
                                         budget has that room left; 0: one proof after another) */
+  uint64_t h_copies_bytes;           /* CUDA: the precomputed copies of the H points beyond the points
+                                        themselves (counted in resident_bytes) */
+  uint32_t h_copies;                 /* CUDA: copies of the H points held (copy 0 is the points; msm_h
+                                        then reduces fewer windows), made at prover creation when H is
+                                        resident in one chunk: as many as cuzk_prover_options.h_copies
+                                        forces, or as the room left after the plan (and the overlap)
+                                        holds while they are made, up to 16; 0: none */
+  uint32_t reserved;                 /* 0 */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

@@ -34,12 +34,13 @@ cuzk_plan_request porep(uint32_t curve, uint32_t log_domain, uint64_t batch) {
   return r;
 }
 
-Planned plan(const cuzk_plan_request& r, uint64_t budget, uint64_t host_budget, uint32_t chunk = 0, uint32_t flags = 0) {
+Planned plan(const cuzk_plan_request& r, uint64_t budget, uint64_t host_budget, uint32_t chunk = 0, uint32_t flags = 0,
+             int32_t h_copies = CUZK_H_COPIES_AUTO) {
   cuzk_prover_options o{};
   o.struct_size = sizeof o;
   o.flags = flags;
   o.memory_budget = budget;
-  o.h_copies = CUZK_H_COPIES_AUTO;
+  o.h_copies = h_copies;
   o.host_memory_budget = host_budget;
   o.chunk_points = chunk;
   Planned p;
@@ -58,7 +59,15 @@ void check_plan(const Planned& p, uint64_t budget) {
     CHECK(p.plan.total_bytes <= budget && p.plan.min_budget <= budget);
     CHECK(p.plan.total_bytes == p.plan.fixed_bytes + p.plan.ntt_vectors * p.plan.vector_bytes + p.plan.rows_bytes +
                                     p.plan.msm_workspace_bytes + p.plan.resident_bytes + p.plan.stream_buffer_bytes -
-                                    p.plan.shared_bytes + p.plan.overlap_bytes);
+                                    p.plan.shared_bytes + p.plan.overlap_bytes + p.plan.h_copies_bytes);
+    // Copies of the H points only on the CUDA engine, of a resident H section in one chunk.
+    CHECK((p.plan.h_copies >= 2) == (p.plan.h_copies_bytes > 0) && p.plan.h_copies != 1);
+    if (p.plan.h_copies) {
+      CHECK(p.plan.backend == CUZK_BACKEND_CUDA && p.plan.placement[4] == CUZK_PLACEMENT_RESIDENT);
+      CHECK(p.plan.msm_chunk_points >= p.plan.stored[4]);
+      CHECK(p.plan.h_copies_bytes == (uint64_t)(p.plan.h_copies - 1) * p.plan.stored_bytes[4]);
+    }
+    CHECK(p.plan.reserved == 0);
     // Proofs overlap only on the CUDA engine, with every section resident, the rows whole and the
     // phases not shared, in a second set of the NTT vectors and a witness.
     if (p.plan.overlap_bytes) {
@@ -98,11 +107,11 @@ void print_plan(const char* label, const Planned& p) {
     return;
   }
   std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f, "
-              "shared %.2f, overlap %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
+              "shared %.2f, overlap %.2f, %u H copies %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
               label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
               m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
               m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
-              m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.min_budget / (double)kGiB,
+              m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.h_copies, m.h_copies_bytes / (double)kGiB, m.min_budget / (double)kGiB,
               m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
   static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", names[s], where(m.placement[s]));
@@ -136,11 +145,22 @@ void seed_workload() {
   const Planned serial = plan(r, 1024 * kGiB, 256 * kGiB, 0, CUZK_PROVER_SERIAL);
   CHECK(serial.st == CUZK_OK && serial.plan.overlap_bytes == 0 &&
         serial.plan.total_bytes == free.plan.total_bytes - free.plan.overlap_bytes);
+  // With room to spare, copies of the H points too (as many as the chooser takes); none asked:
+  // the same plan without them; more forced than the room holds: refused naming them.
+  CHECK(free.plan.h_copies >= 2 && free.plan.h_copies <= 16);
+  const Planned no_copies = plan(r, 1024 * kGiB, 256 * kGiB, 0, 0, 0);
+  CHECK(no_copies.st == CUZK_OK && no_copies.plan.h_copies == 0 &&
+        no_copies.plan.total_bytes == free.plan.total_bytes - free.plan.h_copies_bytes);
+  const Planned forced = plan(r, 200 * kGiB, 256 * kGiB, 0, 0, CUZK_H_COPIES_MAX);
+  CHECK(forced.st == CUZK_ERR_OUT_OF_MEMORY && std::strstr(forced.err, "copies of the H points") != nullptr);
+  check_plan(forced, 200 * kGiB);  // the refusal names the budget they would need
+  const Planned two = plan(r, 1024 * kGiB, 256 * kGiB, 0, 0, 2);
+  CHECK(two.st == CUZK_OK && two.plan.h_copies == 2);
   // One byte short of the overlapped total: the same plan, one proof after another.
-  const Planned short_of_overlap = plan(r, free.plan.total_bytes - 1, 256 * kGiB);
-  check_plan(short_of_overlap, free.plan.total_bytes - 1);
+  const Planned short_of_overlap = plan(r, no_copies.plan.total_bytes - 1, 256 * kGiB);
+  check_plan(short_of_overlap, no_copies.plan.total_bytes - 1);
   CHECK(short_of_overlap.st == CUZK_OK && short_of_overlap.plan.overlap_bytes == 0 &&
-        short_of_overlap.plan.total_bytes == serial.plan.total_bytes);
+        short_of_overlap.plan.total_bytes == serial.plan.total_bytes - serial.plan.h_copies_bytes);
   // A smaller host budget keeps fewer proofs' H scalars: the batch proves in smaller groups.
   const Planned tight_host = plan(r, 24 * kGiB, 24 * kGiB);
   const Planned wide_host = plan(r, 24 * kGiB, 256 * kGiB);

@@ -21,8 +21,9 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
                   offsetof(cuzk_prover_options, host_memory_budget) == 24 &&
                   offsetof(cuzk_prover_options, chunk_points) == 32,
               "cuzk_prover_options layout");
-static_assert(sizeof(cuzk_memory_plan) == 384 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
-                  offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+static_assert(sizeof(cuzk_memory_plan) == 400 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
+                  offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, h_copies_bytes) == 384 &&
+                  offsetof(cuzk_memory_plan, h_copies) == 392 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
                   offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points_pinned) == 84 &&
                   offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
                   offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
@@ -349,6 +350,8 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->phases_shared = p.phases_shared ? 1 : 0;
   out->shared_bytes = p.shared_bytes;
   out->overlap_bytes = p.overlap_bytes;
+  out->h_copies_bytes = p.h_copies_bytes;
+  out->h_copies = p.h_copies;
 }
 
 }  // namespace
@@ -413,6 +416,7 @@ CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cu
     limits.stream_all = opts.stream_all;
     limits.stream_rows = opts.stream_rows;
     limits.serial = opts.serial;
+    limits.h_copies = opts.h_copies;
     limits.chunk_points = opts.chunk_points;
     limits.budget = opts.memory_budget;
     cuzk::engine::EngineCosts costs;

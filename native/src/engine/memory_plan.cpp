@@ -170,6 +170,37 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   return p;
 }
 
+// Copies of the H points into `p` (h_copies...): none unless H is resident in one chunk; as many
+// as forced (out of memory when making them does not fit the room: p.min_budget is then the
+// budget they would need), or the most up to kMaxAutoHCopies whose making fits the room.
+cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryPlan& p, std::string& err) {
+  const PointSection h = formats::kSecH;
+  const uint64_t n = p.stored[h];
+  if (!c.h_copy_bytes || p.placement[h] != kResident || n == 0 || p.chunks_of(h) > 1) return CUZK_OK;
+  if (lim.h_copies == 0 || lim.h_copies == 1 || (lim.h_copies < 0 && n < c.h_copies_auto_from)) return CUZK_OK;
+  auto making = [&](int t) { return (uint64_t)(c.h_copies_used[t] + 1) * c.h_copy_bytes + c.h_copies_scratch; };
+  int t = 0;
+  if (lim.h_copies > 0) {
+    t = std::min(lim.h_copies, EngineCosts::kMaxHCopies);
+    if (c.h_copies_used[t] >= 2 && making(t) > p.room()) {
+      p.min_budget = p.total() + making(t);
+      err = std::to_string(lim.h_copies) + " copies of the H points do not fit the " + std::string(c.memory) +
+            " memory budget of " + bytes_text(lim.budget) + ": with them it needs at least " + bytes_text(p.min_budget) +
+            " (they take " + bytes_text(making(t)) + " while they are made; ask for fewer, or none)";
+      return CUZK_ERR_OUT_OF_MEMORY;
+    }
+  } else {
+    for (int k = EngineCosts::kMaxAutoHCopies; k >= 2 && t == 0; k--)
+      if (c.h_copies_used[k] >= 2 && making(k) <= p.room()) t = k;
+  }
+  if (t < 2 || c.h_copies_used[t] < 2) return CUZK_OK;
+  p.h_copies = (uint32_t)c.h_copies_used[t];
+  p.h_copies_asked = t;
+  p.h_copies_window = c.h_copies_window[t];
+  p.h_copies_bytes = (uint64_t)(p.h_copies - 1) * c.h_copy_bytes;
+  return CUZK_OK;
+}
+
 }  // namespace
 
 cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan& plan, std::string& err) {
@@ -250,8 +281,9 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
       const uint64_t second = c.proof_only + (uint64_t)best.vectors * c.vector_bytes;
       if (best.room() >= second) best.overlap_bytes = second;
     }
+    const cuzk_status st = choose_h_copies(c, lim, best, err);
     plan = best;
-    return CUZK_OK;
+    return st;
   }
   // Nothing fits: name the minimum and what it is made of.
   MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, false, plan);

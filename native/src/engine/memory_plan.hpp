@@ -96,6 +96,18 @@ struct EngineCosts {
   // The engine can run proof p+1's own work (witness upload, a/b/c, NTTs) beside proof p's MSMs,
   // with a second witness and set of NTT vectors, when every section is resident and the rows whole.
   bool proofs_overlap = false;
+  // Precomputed copies of the H points (GPU, cuda/msm/bases.cuh), made at prover creation when H
+  // is resident in one chunk: for t copies asked (2..kMaxHCopies), the window they are made for and
+  // the copies that window uses (0: none possible). While they are made the copies, the points
+  // and some scratch are held (h_copies_making_bytes beyond the plan); after, used - 1 copies
+  // beyond the resident points.
+  static constexpr int kMaxHCopies = 64;
+  static constexpr int kMaxAutoHCopies = 16;  // the most the plan chooses by itself
+  uint64_t h_copy_bytes = 0;          // one copy of the stored H points (0: no copies in this engine)
+  uint64_t h_copies_auto_from = 0;    // H points below which automatic copies gain nothing
+  uint64_t h_copies_scratch = 0;      // scratch held while they are made
+  int h_copies_window[kMaxHCopies + 1] = {};
+  int h_copies_used[kMaxHCopies + 1] = {};
 };
 
 // The caller's limits and forced choices (cuzk_prover_options, cuzk_plan_request).
@@ -106,6 +118,7 @@ struct PlanLimits {
   bool stream_all = false;   // every held section streamed
   bool stream_rows = false;  // rows in chunks (when the engine can)
   bool serial = false;       // proofs never overlapped (no second proof's buffers)
+  int h_copies = -1;         // copies of the H points: -1 the plan chooses, 0 or 1 none, else that many
   uint64_t chunk_points = 0; // forced MSM chunk (a power of two); 0 = chosen
 };
 
@@ -134,6 +147,9 @@ struct MemoryPlan {
   bool phases_shared = false;       // a proof's work and a group's streamed sums take turns in shared_bytes
   uint64_t shared_bytes = 0;        // bytes the two phases take turns in (counted once in total)
   uint64_t overlap_bytes = 0;       // a second proof's witness and NTT vectors (0: proofs one after another)
+  uint32_t h_copies = 0;            // copies of the H points held (copy 0 the points; 0: none)
+  int h_copies_asked = 0, h_copies_window = 0;  // how they are made (msm_bases_build's copies and window)
+  uint64_t h_copies_bytes = 0;      // the copies beyond the resident H points
   uint64_t min_budget = 0;          // the smallest budget this key can be planned in
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
@@ -147,7 +163,7 @@ struct MemoryPlan {
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
     return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes() -
-           shared_bytes + overlap_bytes;
+           shared_bytes + overlap_bytes + h_copies_bytes;
   }
   uint64_t room() const { return budget > total() ? budget - total() : 0; }
   uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
@@ -164,7 +180,9 @@ bool streams_any(const MemoryPlan& plan);
 // over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
 // chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
 // Then, where the engine can and the chosen plan keeps everything resident with the rows whole,
-// the room left for a second proof's buffers makes proofs overlap (overlap_bytes).
+// the room left for a second proof's buffers makes proofs overlap (overlap_bytes); then copies of
+// a resident, unchunked H section (h_copies) from the room left after that, or as many as forced
+// (CUZK_ERR_OUT_OF_MEMORY when they do not fit).
 // CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT
 // for a forced chunk that is not a power of two in [2^kMinChunkLog, 2^kMaxChunkLog].
 cuzk_status plan_memory(const EngineCosts& costs, const PlanLimits& limits, MemoryPlan& plan, std::string& err);

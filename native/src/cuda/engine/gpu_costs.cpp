@@ -60,6 +60,19 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.proof_only = nv * fr;
   c.phase_switch_s = 5e-3;
   c.proofs_overlap = true;
+  // Copies of the H points (msm/bases.cuh): made while the points, the copies and up to 1 GiB of
+  // scratch are held; below 2^16 points an MSM is launch-bound and automatic copies gain nothing.
+  const uint64_t h_points = c.stored[formats::kSecH];
+  c.h_copy_bytes = h_points * sizeof(typename C::G1);
+  c.h_copies_auto_from = 1u << 16;
+  c.h_copies_scratch = 1ull << 30;
+  constexpr int bits = C::Fr::Params::BITS;
+  for (int t = 2; t <= engine::EngineCosts::kMaxHCopies && h_points; t++) {
+    const int window = msm_window_bits(h_points, bits, t);
+    c.h_copies_window[t] = window;
+    c.h_copies_used[t] = msm_copies_used(bits, window, t);
+    if ((uint64_t)c.h_copies_used[t] * h_points >= (1ull << 31)) c.h_copies_used[t] = 0;  // past 2^31 point indices
+  }
   return c;
 }
 

@@ -8,9 +8,8 @@
 // them (else packed from the key per chunk) and come up chunk by chunk on a copy stream into two
 // chunk buffers. A resident H section is held as precomputed copies of its points (msm/bases.cuh:
 // t copies, each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead
-// of W): t as large as the budget's room after the plan and the device's free memory allow
-// (EngineOptions::h_copies forces a count, 0 turns them off; automatic, the default, only from 2^16
-// points, and only while H's MSM is one chunk). g2_on_cpu leaves B2 in the key's memory for the
+// of W): as many as the plan chose (its room, or EngineOptions::h_copies forcing a count, 0 turning
+// them off; automatic, the default, only from 2^16 points, and only while H's MSM is one chunk). g2_on_cpu leaves B2 in the key's memory for the
 // CPU; keep_infinity stores the points at infinity too (for measurements).
 #pragma once
 
@@ -91,6 +90,7 @@ class GpuKeyStore {
     limits.stream_all = options.stream_all;  // tests: every section streamed gives the same proofs
     limits.stream_rows = options.stream_rows;
     limits.serial = options.serial;
+    limits.h_copies = options.h_copies;
     limits.chunk_points = options.chunk_points;
     CUZK_TRY(engine::plan_memory(gpu_costs(shape, cpu_b2_), limits, plan_, err));
     for (int s = 0; s < kPointSections; s++) {
@@ -300,52 +300,24 @@ class GpuKeyStore {
 
  private:
   static constexpr size_t kPackChunk = Staging::kChunk;  // the upload's packed chunks
-  static constexpr uint64_t kAutoCopiesFrom = 1u << 16;  // below, an MSM is launch-bound: copies gain nothing
-  static constexpr int kMaxAutoCopies = 16;
 
   struct RowBuffers {
     DeviceBuffer start, signal, coef;  // coef: the values, or their 16-bit indices into table_
   };
 
-  // The H section's copies, when it is resident: they replace its points (copy 0 is those points).
+  // The H section's copies, as the plan chose them: they replace its points (copy 0 is those points).
   cuzk_status make_h_copies(std::string& err) {
     const PointSection h = formats::kSecH;
     const uint64_t n = plan_.stored[h];
-    if (plan_.placement[h] != engine::kResident || n == 0) return CUZK_OK;
-    // In chunks each MSM has its own windows: the copies serve one MSM over all the points.
-    if (plan_.chunks_of(h) > 1) return CUZK_OK;
-    const int forced = options_.h_copies;  // -1: automatic (checked at the ABI)
-    if (forced == 0 || forced == 1 || (forced < 0 && n < kAutoCopiesFrom)) return CUZK_OK;
-    constexpr int bits = C::Fr::Params::BITS;
-    const uint64_t pb = sizeof(A1);
-    int t = forced, c = 0;
-    if (forced < 0) {
-      // Room: what the budget leaves after the plan and what the device has free, less the
-      // proof's workspace not yet allocated (in plan_.fixed: counted once more here, a margin).
-      // While they are made, the copies, the points and 1 GiB of scratch are held at once.
-      size_t free_b = 0, total_b = 0;
-      CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
-      const uint64_t reserve = plan_.fixed + (1ull << 30);
-      const uint64_t device_room = free_b > reserve ? free_b - reserve : 0;
-      const uint64_t room = std::min(device_room, plan_.room());
-      t = 0;
-      for (int k = kMaxAutoCopies; k >= 2 && t == 0; k--) {
-        const int ck = msm_window_bits(n, bits, k);
-        if ((uint64_t)(msm_copies_used(bits, ck, k) + 1) * n * pb + (1ull << 30) <= room) {
-          t = k;
-          c = ck;
-        }
-      }
-      if (t == 0) return CUZK_OK;
-    } else {
-      c = msm_window_bits(n, bits, t);
-    }
+    if (plan_.h_copies < 2) return CUZK_OK;
+    const int t = plan_.h_copies_asked, c = plan_.h_copies_window;
     const uint64_t t0 = now_ns();
     CUZK_TRY((msm_bases_build<C, 1>(h_copies_, points_[h].as<A1>(), (uint32_t)n, t, c, dev_->stream, err)));
-    if (h_copies_.copies < 2) {  // no window gives two copies: the plain points
+    if (h_copies_.copies != (int)plan_.h_copies) {  // the plan prices exactly these
+      err = "H copies: " + std::to_string(h_copies_.copies) + " made, the plan has " + std::to_string(plan_.h_copies);
       h_copies_.points.release();
       h_copies_.copies = 0;
-      return CUZK_OK;
+      return CUZK_ERR_INTERNAL;
     }
     points_[h].release();
     if (g_kernel_trace)
