@@ -100,7 +100,7 @@ const streamed = plan.streamedBytesPerProof > 0n;
 if (streamed) log(`the plan streams ${gib(plan.streamedBytesPerProof)} GiB per read, ${engine.streamPerProof ? "once per proof (--stream-per-proof)" : "once per group of proofs"}; with a key made in memory those points are made again for every read`);
 const runsDone = runs;
 const proveOne = (w: PinnedBuffer, randomness?: Randomness) => prover.proveBatch([w], randomness ? { randomness: [randomness] } : {}).then(([r]) => r);
-log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per read, ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
+log(`prover: ${s(proverMs)} s (points made on the GPU and uploaded); plan: resident ${gib(plan.residentBytes)} GiB + fixed ${gib(plan.fixedBytes)} GiB, streamed ${gib(plan.streamedBytesPerProof)} GiB per read, overlap ${gib(plan.overlapBytes)} GiB, ${plan.hCopies} H copies (${gib(plan.hCopiesBytes)} GiB), ${plan.pointsDropped} points at infinity dropped; placements ${Object.entries(plan.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`);
 
 const bytes = synthWitnessBytes(circuit);
 t = performance.now();

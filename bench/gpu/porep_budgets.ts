@@ -141,7 +141,7 @@ const planText = (p: MemoryPlan) =>
   `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
   `stream buffers ${gib(p.streamBufferBytes)}, ${p.nttVectors} vectors ${gib(BigInt(p.nttVectors) * p.vectorBytes)}` +
   `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}` +
-  `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
+  `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}${p.hCopies ? `, ${p.hCopies} H copies ${gib(p.hCopiesBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
 const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean; overlap: number }> = [];
