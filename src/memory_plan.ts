@@ -66,9 +66,9 @@ export interface MemoryPlan {
   phasesShared: boolean;
   sharedBytes: bigint;
   /**
-   * CUDA: a second proof's witness and NTT vectors, so that in a batch proof p+1's upload, a/b/c and
-   * NTTs run beside proof p's MSMs (a plan with every section resident and the rows whole, when the
-   * budget has the room left); 0n: one proof after another.
+   * CUDA, with the `overlap` setting: a second proof's witness and NTT vectors, so that in a batch
+   * proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs (a plan with every section resident
+   * and the rows whole, when the budget has the room left); 0n: one proof after another.
    */
   overlapBytes: bigint;
   /**
@@ -156,10 +156,12 @@ export interface EngineSettings {
    */
   streamRows?: boolean;
   /**
-   * CUDA: a batch's proofs one after another, never proof p+1's own work beside proof p's MSMs
-   * (measurements: the same proofs, the plan's `overlapBytes` 0n). Default false.
+   * CUDA: where the room the plan leaves holds a second proof's witness and NTT vectors, a batch
+   * runs proof p+1's upload, a/b/c and NTTs beside proof p's MSMs (measurements: on an H200 the
+   * MSMs slowed by about the time the NTTs hid, and the room goes to it instead of the H copies).
+   * Default false.
    */
-  serial?: boolean;
+  overlap?: boolean;
 }
 
 /** A byte count a caller chose (number or bigint), 0 = automatic: an integer from 0 to 2^53 - 1. */
@@ -190,7 +192,7 @@ export function proverOptionsStruct(settings: EngineSettings): Uint8Array {
   const hCopies = settings.hCopies ?? "auto";
   const copies = hCopies === "auto" ? ABI.H_COPIES_AUTO : integerIn(hCopies, "hCopies", 0, ABI.H_COPIES_MAX, ' (or "auto")');
   let flags = 0;
-  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY], ["streamRows", ABI.PROVER_STREAM_ROWS], ["serial", ABI.PROVER_SERIAL]] as const) {
+  for (const [name, bit] of [["streamAll", ABI.PROVER_STREAM_ALL], ["streamPerProof", ABI.PROVER_STREAM_PER_PROOF], ["keepInfinity", ABI.PROVER_KEEP_INFINITY], ["streamRows", ABI.PROVER_STREAM_ROWS], ["overlap", ABI.PROVER_OVERLAP]] as const) {
     const value = settings[name];
     if (value !== undefined && typeof value !== "boolean") throw new CuzkError("INVALID_ARGUMENT", `${name} must be true or false, not ${JSON.stringify(value)}`);
     if (value) flags |= bit;

@@ -90,23 +90,23 @@ test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, o
   assert.ok(fitted > 0 || minimum > BigInt(80 * GiB), "a budget above the minimum fits");
 });
 
-test("proofs overlap where the plan keeps everything resident and has a second proof's buffers left over; serial turns it off", needs(...api), () => {
+test("proofs overlap, when asked, where the plan keeps everything resident and has a second proof's buffers left over", needs(...api), () => {
   // The seed's key at 2^26 on an 80 GiB card: resident, with room to spare.
   const key = { ...porep27, constraints: 2 ** 26 - 16 };
-  const roomy = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB });
+  const roomy = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB, overlap: true });
   assertConsistent(roomy, BigInt(80 * GiB));
   assert.ok(roomy.overlapBytes > 0n, `overlap at 80 GiB: ${roomy.overlapBytes}`);
-  const serial = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB, serial: true });
+  const serial = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: 80 * GiB, hostMemoryBudget: 256 * GiB });
   assertConsistent(serial, BigInt(80 * GiB));
-  assert.equal(serial.overlapBytes, 0n);
+  assert.equal(serial.overlapBytes, 0n, "not asked: none");
   assert.equal(serial.totalBytes - serial.hCopiesBytes, roomy.totalBytes - roomy.overlapBytes - roomy.hCopiesBytes, "the same plan, less the second proof's buffers");
   // A budget just below the overlapped total: the same placements without the overlap.
-  const tight = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: roomy.totalBytes - roomy.hCopiesBytes - 1n, hostMemoryBudget: 256 * GiB });
+  const tight = planMemory({ backend: "cuda", key, batch: 10, memoryBudget: roomy.totalBytes - roomy.hCopiesBytes - 1n, hostMemoryBudget: 256 * GiB, overlap: true });
   assertConsistent(tight, roomy.totalBytes - roomy.hCopiesBytes - 1n);
   assert.equal(tight.overlapBytes, 0n);
   assert.deepEqual(Object.values(tight.sections).map((s) => s.placement), Object.values(roomy.sections).map((s) => s.placement));
   // The CPU engine never overlaps.
-  assert.equal(planMemory({ backend: "cpu", key: { ...key, constraints: 2 ** 16 }, memoryBudget: 8 * GiB }).overlapBytes, 0n);
+  assert.equal(planMemory({ backend: "cpu", key: { ...key, constraints: 2 ** 16 }, memoryBudget: 8 * GiB, overlap: true }).overlapBytes, 0n);
 });
 
 test("copies of the H points are part of the plan: chosen from the room left, forced, or none", needs(...api), () => {

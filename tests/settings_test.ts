@@ -2,7 +2,7 @@
  * @module
  * Promise: the library's settings travel with the call, never through the process environment.
  * Each engine setting of Prover.open (memoryBudget, hostMemoryBudget, chunkPoints, hCopies,
- * streamAll, streamPerProof, keepInfinity, streamRows, serial) and of Context.create (g2OnCpu) has its default, takes every value in its bounds
+ * streamAll, streamPerProof, keepInfinity, streamRows, overlap) and of Context.create (g2OnCpu) has its default, takes every value in its bounds
  * and refuses the others with INVALID_ARGUMENT naming it, before any native work; a CUZK_*
  * variable in the environment changes nothing; none of them changes a proof's bytes (proofs with
  * fixed r, s compared, each verified). mod.ts no longer offers setNativeEnv.
@@ -54,7 +54,7 @@ test("engine settings: defaults, values in bounds, and values out of bounds refu
     [{ streamPerProof: "yes" as unknown as boolean }, "streamPerProof"],
     [{ keepInfinity: null as unknown as boolean }, "keepInfinity"],
     [{ streamRows: 0 as unknown as boolean }, "streamRows"],
-    [{ serial: "no" as unknown as boolean }, "serial"],
+    [{ overlap: "no" as unknown as boolean }, "overlap"],
     [{ memoryBudget: -1 }, "memoryBudget"],
     [{ memoryBudget: 2 ** 60 }, "memoryBudget"],
     [{ hostMemoryBudget: -1 }, "hostMemoryBudget"],
@@ -88,7 +88,7 @@ test("no setting changes a proof: the same r, s give the same bytes streamed, pe
     const wtns = fixture.bytes("witness.wtns");
     const randomness = [{ r: 5n, s: 9n }, { r: 6n, s: 10n }];
     const proofs: string[] = [];
-    const settings: Array<Partial<ProverOptions>> = [{}, { streamAll: true }, { streamAll: true, streamPerProof: true }, { hCopies: 0, keepInfinity: true, g2OnCpu: true }, { chunkPoints: 1024, hostMemoryBudget: 2 ** 30 }, { streamRows: true, streamAll: true }, { serial: true }];
+    const settings: Array<Partial<ProverOptions>> = [{}, { streamAll: true }, { streamAll: true, streamPerProof: true }, { hCopies: 0, keepInfinity: true, g2OnCpu: true }, { chunkPoints: 1024, hostMemoryBudget: 2 ** 30 }, { streamRows: true, streamAll: true }, { overlap: true }];
     for (const options of settings) {
       const prover = await Prover.open({ zkey: fixture.file("circuit.zkey"), backend: "cpu", pointsOnDemand: true, ...options });
       try {

@@ -18,7 +18,7 @@
  *
  *   deno run -A bench/gpu/porep_batch.ts --log2 27 [--curve bls12_381] [--n 10] [--runs 2] [--dir /tmp/porep]
  *        [--public 4] [--backend cuda] [--timeline FILE.svg] [--out DIR] [--budget BYTES]
- *        [--h-copies auto|N] [--stream-all] [--stream-per-proof] [--serial]   (the prover's engine settings)
+ *        [--h-copies auto|N] [--stream-all] [--stream-per-proof] [--overlap]   (the prover's engine settings)
  *
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
  */
@@ -50,7 +50,7 @@ const engine = {
   hCopies: hCopiesText === "auto" ? "auto" as const : Number(hCopiesText),
   streamAll: process.argv.includes("--stream-all"),
   streamPerProof: process.argv.includes("--stream-per-proof"),
-  serial: process.argv.includes("--serial"),
+  overlap: process.argv.includes("--overlap"),
 };
 const compare = process.argv.includes("--compare");
 // The domain is 2^log2: the constraints plus the public inputs' rows (n_public + 1) fit in it.

@@ -13,8 +13,8 @@
  *        [--backend cuda|cpu]   (cpu: a dry run of the script on a machine without a GPU)
  *
  * A budget is bytes with an optional KiB/MiB/GiB suffix, 0 the device's free memory, and may carry
- * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), `:serial` (proofs never
- * overlapped), e.g. `0:c22` or `0:serial`. Each variant also prints how long, per circuit, one
+ * engine settings after colons: `:h0` (hCopies 0), `:c22` (chunkPoints 2^22), `:overlap` (proofs
+ * overlapped where the room allows), e.g. `0:c22` or `0:overlap`. Each variant also prints how long, per circuit, one
  * proof's NTTs ran while another proof's MSMs did (the proofs' overlap), and with `--timeline DIR`
  * writes the waterfall of its last timed batch to DIR/<variant>.svg.
  * INSECURE: the key is made from toxic waste this process knows; benchmark use only.
@@ -44,9 +44,9 @@ const dir = option("dir", "/tmp/cuzk-porep");
 // One prover per variant: a budget and its optional settings.
 const variants = option("budgets", "0").split(",").map((text) => {
   const [size, ...settings] = text.split(":");
-  const v = { text, budget: bytesOf(size), hCopies: "auto" as "auto" | number, chunkPoints: 0, serial: false };
+  const v = { text, budget: bytesOf(size), hCopies: "auto" as "auto" | number, chunkPoints: 0, overlap: false };
   for (const x of settings) {
-    if (x === "serial") v.serial = true;
+    if (x === "overlap") v.overlap = true;
     else if (/^h\d+$/.test(x)) v.hCopies = Number(x.slice(1));
     else if (/^c\d+$/.test(x)) v.chunkPoints = 2 ** Number(x.slice(1));
     else throw new Error(`unknown setting ${x} in ${text}`);
@@ -153,7 +153,7 @@ for (const v of variants) {
     const idle = deviceUsed();
     using prover = await Prover.open({
       zkey: key, backend, memoryBudget: v.budget, hostMemoryBudget: hostBudget, hCopies: v.hCopies, chunkPoints: v.chunkPoints,
-      serial: v.serial,
+      overlap: v.overlap,
     });
     const plan = prover.memoryPlan();
     log(`${label}: prover made in ${s(performance.now() - t)} s; plan: ${planText(plan)}`);

@@ -340,9 +340,11 @@ typedef struct cuzk_prover cuzk_prover;
 #define CUZK_PROVER_STREAM_ROWS 0x8u      /* CUDA: read the A/B rows in chunks per proof from a pinned
                                              host copy even when the budget holds them (tests and
                                              measurements; a budget too small for them does so anyway) */
-#define CUZK_PROVER_SERIAL 0x10u          /* CUDA: the proofs of a batch one after another, never proof
-                                             p+1's upload, a/b/c and NTTs beside proof p's MSMs
-                                             (measurements; the plan's overlap_bytes is then 0) */
+#define CUZK_PROVER_OVERLAP 0x10u         /* CUDA: where the room the plan leaves holds a second proof's
+                                             witness and NTT vectors, a batch runs proof p+1's upload,
+                                             a/b/c and NTTs beside proof p's MSMs (measurements: on an
+                                             H200 the MSMs slowed by about the time the NTTs hid, and
+                                             the room it takes is the H copies'; off, overlap_bytes 0) */
 #define CUZK_CHUNK_POINTS_MIN (1u << 10)  /* cuzk_prover_options.chunk_points bounds */
 #define CUZK_CHUNK_POINTS_MAX (1u << 31)
 #define CUZK_H_COPIES_AUTO (-1)           /* cuzk_prover_options.h_copies: the engine chooses */
@@ -446,10 +448,11 @@ typedef struct cuzk_memory_plan {
                                         then a group of one (its H scalars go to the host and back) */
   uint64_t shared_bytes;             /* the bytes the two phases take turns in (the smaller phase's),
                                         counted once in total_bytes */
-  uint64_t overlap_bytes;            /* CUDA: a second proof's witness and NTT vectors, so that in a batch
-                                        proof p+1's upload, a/b/c and NTTs run beside proof p's MSMs
-                                        (a plan with every section resident and the rows whole, when the
-                                        budget has that room left; 0: one proof after another) */
+  uint64_t overlap_bytes;            /* CUDA, with CUZK_PROVER_OVERLAP: a second proof's witness and NTT
+                                        vectors, so that in a batch proof p+1's upload, a/b/c and NTTs run
+                                        beside proof p's MSMs (a plan with every section resident and the
+                                        rows whole, when the budget has that room left; 0: one proof after
+                                        another) */
   uint64_t h_copies_bytes;           /* CUDA: the precomputed copies of the H points beyond the points
                                         themselves (counted in resident_bytes) */
   uint32_t h_copies;                 /* CUDA: copies of the H points held (copy 0 is the points; msm_h

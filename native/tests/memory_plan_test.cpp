@@ -140,11 +140,11 @@ void seed_workload() {
   CHECK(plan(r, 78 * kGiB, 256 * kGiB).st == CUZK_OK);
   const Planned free = plan(r, 1024 * kGiB, 256 * kGiB);
   CHECK(free.st == CUZK_OK && free.plan.streamed_bytes_per_proof == 0 && free.plan.msm_chunk_points >= (1u << 27));
-  // With room to spare a second proof's buffers let proofs overlap; serial asks for the same plan without.
-  CHECK(free.plan.overlap_bytes > 0);
-  const Planned serial = plan(r, 1024 * kGiB, 256 * kGiB, 0, CUZK_PROVER_SERIAL);
-  CHECK(serial.st == CUZK_OK && serial.plan.overlap_bytes == 0 &&
-        serial.plan.total_bytes == free.plan.total_bytes - free.plan.overlap_bytes);
+  // Proofs overlap only when asked: then, with room to spare, the same plan holds a second proof's buffers.
+  CHECK(free.plan.overlap_bytes == 0);
+  const Planned overlapped = plan(r, 1024 * kGiB, 256 * kGiB, 0, CUZK_PROVER_OVERLAP);
+  CHECK(overlapped.st == CUZK_OK && overlapped.plan.overlap_bytes > 0 &&
+        overlapped.plan.total_bytes == free.plan.total_bytes + overlapped.plan.overlap_bytes);
   // With room to spare, copies of the H points too (as many as the chooser takes); none asked:
   // the same plan without them; more forced than the room holds: refused naming them.
   CHECK(free.plan.h_copies >= 2 && free.plan.h_copies <= 16);
@@ -157,10 +157,11 @@ void seed_workload() {
   const Planned two = plan(r, 1024 * kGiB, 256 * kGiB, 0, 0, 2);
   CHECK(two.st == CUZK_OK && two.plan.h_copies == 2);
   // One byte short of the overlapped total: the same plan, one proof after another.
-  const Planned short_of_overlap = plan(r, no_copies.plan.total_bytes - 1, 256 * kGiB);
-  check_plan(short_of_overlap, no_copies.plan.total_bytes - 1);
+  const uint64_t overlapped_bare = no_copies.plan.total_bytes + overlapped.plan.overlap_bytes;  // no copies
+  const Planned short_of_overlap = plan(r, overlapped_bare - 1, 256 * kGiB, 0, CUZK_PROVER_OVERLAP);
+  check_plan(short_of_overlap, overlapped_bare - 1);
   CHECK(short_of_overlap.st == CUZK_OK && short_of_overlap.plan.overlap_bytes == 0 &&
-        short_of_overlap.plan.total_bytes == serial.plan.total_bytes - serial.plan.h_copies_bytes);
+        short_of_overlap.plan.total_bytes == no_copies.plan.total_bytes);
   // A smaller host budget keeps fewer proofs' H scalars: the batch proves in smaller groups.
   const Planned tight_host = plan(r, 24 * kGiB, 24 * kGiB);
   const Planned wide_host = plan(r, 24 * kGiB, 256 * kGiB);
@@ -215,6 +216,11 @@ void random_shapes() {
         planned++;
       }
     }
+    // At the minimum the CUDA plan holds two NTT vectors, or three that fit in what its phases share.
+    const Planned least = plan(r, lo, 1ull << 40);
+    CHECK(least.st == CUZK_OK);
+    if (least.st == CUZK_OK && r.backend == CUZK_BACKEND_CUDA)
+      CHECK(least.plan.ntt_vectors == 2 || least.plan.shared_bytes >= 3 * least.plan.vector_bytes);
     const Planned short_one = plan(r, lo - 1, 1ull << 40);
     check_plan(short_one, lo - 1);
     refused += short_one.st == CUZK_ERR_OUT_OF_MEMORY;

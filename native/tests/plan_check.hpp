@@ -97,7 +97,7 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
 // group's streamed MSMs start after its last proof's NTT; alone, a proof's streamed MSMs end
 // before the next proof starts. The key read whole with the default budget (everything resident)
 // proves the same batch with proofs overlapped (kept_on_host: the CUDA engine, whose plan must
-// then hold a second proof's buffers) and with CUZK_PROVER_SERIAL (no overlap). A bad witness
+// then hold a second proof's buffers when asked with CUZK_PROVER_OVERLAP) and without. A bad witness
 // inside a group, and in an overlapped batch, fails the batch naming it, with no proof returned,
 // and the prover proves the next batch. Prints a line per case; returns the number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
@@ -233,18 +233,18 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   // Inside a group: every section streamed, room for all.
   refuses_bad_witness(lazy, CUZK_PROVER_STREAM_ALL, base + kBatch * per_proof, "inside a group");
   // Proofs overlapped (CUDA, with an unlimited budget: every section resident, room for a second
-  // proof's buffers) and the same batch one after another (CUZK_PROVER_SERIAL): the same proofs.
-  for (const uint32_t flags : {0u, (uint32_t)CUZK_PROVER_SERIAL}) {
+  // proof's buffers, asked with CUZK_PROVER_OVERLAP) and the same batch one after another: the same proofs.
+  for (const uint32_t flags : {(uint32_t)CUZK_PROVER_OVERLAP, 0u}) {
     cuzk_memory_plan plan{};
     const std::vector<uint8_t> proofs = prove_batch(ctx, whole, 0, flags, &plan, nullptr);
-    const bool overlap_expected = kept_on_host && flags == 0;  // the CUDA engine's plan, room to spare
+    const bool overlap_expected = kept_on_host && flags != 0;  // the CUDA engine's plan, room to spare
     const bool ok = proofs == ref && (plan.overlap_bytes > 0) == overlap_expected;
     failures += !ok;
-    std::printf("%s, resident%s: overlap %.1f KiB: %s\n", label.c_str(), flags ? ", CUZK_PROVER_SERIAL" : "",
+    std::printf("%s, resident%s: overlap %.1f KiB: %s\n", label.c_str(), flags ? ", CUZK_PROVER_OVERLAP" : "",
                 plan.overlap_bytes / 1024.0, ok ? "proofs identical" : proofs == ref ? "WRONG OVERLAP" : "WRONG PROOFS");
   }
   // Overlapped: proof 3's check fails as its front is about to be queued beside proof 2's MSMs.
-  refuses_bad_witness(whole, 0, 0, "resident");
+  refuses_bad_witness(whole, CUZK_PROVER_OVERLAP, 0, "resident, CUZK_PROVER_OVERLAP");
   cuzk_key_close(whole, nullptr, 0);
   cuzk_key_close(lazy, nullptr, 0);
   return failures;

@@ -279,14 +279,14 @@ cuzk_status read_options(const cuzk_prover_options* options, cuzk::engine::Engin
   }
   constexpr uint32_t kKnown =
       CUZK_PROVER_STREAM_ALL | CUZK_PROVER_STREAM_PER_PROOF | CUZK_PROVER_KEEP_INFINITY | CUZK_PROVER_STREAM_ROWS |
-      CUZK_PROVER_SERIAL;
+      CUZK_PROVER_OVERLAP;
   if (options->flags & ~kKnown) { msg = "unknown option flags"; return CUZK_ERR_INVALID_ARGUMENT; }
   opts.memory_budget = options->memory_budget;
   opts.stream_all = (options->flags & CUZK_PROVER_STREAM_ALL) != 0;
   opts.stream_per_proof = (options->flags & CUZK_PROVER_STREAM_PER_PROOF) != 0;
   opts.keep_infinity = (options->flags & CUZK_PROVER_KEEP_INFINITY) != 0;
   opts.stream_rows = (options->flags & CUZK_PROVER_STREAM_ROWS) != 0;
-  opts.serial = (options->flags & CUZK_PROVER_SERIAL) != 0;
+  opts.overlap = (options->flags & CUZK_PROVER_OVERLAP) != 0;
   if (size >= kSecondLayout) {
     const int32_t t = options->h_copies;
     if (t < CUZK_H_COPIES_AUTO || t > CUZK_H_COPIES_MAX) {
@@ -415,7 +415,7 @@ CUZK_API cuzk_status cuzk_plan_memory(const cuzk_plan_request* request, const cu
     limits.batch = r.batch;
     limits.stream_all = opts.stream_all;
     limits.stream_rows = opts.stream_rows;
-    limits.serial = opts.serial;
+    limits.overlap = opts.overlap;
     limits.h_copies = opts.h_copies;
     limits.chunk_points = opts.chunk_points;
     limits.budget = opts.memory_budget;

@@ -98,7 +98,7 @@ struct EngineOptions {
   bool stream_rows = false;       // the A/B rows read in chunks per proof (an engine that can)
   bool stream_all = false;        // every held point section streamed, none resident
   bool stream_per_proof = false;  // a streamed section read once per proof even in a batch
-  bool serial = false;            // CUDA: a batch's proofs one after another, never overlapped
+  bool overlap = false;           // CUDA: a batch's proofs overlapped where the plan has the room
   int h_copies = -1;              // CUDA: copies of the H points; -1 automatic, 0 or 1 none, else that many
   bool keep_infinity = false;     // CUDA: store points at infinity too (no compaction)
   bool g2_on_cpu = false;         // CUDA: the B2 MSM on the CPU beside the GPU work (a key in memory)

@@ -277,7 +277,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     best.min_budget = least;
     // Overlap takes only what the best plan leaves: it never costs a chunk, a vector or a resident
     // section (a proof's own work is a fraction of its MSMs' time, and can only hide behind them).
-    if (c.proofs_overlap && !lim.serial && !streams_any(best) && !best.rows_chunk && !best.phases_shared) {
+    if (c.proofs_overlap && lim.overlap && !streams_any(best) && !best.rows_chunk && !best.phases_shared) {
       const uint64_t second = c.proof_only + (uint64_t)best.vectors * c.vector_bytes;
       if (best.room() >= second) best.overlap_bytes = second;
     }

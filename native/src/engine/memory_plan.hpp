@@ -117,7 +117,7 @@ struct PlanLimits {
   uint64_t batch = 1;        // proofs per call the plan is judged for (traffic per proof; a prover: 1)
   bool stream_all = false;   // every held section streamed
   bool stream_rows = false;  // rows in chunks (when the engine can)
-  bool serial = false;       // proofs never overlapped (no second proof's buffers)
+  bool overlap = false;      // proofs overlapped where the room allows (a second proof's buffers)
   int h_copies = -1;         // copies of the H points: -1 the plan chooses, 0 or 1 none, else that many
   uint64_t chunk_points = 0; // forced MSM chunk (a power of two); 0 = chosen
 };
@@ -179,8 +179,9 @@ bool streams_any(const MemoryPlan& plan);
 // stage's vectors, the set of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
 // over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
 // chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
-// Then, where the engine can and the chosen plan keeps everything resident with the rows whole,
-// the room left for a second proof's buffers makes proofs overlap (overlap_bytes); then copies of
+// Then, when asked (overlap), where the engine can and the chosen plan keeps everything resident
+// with the rows whole, the room left for a second proof's buffers makes proofs overlap
+// (overlap_bytes); then copies of
 // a resident, unchunked H section (h_copies) from the room left after that, or as many as forced
 // (CUZK_ERR_OUT_OF_MEMORY when they do not fit).
 // CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT

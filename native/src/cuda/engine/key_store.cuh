@@ -89,7 +89,7 @@ class GpuKeyStore {
     limits.batch = 1;  // judged per proof: a prover may be given single proofs
     limits.stream_all = options.stream_all;  // tests: every section streamed gives the same proofs
     limits.stream_rows = options.stream_rows;
-    limits.serial = options.serial;
+    limits.overlap = options.overlap;
     limits.h_copies = options.h_copies;
     limits.chunk_points = options.chunk_points;
     CUZK_TRY(engine::plan_memory(gpu_costs(shape, cpu_b2_), limits, plan_, err));
