@@ -130,6 +130,7 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   // scalars on the host: the H scalars kept there need room for one proof at least.
   p.phases_shared = share && c.phases_share && streamed_bytes && c.kept_on_host && (!h_streams || group >= 1);
   p.shared_bytes = 0;
+  p.phase_slack = 0;
   if (p.phases_shared) {
     // Only a proof's work: its witness, the NTT vectors, the row chunks. Only the streamed sums:
     // the stream buffers, the chunk's scalars, and the MSM workspace unless a resident section is
@@ -139,6 +140,7 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
     const uint64_t stream_phase = p.stream_buffer_bytes() + c.stream_scalars[sh.chunk_log] +
                                   (resident_sums ? 0 : c.msm_workspace[sh.chunk_log]);
     p.shared_bytes = std::min(proof_phase, stream_phase);
+    p.phase_slack = stream_phase > proof_phase ? stream_phase - proof_phase : 0;
   }
   if (c.kept_on_host && h_streams && (p.group > 1 || p.phases_shared)) p.host_bytes += p.group * c.h_kept_per_proof;
   // Traffic per proof: each streamed section once per group, the scalars of each streamed

@@ -146,6 +146,8 @@ struct MemoryPlan {
   bool streams_groups = false;      // a chunk buffer holds a group's streamed sections together
   bool phases_shared = false;       // a proof's work and a group's streamed sums take turns in shared_bytes
   uint64_t shared_bytes = 0;        // bytes the two phases take turns in (counted once in total)
+  uint64_t phase_slack = 0;         // with shared phases, what the proof phase leaves of shared_bytes
+                                    // (the streamed sums' phase the larger): room while proofs compute
   uint64_t overlap_bytes = 0;       // a second proof's witness and NTT vectors (0: proofs one after another)
   uint32_t h_copies = 0;            // copies of the H points held (copy 0 the points; 0: none)
   int h_copies_asked = 0, h_copies_window = 0;  // how they are made (msm_bases_build's copies and window)
@@ -166,6 +168,9 @@ struct MemoryPlan {
            shared_bytes + overlap_bytes + h_copies_bytes;
   }
   uint64_t room() const { return budget > total() ? budget - total() : 0; }
+  // The room while a proof's own work is allocated (with shared phases, the streamed sums' extra
+  // bytes are free then).
+  uint64_t proof_phase_room() const { return room() + phase_slack; }
   uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
 
  private:

@@ -488,9 +488,10 @@ class GpuEngine final : public engine::Engine<C> {
     if (!prefetch_.enabled || next >= batch.size()) return;
     // With shared phases the witness buffers are given back after the group's last proof.
     if (store_.memory_plan().phases_shared && next >= group_end_) return;
-    // The second witness buffer must fit the room the plan leaves in the budget.
+    // The second witness buffer must fit the room the plan leaves in the budget while proofs
+    // compute (with shared phases it is given back with the proof's other buffers).
     if (!bufs_[0].w.bytes() || !bufs_[1].w.bytes()) {
-      if (store_.memory_plan().room() < (uint64_t)key_.n_vars * 32) {
+      if (store_.memory_plan().proof_phase_room() < (uint64_t)key_.n_vars * 32) {
         prefetch_.enabled = false;
         return;
       }
