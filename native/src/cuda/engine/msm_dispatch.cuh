@@ -1,9 +1,12 @@
 // Kernel dispatch for a GPU engine's MSMs, in the plan's chunks. A pass takes the sections of one
 // point group over the same scalars (their support's): chunk by chunk it makes one plan over the
 // chunk's scalars (gathered on the device by the support, or a contiguous slice when the group
-// keeps every point) and runs each section's MSM over the chunk's points with it. Every chunk of a
-// pass uses one window, so each proof's and section's partial sums add up on the device and are
-// combined once, on the host, at the end of the pass (each chunk reduces its own buckets). Scalars
+// keeps every point) and runs each section's MSM over the chunk's points with it. Partial sums of
+// one window add up on the device, so a pass keeps, per proof and section, one set at the window
+// of a full chunk and one at a second window, the first other one a chunk's own scalars call for
+// (a PoRep chunk of A, B or C, whose scalars are mostly 0 and 1, reduces far fewer buckets at its
+// own window); a chunk whose own window is neither is planned again at the full chunk's. Each set
+// is combined once, on the host, at the end of the pass (each chunk reduces its own buckets). Scalars
 // are on the device (the proof's witness or H scalars) or, for a group of proofs that share a
 // streamed section, on the host: then each step's range of scalar indices comes up on its own
 // stream while the step before is summed. A streamed section's chunk comes up once for all of the
@@ -89,9 +92,9 @@ class GpuMsmDispatch {
     cudaStream_t s = dev_->stream;
     GpuTimeline& tl = dev_->timeline;
     const uint64_t chunks = (n + q - 1) / q;
-    // One MSM alone takes the window its scalars call for; chunks and proofs that add up share the
-    // window of a full chunk, the one the plan priced the workspace at.
-    window_ = chunks == 1 && count == 1 ? 0 : msm_window_bits((size_t)std::min(q, n), C::Fr::Params::BITS);
+    // The window of a full chunk, the one the plan priced the workspace at (a chunk's own window,
+    // for fewer scalars, needs no more).
+    window_ = msm_window_bits((size_t)std::min(q, n), C::Fr::Params::BITS);
     sums_ready_ = false;
     const bool host_scalars = scalars[0].device == nullptr;
     if (streams) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
@@ -123,30 +126,44 @@ class GpuMsmDispatch {
         int from = tl.mark(err);
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
+        // A chunk of only 0s and 1s writes its ones' sum alone (no window): any set takes it.
+        int set = dev_->plan.total == 0 ? 0 : sum_set(dev_->plan.c, dev_->plan.nwin);
+        if (set < 0) {  // a third window: this chunk at the full chunk's, which the plan priced
+          CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err, window_));
+          set = sum_set(dev_->plan.c, dev_->plan.nwin);
+          if (set != 0) { err = "MSM pass: a chunk planned at the pass's window is not in its sums"; return CUZK_ERR_INTERNAL; }
+        }
+        const int into = set;
+        used_[into][k] = true;
         for (size_t i = 0; i < secs.size(); i++) {
           const PointSection sec = secs[i];
           times.entering(engine::msm_phase(sec));
           const void* points = streams ? chunk_points + store_.section_offset(secs, i) : store_.resident_points(sec, j0);
           if (sec == formats::kSecB2)
-            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
+            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(into, k, i), from, err));
           else
-            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(k, i), from, err));
+            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(into, k, i), from, err));
           from = -1;
         }
       }
     }
-    // One download of every proof's and section's partial sums, combined on the host.
+    // One download of every proof's and section's partial sums, each set combined on the host.
     CUZK_CU(cudaMemcpyAsync(host_sums_.as(), sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
     CUZK_CU(cudaStreamSynchronize(s));
     tl.flush(times);
-    for (size_t k = 0; k < count; k++) {
-      for (size_t i = 0; i < secs.size(); i++) {
-        const uint8_t* at = host_sums_.as<const uint8_t>() + (slot(k, i) - sums_.as<uint8_t>());
-        engine::ProofSums<C>& out = sums[first + k];
-        if (secs[i] == formats::kSecB2)
-          out.b2 = out.b2.add(msm_combine(reinterpret_cast<const typename C::G2x*>(at), sums_c_, sums_nwin_));
-        else
-          out.g1(secs[i]) = out.g1(secs[i]).add(msm_combine(reinterpret_cast<const typename C::G1x*>(at), sums_c_, sums_nwin_));
+    for (int set = 0; set < 2; set++) {
+      const int c = set_c_[set], nwin = set_nwin_[set];
+      if (c == 0) continue;
+      for (size_t k = 0; k < count; k++) {
+        if (!used_[set][k]) continue;
+        for (size_t i = 0; i < secs.size(); i++) {
+          const uint8_t* at = host_sums_.as<const uint8_t>() + (slot(set, k, i) - sums_.as<uint8_t>());
+          engine::ProofSums<C>& out = sums[first + k];
+          if (secs[i] == formats::kSecB2)
+            out.b2 = out.b2.add(msm_combine(reinterpret_cast<const typename C::G2x*>(at), c, nwin));
+          else
+            out.g1(secs[i]) = out.g1(secs[i]).add(msm_combine(reinterpret_cast<const typename C::G1x*>(at), c, nwin));
+        }
       }
     }
     return CUZK_OK;
@@ -167,24 +184,42 @@ class GpuMsmDispatch {
     else sums.g1(s) = C::G1x::infinity();
   }
 
-  // The pass's partial sums on the device, zeroed, for the window of its first plan (every later
-  // plan of the pass has the same): one slot per proof and section, as wide as a G2 point's when
-  // B2 is among the sections, so that proof k's section i is at slot(k, i).
+  // The pass's partial sums on the device, zeroed, in two sets: set 0 at the window of a full
+  // chunk, set 1 at the first other window a plan takes (a chunk's own, or the H copies'). One
+  // slot per set, proof and section, as wide as a G2 point's when B2 is among the sections and as
+  // many points as any of those windows' sums take, so that it is at slot(set, k, i).
   cuzk_status begin_sums(size_t count, const std::vector<PointSection>& secs, std::string& err) {
-    const MsmPlan& plan = dev_->plan;
-    sums_c_ = plan.c;
-    sums_nwin_ = plan.nwin;
+    set_c_[0] = window_;
+    set_nwin_[0] = msm_windows(C::Fr::Params::BITS, window_);
+    set_c_[1] = set_nwin_[1] = 0;
     sums_secs_ = secs.size();
+    sums_count_ = count;
     const bool g2 = std::find(secs.begin(), secs.end(), formats::kSecB2) != secs.end();
-    sums_stride_ = (size_t)msm_sums_points(plan.c, plan.nwin) * (g2 ? sizeof(G2x) : sizeof(G1x));
-    sums_bytes_ = count * secs.size() * sums_stride_;
+    uint32_t most = 0;
+    for (int c = 2; c <= std::max(window_, dev_->plan.c); c++)
+      most = std::max(most, msm_sums_points(c, msm_windows(C::Fr::Params::BITS, c)));
+    sums_stride_ = (size_t)most * (g2 ? sizeof(G2x) : sizeof(G1x));
+    sums_bytes_ = 2 * count * secs.size() * sums_stride_;
     CUZK_TRY(sums_.ensure(sums_bytes_, err));
     CUZK_TRY(host_sums_.ensure(sums_bytes_, err));
     CUZK_CU(cudaMemsetAsync(sums_.as(), 0, sums_bytes_, dev_->stream));  // zero bytes: empty sums
+    for (auto& u : used_) u.assign(count, false);
     sums_ready_ = true;
     return CUZK_OK;
   }
-  uint8_t* slot(size_t k, size_t i) { return sums_.as<uint8_t>() + (k * sums_secs_ + i) * sums_stride_; }
+  uint8_t* slot(int set, size_t k, size_t i) {
+    return sums_.as<uint8_t>() + (((size_t)set * sums_count_ + k) * sums_secs_ + i) * sums_stride_;
+  }
+  // The set of sums a plan of window c and nwin reduced windows adds into: 0 at set 0's, 1 at the
+  // second (taken by the first plan that is neither), -1 for a third.
+  int sum_set(int c, int nwin) {
+    for (int set = 0; set < 2; set++)
+      if (set_c_[set] == c && set_nwin_[set] == nwin) return set;
+    if (set_c_[1] != 0) return -1;
+    set_c_[1] = c;
+    set_nwin_[1] = nwin;
+    return 1;
+  }
 
   // Starts the host scalars of the chunk [j0, j0 + m) of group g's stored points up into span slot
   // `slot`: the range of scalar indices the chunk covers (stored point j is scalar j when the
@@ -203,10 +238,10 @@ class GpuMsmDispatch {
     return store_.upload_span(slot, from.host + lo * 32, (size_t)(hi - lo + 1) * 32, err);
   }
 
-  // The device's plan over chunk [j0, j0 + m) of group g's stored points' scalars, at the pass's
-  // window (host scalars: those staged into span slot `slot`).
+  // The device's plan over chunk [j0, j0 + m) of group g's stored points' scalars, at the window
+  // its scalars call for or `window` (host scalars: those staged into span slot `slot`).
   cuzk_status plan_chunk(engine::PointGroup g, const PassScalars& from, uint64_t j0, uint32_t m, int slot,
-                         std::string& err) {
+                         std::string& err, int window = 0) {
     const engine::Support& sup = store_.support(g);
     cudaStream_t s = dev_->stream;
     const uint32_t* scalars = nullptr;
@@ -242,7 +277,7 @@ class GpuMsmDispatch {
       if (m != sup.size()) { err = "msm_h: the H copies serve one MSM over all the points"; return CUZK_ERR_INTERNAL; }
       return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, copies.c, s, err, copies.copies);
     }
-    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window_, s, err);
+    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err);
   }
 
   // The MSM of the current plan over `points` (device), added into the partial sums at `sums`.
@@ -265,12 +300,14 @@ class GpuMsmDispatch {
   DeviceContext* dev_;
   GpuKeyStore<C>& store_;
   const engine::WitnessSource* batch_ = nullptr;
-  int window_ = 0;              // the pass's window (0: its one plan chooses)
+  int window_ = 0;              // the window of a full chunk of the pass
+  int set_c_[2] = {0, 0};       // each set's window (set 1's 0: unused yet)
+  int set_nwin_[2] = {0, 0};    // and its reduced windows (fewer with the H copies)
+  std::vector<bool> used_[2];   // per set, the proofs whose sums it holds
   bool span_packed_[2] = {false, false};  // what each span slot holds: packed scalars (of that range) or raw
   engine::PackedRange span_range_[2];
   bool sums_ready_ = false;
-  int sums_c_ = 0, sums_nwin_ = 0;
-  size_t sums_secs_ = 0, sums_stride_ = 0, sums_bytes_ = 0;
+  size_t sums_secs_ = 0, sums_count_ = 0, sums_stride_ = 0, sums_bytes_ = 0;
   DeviceBuffer sums_;           // the pass's partial sums
   PinnedBuffer host_sums_;      // where they come down
 };
