@@ -1,14 +1,15 @@
 // The GPU prover engine's proof pipeline: per proof, its own work (the front: the witness uploaded,
 // a/b/c from the witness and the key's rows, the H scalars by six NTTs) and then the five MSMs (the
-// back), all on one device (B2's on the CPU beside it with g2_on_cpu). When the plan has room for a
-// second proof's buffers (overlap_bytes), a batch queues proof p+1's front on its own stream before
-// proof p's MSMs: the NTTs are bound by memory traffic and the MSMs by integer multiplies, so the
-// two share the GPU. Without that room, one proof after another, proof p+1's witness uploaded on a
-// second stream while proof p computes when the room holds a second witness buffer. How the key is held is the key store's (key_store.cuh); how the MSMs run in the
-// plan's chunks, the dispatch's (msm_dispatch.cuh). A batch reads a streamed section once per
-// group of proofs (choose_group): the group's witnesses are the caller's memory and its H scalars
-// go to pinned host memory (as many proofs as the plan's host budget holds), and each chunk of
-// the section's points comes up once and is summed with every proof's scalars. When the plan's
+// back), all on one device (B2's on the CPU beside it with g2_on_cpu). Asked to overlap
+// (EngineOptions::overlap) and given the room for a second proof's buffers (overlap_bytes), a batch
+// queues proof p+1's front on its own stream before proof p's MSMs, so that the two share the GPU.
+// Otherwise one proof after another, proof p+1's witness uploaded on a second stream while proof p
+// computes when the room holds a second witness buffer. How the key is held is the key store's
+// (key_store.cuh); how the MSMs run in the plan's chunks, the dispatch's (msm_dispatch.cuh). A
+// batch reads a streamed section once per group of proofs (choose_group): the group's witnesses
+// are the caller's memory and its H scalars go to pinned host memory (as many proofs as the plan's
+// host budget holds), and each chunk of the section's points comes up once and is summed with
+// every proof's scalars. When the plan's
 // phases share memory (phases_shared), a group's proofs and its streamed sums take turns in the
 // same device memory: enter_proof_phase and enter_stream_phase give one side's buffers back and
 // allocate the other's.
