@@ -166,8 +166,10 @@ for (const v of variants) {
     const same = proofs.every((p, i) => p === reference![i]);
     const walls: number[] = [];
     const phases = new Map<string, number[]>();
-    // Per phase, the batch's time with it under way (the union of its proofs' intervals) over n: in
-    // a group that shares streamed reads, one proof's interval spans the whole group's pass.
+    // Per phase, the batch's time with it under way (the union of its proofs' intervals) over n: a
+    // proof's interval of a phase runs from its first run to its last, so in a group that shares
+    // streamed reads it spans the whole group's pass, and batch_add (each MSM's ones) spans from
+    // A's ones to B2's: the A/C and B passes, not time of its own.
     const shares = new Map<string, number[]>();
     const overlaps: number[] = [];
     let last: ProofResult[] = [];
