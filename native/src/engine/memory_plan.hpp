@@ -99,8 +99,8 @@ struct EngineCosts {
   // Precomputed copies of the H points (GPU, cuda/msm/bases.cuh), made at prover creation when H
   // is resident in one chunk: for t copies asked (2..kMaxHCopies), the window they are made for and
   // the copies that window uses (0: none possible). While they are made the copies, the points
-  // and some scratch are held (h_copies_making_bytes beyond the plan); after, used - 1 copies
-  // beyond the resident points.
+  // and h_copies_scratch are held beyond the plan; after, used - 1 copies beyond the resident
+  // points.
   static constexpr int kMaxHCopies = 64;
   static constexpr int kMaxAutoHCopies = 16;  // the most the plan chooses by itself
   uint64_t h_copy_bytes = 0;          // one copy of the stored H points (0: no copies in this engine)
@@ -186,9 +186,8 @@ bool streams_any(const MemoryPlan& plan);
 // chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
 // Then, when asked (overlap), where the engine can and the chosen plan keeps everything resident
 // with the rows whole, the room left for a second proof's buffers makes proofs overlap
-// (overlap_bytes); then copies of
-// a resident, unchunked H section (h_copies) from the room left after that, or as many as forced
-// (CUZK_ERR_OUT_OF_MEMORY when they do not fit).
+// (overlap_bytes); then copies of a resident, unchunked H section (h_copies) from the room left
+// after that, or as many as forced (CUZK_ERR_OUT_OF_MEMORY when they do not fit).
 // CUZK_ERR_OUT_OF_MEMORY naming the minimum budget when nothing fits; CUZK_ERR_INVALID_ARGUMENT
 // for a forced chunk that is not a power of two in [2^kMinChunkLog, 2^kMaxChunkLog].
 cuzk_status plan_memory(const EngineCosts& costs, const PlanLimits& limits, MemoryPlan& plan, std::string& err);

@@ -9,10 +9,9 @@
 // batch reads a streamed section once per group of proofs (choose_group): the group's witnesses
 // are the caller's memory and its H scalars go to pinned host memory (as many proofs as the plan's
 // host budget holds), and each chunk of the section's points comes up once and is summed with
-// every proof's scalars. When the plan's
-// phases share memory (phases_shared), a group's proofs and its streamed sums take turns in the
-// same device memory: enter_proof_phase and enter_stream_phase give one side's buffers back and
-// allocate the other's.
+// every proof's scalars. When the plan's phases share memory (phases_shared), a group's proofs and
+// its streamed sums take turns in the same device memory: enter_proof_phase and enter_stream_phase
+// give one side's buffers back and allocate the other's.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>

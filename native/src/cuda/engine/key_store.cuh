@@ -9,8 +9,9 @@
 // chunk buffers. A resident H section is held as precomputed copies of its points (msm/bases.cuh:
 // t copies, each 2^(c*V) times the one before, so that msm_h reduces V = ceil(W/t) windows instead
 // of W): as many as the plan chose (its room, or EngineOptions::h_copies forcing a count, 0 turning
-// them off; automatic, the default, only from 2^16 points, and only while H's MSM is one chunk). g2_on_cpu leaves B2 in the key's memory for the
-// CPU; keep_infinity stores the points at infinity too (for measurements).
+// them off; automatic, the default, only from 2^16 points, and only while H's MSM is one chunk).
+// g2_on_cpu leaves B2 in the key's memory for the CPU; keep_infinity stores the points at infinity
+// too (for measurements).
 #pragma once
 
 #include <algorithm>

@@ -133,16 +133,15 @@ class GpuMsmDispatch {
           set = sum_set(dev_->plan.c, dev_->plan.nwin);
           if (set != 0) { err = "MSM pass: a chunk planned at the pass's window is not in its sums"; return CUZK_ERR_INTERNAL; }
         }
-        const int into = set;
-        used_[into][k] = true;
+        used_[set][k] = true;
         for (size_t i = 0; i < secs.size(); i++) {
           const PointSection sec = secs[i];
           times.entering(engine::msm_phase(sec));
           const void* points = streams ? chunk_points + store_.section_offset(secs, i) : store_.resident_points(sec, j0);
           if (sec == formats::kSecB2)
-            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(into, k, i), from, err));
+            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err));
           else
-            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(into, k, i), from, err));
+            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err));
           from = -1;
         }
       }
