@@ -84,6 +84,25 @@ inline uint64_t largest_but_h(const cuzk_memory_plan& p) {
   return m;
 }
 
+// Bytes in cuzk_host_alloc memory (pinned where a driver is), a copy of `from`; data() is null
+// when the allocation failed.
+class HostRecords {
+ public:
+  explicit HostRecords(const std::vector<uint8_t>& from) {
+    if (cuzk_host_alloc(from.size(), CUZK_HOST_PINNED, 0, &p_, nullptr, nullptr, 0) == CUZK_OK)
+      std::memcpy(p_, from.data(), from.size());
+    else
+      p_ = nullptr;
+  }
+  ~HostRecords() { cuzk_host_free(p_, nullptr, 0); }
+  HostRecords(const HostRecords&) = delete;
+  HostRecords& operator=(const HostRecords&) = delete;
+  uint8_t* data() const { return static_cast<uint8_t*>(p_); }
+
+ private:
+  void* p_ = nullptr;
+};
+
 // A batch with streamed sections reads each once per group of proofs (engine::stream_group_size):
 // as many proofs as the budget's room left after the plan keeps scalars for (the CPU engine keeps
 // a proof's H scalars, domain_size x 32 bytes; the GPU engine also its witness, n_vars x 32, when
@@ -127,10 +146,19 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     std::fprintf(stderr, "  %s: witnesses: %s\n", label.c_str(), err);
     failures++;
   }
+  // The same records in cuzk_host_alloc memory, pinned where a driver is (the CUDA engine uploads a
+  // pinned witness ahead, while the proof before it computes); one case reads the pageable copy.
+  HostRecords pinned(witnesses), bad_pinned(witnesses);
+  std::memset(bad_pinned.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
+  if (!pinned.data() || !bad_pinned.data()) {
+    std::fprintf(stderr, "  %s: cuzk_host_alloc failed\n", label.c_str());
+    failures++;
+    return failures;
+  }
   uint8_t r[kBatch * 32] = {}, s[kBatch * 32] = {};
   for (size_t i = 0; i < kBatch; i++) r[i * 32] = (uint8_t)(7 + i), s[i * 32] = (uint8_t)(11 + i);
   auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, uint32_t flags, cuzk_memory_plan* plan,
-                         cuzk_timings* timings) {
+                         cuzk_timings* timings, const uint8_t* values_in = nullptr) {
     cuzk_prover_options opt{};
     opt.struct_size = sizeof opt;
     opt.flags = flags;
@@ -141,7 +169,7 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
     if (st == CUZK_OK) {
       if (plan) cuzk_prover_memory_plan(prover, plan, nullptr, 0);
-      st = prove_call(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0, proofs.data(),
+      st = prove_call(prover, values_in ? values_in : pinned.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0, proofs.data(),
                       proofs.size(), timings, nullptr, err, sizeof err);
       cuzk_prover_destroy(prover, nullptr, 0);
     }
@@ -161,18 +189,20 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   struct Case {
     const char* name;
     uint64_t room;
-    bool all_streamed, per_proof_only;
-  } cases[] = {{"all streamed, no room", 0, true, false},
-               {"all streamed, room for 2", 2 * per_proof, true, false},
-               {"all streamed, room for 3", 3 * per_proof + per_proof / 2, true, false},
-               {"all streamed, room for all", kBatch * per_proof, true, false},
-               {"all streamed, room for all, CUZK_PROVER_STREAM_PER_PROOF", kBatch * per_proof, true, true},
-               {"the chooser's plan of a budget with room for 4", 4 * per_proof, false, false}};
+    bool all_streamed, per_proof_only, pageable;
+  } cases[] = {{"all streamed, no room", 0, true, false, false},
+               {"all streamed, room for 2", 2 * per_proof, true, false, false},
+               {"all streamed, room for 3", 3 * per_proof + per_proof / 2, true, false, false},
+               {"all streamed, room for all", kBatch * per_proof, true, false, false},
+               {"all streamed, room for all, pageable witnesses", kBatch * per_proof, true, false, true},
+               {"all streamed, room for all, CUZK_PROVER_STREAM_PER_PROOF", kBatch * per_proof, true, true, false},
+               {"the chooser's plan of a budget with room for 4", 4 * per_proof, false, false, false}};
   for (const Case& c : cases) {
     const uint32_t flags = (c.all_streamed ? CUZK_PROVER_STREAM_ALL : 0) | (c.per_proof_only ? CUZK_PROVER_STREAM_PER_PROOF : 0);
     cuzk_memory_plan plan{};
     cuzk_timings t[kBatch];
-    const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, base + c.room, flags, &plan, t);
+    const std::vector<uint8_t> proofs =
+        prove_batch(ctx, lazy, base + c.room, flags, &plan, t, c.pageable ? witnesses.data() : nullptr);
     // The group the plan's room allows, and the phases' order it implies.
     const uint64_t room = plan.budget > plan.total_bytes ? plan.budget - plan.total_bytes : 0;
     const bool h_streams = plan.stored_bytes[4] && plan.placement[4] == CUZK_PLACEMENT_STREAMED;
@@ -211,16 +241,15 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     opt.h_copies = CUZK_H_COPIES_AUTO;
     cuzk_prover* prover = nullptr;
     cuzk_status made = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err);
-    std::vector<uint8_t> bad = witnesses, proofs(kBatch * info.proof_bytes, 0xAA);
-    std::memset(bad.data() + 3 * record + 5 * 32, 0xff, 32);  // w[5] of proof 3 >= r
-    cuzk_status refused = made == CUZK_OK ? prove_call(prover, bad.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
+    std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0xAA);
+    cuzk_status refused = made == CUZK_OK ? prove_call(prover, bad_pinned.data(), record, CUZK_WITNESS_RAW, kBatch, r, s, 0,
                                                        proofs.data(), proofs.size(), nullptr, nullptr, err, sizeof err)
                                           : made;
     const bool named = refused == CUZK_ERR_INVALID_ARGUMENT && std::strstr(err, "proof 3") != nullptr;
     bool zeroed = true;
     for (uint8_t b : proofs) zeroed &= b == 0;
     std::vector<uint8_t> again(kBatch * info.proof_bytes, 0);
-    const cuzk_status after = made == CUZK_OK ? prove_call(prover, witnesses.data(), record, CUZK_WITNESS_RAW, kBatch,
+    const cuzk_status after = made == CUZK_OK ? prove_call(prover, pinned.data(), record, CUZK_WITNESS_RAW, kBatch,
                                                            r, s, 0, again.data(), again.size(), nullptr, nullptr,
                                                            nullptr, 0)
                                               : made;

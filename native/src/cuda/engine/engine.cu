@@ -258,6 +258,7 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_TRY(dev_->staging.upload(w->as(), in.w, (size_t)nv * 32, s, err));
     }
     prefetch_.ready = false;
+    prefetch_.read_marked = false;
     const bool have_abc = in.a != nullptr;
     // Two vectors: a and b through the NTTs and multiplied, then c in b's place (from the rows
     // again, or the caller's), the same field operations as with three.
@@ -272,6 +273,9 @@ class GpuEngine final : public engine::Engine<C> {
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
+    // When nothing after the front reads the witness on the device, the next one may come up into
+    // this buffer as soon as a/b/c (and c's rows) have read it.
+    const bool frees_witness = lane.serial && witness_freed_by_front();
 
     times.entering(CUZK_PHASE_ABC);
     if (have_abc) {
@@ -286,6 +290,7 @@ class GpuEngine final : public engine::Engine<C> {
         return check_launch("abc_rows", err);
       }, err));
     }
+    if (frees_witness && !two) mark_witness_read(s);
     int t2 = tl.mark(err);
     tl.span(t1, t2, CUZK_PHASE_ABC, p);
 
@@ -309,6 +314,7 @@ class GpuEngine final : public engine::Engine<C> {
           return check_launch("c_rows", err);
         }, err));
       }
+      if (frees_witness) mark_witness_read(s);
       CUZK_TRY(ntt.to_coset(vb, L, s, err));
       ntt_h_less<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, nd);
       CUZK_LAUNCHED("ntt_h_less");
@@ -480,47 +486,81 @@ class GpuEngine final : public engine::Engine<C> {
     return CUZK_OK;
   }
 
-  // Starts the upload of proof `next`'s witness into the other witness buffer on the prefetch
-  // stream, behind this proof's work so far. Only a pinned witness without a, b, c; a check that
-  // fails (or a cancel) is left for the batch loop to report when it asks for that proof; any
-  // device error here only turns prefetching off for this engine.
+  // Whether a proof's witness on the device has no reader after its front: every section over the
+  // witness is summed later from the host copy (a group's streamed sums) or on the CPU.
+  bool witness_freed_by_front() const {
+    if (!grouped()) return false;
+    for (PointSection sec : {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC}) {
+      if (sec == formats::kSecB2 && store_.b2_on_cpu()) continue;
+      if (store_.memory_plan().stored[sec] > 0 && !store_.streamed(sec)) return false;
+    }
+    return true;
+  }
+
+  bool ensure_prefetch_stream() {
+    auto ok = [&](cudaError_t r) {
+      if (r == cudaSuccess) return true;
+      cudaGetLastError();
+      prefetch_.enabled = false;
+      return false;
+    };
+    return (prefetch_.stream || ok(cudaStreamCreateWithFlags(&prefetch_.stream, cudaStreamNonBlocking))) &&
+           (prefetch_.after_reads || ok(cudaEventCreateWithFlags(&prefetch_.after_reads, cudaEventDisableTiming))) &&
+           (prefetch_.uploaded || ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming)));
+  }
+
+  // The front's last read of its witness is queued on s: the next witness may come up in place
+  // after it (prefetch).
+  void mark_witness_read(cudaStream_t s) {
+    if (!prefetch_.enabled || !ensure_prefetch_stream()) return;
+    if (cudaEventRecord(prefetch_.after_reads, s) != cudaSuccess) {
+      cudaGetLastError();
+      prefetch_.enabled = false;
+      return;
+    }
+    prefetch_.read_marked = true;
+  }
+
+  // Starts the upload of proof `next`'s witness on the prefetch stream: into this proof's witness
+  // buffer once its front has read it (mark_witness_read), else into the other witness buffer,
+  // behind this proof's work so far. Only a pinned witness without a, b, c; a check that fails (or
+  // a cancel) is left for the batch loop to report when it asks for that proof; any device error
+  // here only turns prefetching off for this engine.
   void prefetch(engine::WitnessSource& batch, size_t next) {
     if (!prefetch_.enabled || next >= batch.size()) return;
     // With shared phases the witness buffers are given back after the group's last proof.
     if (store_.memory_plan().phases_shared && next >= group_end_) return;
-    // The second witness buffer must fit the room the plan leaves in the budget while proofs
+    const bool in_place = prefetch_.read_marked;
+    // A second witness buffer must fit the room the plan leaves in the budget while proofs
     // compute (with shared phases it is given back with the proof's other buffers).
-    if (!bufs_[0].w.bytes() || !bufs_[1].w.bytes()) {
-      if (store_.memory_plan().proof_phase_room() < (uint64_t)key_.n_vars * 32) {
-        prefetch_.enabled = false;
-        return;
-      }
+    if (!in_place && (!bufs_[0].w.bytes() || !bufs_[1].w.bytes()) &&
+        (!prefetch_.second_fits || store_.memory_plan().proof_phase_room() < (uint64_t)key_.n_vars * 32)) {
+      prefetch_.second_fits = false;
+      return;
     }
     engine::ProofInputs in;
     std::string e;
     if (batch.inputs(next, &in, e) != CUZK_OK || in.a || !is_pinned(in.w)) return;
-    DeviceBuffer* other = w_ == &bufs_[0].w ? &bufs_[1].w : &bufs_[0].w;
+    DeviceBuffer* into = in_place ? w_ : w_ == &bufs_[0].w ? &bufs_[1].w : &bufs_[0].w;
     auto ok = [&](cudaError_t r) {
       if (r == cudaSuccess) return true;
       cudaGetLastError();  // an allocation failure is not sticky: clear it and go on without
       prefetch_.enabled = false;
       return false;
     };
-    if (other->ensure((size_t)key_.n_vars * 32, e) != CUZK_OK) { ok(cudaErrorMemoryAllocation); return; }
-    if (!prefetch_.stream && !ok(cudaStreamCreateWithFlags(&prefetch_.stream, cudaStreamNonBlocking))) return;
-    if (!prefetch_.after_reads && !ok(cudaEventCreateWithFlags(&prefetch_.after_reads, cudaEventDisableTiming))) return;
-    if (!prefetch_.uploaded && !ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming))) return;
-    // The other buffer's last readers (proof next-2) are done; ordering after this proof's work so
-    // far keeps it so for any future use.
-    if (!ok(cudaEventRecord(prefetch_.after_reads, dev_->stream)) ||
+    if (into->ensure((size_t)key_.n_vars * 32, e) != CUZK_OK) { ok(cudaErrorMemoryAllocation); return; }
+    if (!ensure_prefetch_stream()) return;
+    // In place: after the front's reads (recorded there). Else the other buffer's last readers
+    // (proof next-2) are done; ordering after this proof's work so far keeps it so.
+    if ((!in_place && !ok(cudaEventRecord(prefetch_.after_reads, dev_->stream))) ||
         !ok(cudaStreamWaitEvent(prefetch_.stream, prefetch_.after_reads, 0)) ||
-        !ok(cudaMemcpyAsync(other->as(), in.w, (size_t)key_.n_vars * 32, cudaMemcpyHostToDevice, prefetch_.stream)) ||
+        !ok(cudaMemcpyAsync(into->as(), in.w, (size_t)key_.n_vars * 32, cudaMemcpyHostToDevice, prefetch_.stream)) ||
         !ok(cudaEventRecord(prefetch_.uploaded, prefetch_.stream)))
       return;
     prefetch_.ready = true;
     prefetch_.index = next;
     prefetch_.source = in.w;
-    prefetch_.into = other;
+    prefetch_.into = into;
   }
 
   DeviceContext* dev_;
@@ -542,8 +582,10 @@ class GpuEngine final : public engine::Engine<C> {
   size_t h_host_bytes_ = 0;
   DeviceBuffer* w_ = &bufs_[0].w;  // the current proof's witness on the device (one after another)
   struct Prefetch {
-    bool enabled = true;   // off after a failure (no room for the second buffer)
-    bool ready = false;    // an upload was started for proof `index`
+    bool enabled = true;      // off after a device error
+    bool second_fits = true;  // off once the plan's room was found too small for a second witness buffer
+    bool read_marked = false; // the current proof's front has queued its last read of its witness
+    bool ready = false;       // an upload was started for proof `index`
     size_t index = 0;
     const uint8_t* source = nullptr;
     DeviceBuffer* into = nullptr;
