@@ -50,10 +50,15 @@ class GpuEngine final : public engine::Engine<C> {
   GpuEngine(DeviceContext* dev, const engine::KeyView<C>& key) : dev_(dev), key_(key), store_(dev, key), msm_(dev, store_) {}
   ~GpuEngine() override {
     store_.drain();
+    if (h_out_.stream) cudaStreamSynchronize(h_out_.stream);  // nothing in flight writes h_host_
     pinned_free(h_host_, h_host_bytes_);
     if (prefetch_.stream) cudaStreamDestroy(prefetch_.stream);
     if (prefetch_.after_reads) cudaEventDestroy(prefetch_.after_reads);
     if (prefetch_.uploaded) cudaEventDestroy(prefetch_.uploaded);
+    if (h_out_.stream) cudaStreamDestroy(h_out_.stream);
+    for (cudaEvent_t e : h_out_.copied)
+      if (e) cudaEventDestroy(e);
+    if (h_out_.ready) cudaEventDestroy(h_out_.ready);
     if (front_.stream) cudaStreamDestroy(front_.stream);
     for (cudaEvent_t e : front_.done)
       if (e) cudaEventDestroy(e);
@@ -76,9 +81,25 @@ class GpuEngine final : public engine::Engine<C> {
     std::lock_guard<std::mutex> lock(dev_->mutex);
     CUZK_TRY(dev_->make_current(err));
     prefetch_.ready = false;
-    CUZK_TRY(choose_group(batch.size(), err));
+    cuzk_status st = choose_group(batch.size(), err);
+    if (st != CUZK_OK) return st;
     msm_.watch(&batch);
     if (overlaps(batch.size())) return compute_overlapped(batch, times, sums, err);
+    st = compute_groups(batch, times, sums, err);
+    // Nothing in flight reads the caller's memory or writes the kept H scalars when this returns.
+    if (st != CUZK_OK) {
+      if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);
+      prefetch_.ready = false;
+      if (h_out_.stream) cudaStreamSynchronize(h_out_.stream);
+    }
+    return st;
+  }
+
+ private:
+  // The batch in groups (choose_group), proof after proof, each group's streamed sums after its
+  // proofs' fronts.
+  cuzk_status compute_groups(engine::WitnessSource& batch, engine::PhaseTimes& times, engine::ProofSums<C>* sums,
+                             std::string& err) {
     for (size_t first = 0; first < batch.size(); first += group_) {
       const size_t count = std::min(group_, batch.size() - first);
       group_end_ = first + count;
@@ -105,31 +126,22 @@ class GpuEngine final : public engine::Engine<C> {
         cuzk_status st = prove_one(in, p, k, batch, times, sums, err);
         if (packer.joinable()) packer.join();
         if (st == CUZK_OK && grouped()) {
-          // The kept H scalars must have landed before the next proof overwrites them.
+          // Its spans are read once its work is done (its kept H scalars' copy out included, unless
+          // that runs on its own stream beside the next proof).
           if (cudaError_t e = cudaStreamSynchronize(dev_->stream); e != cudaSuccess) st = fail(e, "cudaStreamSynchronize", err);
         }
         dev_->timeline.flush(times);
-        if (st != CUZK_OK) {
-          if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);  // nothing in flight reads the caller's memory
-          prefetch_.ready = false;
-          return st;
-        }
+        if (st != CUZK_OK) return st;
         if (!grouped()) batch.computed(p);
       }
       if (!grouped()) continue;
-      cuzk_status st = enter_stream_phase(err);
-      if (st == CUZK_OK) st = streamed_sums(first, count, times, sums, err);
-      if (st != CUZK_OK) {
-        if (prefetch_.ready) cudaStreamSynchronize(prefetch_.stream);
-        prefetch_.ready = false;
-        return st;
-      }
+      CUZK_TRY(enter_stream_phase(err));
+      CUZK_TRY(streamed_sums(first, count, times, sums, err));
       for (size_t k = 0; k < count; k++) batch.computed(first + k);
     }
     return CUZK_OK;
   }
 
- private:
   // A proof's own buffers: its witness on the device and the NTT stage's vectors (a ends as its H
   // scalars). Set 1's vectors are used only when proofs overlap; one after another, its witness
   // buffer takes the prefetched next witness.
@@ -186,11 +198,21 @@ class GpuEngine final : public engine::Engine<C> {
     DeviceBuffer* w;
     DeviceBuffer *va, *vb, *vc;
     bool serial;  // the device's own stream, one proof after another (prefetching the next witness)
+    int a_slot;   // rotating: which of the three vectors is va (slot k % 3 of the group's proof k)
   };
-  Lane serial_lane() { return {dev_->stream, &dev_->timeline, w_, &bufs_[0].va, &bufs_[0].vb, &bufs_[0].vc, true}; }
+  // One after another. When the kept H scalars go out beside the next proof (rotates_vectors),
+  // proof k of a group forms a and H in vector k % 3 and b, then c, in vector (k+1) % 3, so that
+  // proof k-1's H scalars, in the third, can be copied out meanwhile.
+  Lane serial_lane(size_t k) {
+    ProofBuffers& b = bufs_[0];
+    if (!rotates_vectors()) return {dev_->stream, &dev_->timeline, w_, &b.va, &b.vb, &b.vc, true, -1};
+    DeviceBuffer* v[3] = {&b.va, &b.vb, &b.vc};
+    const int a = (int)(k % 3);
+    return {dev_->stream, &dev_->timeline, w_, v[a], v[(a + 1) % 3], v[(a + 2) % 3], true, a};
+  }
   Lane front_lane(size_t p) {
     ProofBuffers& b = bufs_[p & 1];
-    return {front_.stream, &front_.timeline, &b.w, &b.va, &b.vb, &b.vc, false};
+    return {front_.stream, &front_.timeline, &b.w, &b.va, &b.vb, &b.vc, false, -1};
   }
 
   // Proof p (slot k of its group), one proof after another: its front, then the MSMs it computes
@@ -198,12 +220,12 @@ class GpuEngine final : public engine::Engine<C> {
   cuzk_status prove_one(const engine::ProofInputs& in, size_t p, size_t k, engine::WitnessSource& batch,
                         engine::PhaseTimes& times, engine::ProofSums<C>* sums, std::string& err) {
     return with_b2(in, p, times, sums, [&]() -> cuzk_status {
-      Lane lane = serial_lane();
+      Lane lane = serial_lane(k);
       CUZK_TRY(front(in, p, k, lane, batch, times, err));
       // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
       dev_->timeline.flush(times);
-      return back(p, *w_, bufs_[0].va, times, sums, err);
+      return back(p, *w_, *lane.va, times, sums, err);
     });
   }
 
@@ -262,7 +284,8 @@ class GpuEngine final : public engine::Engine<C> {
     const bool have_abc = in.a != nullptr;
     // Two vectors: a and b through the NTTs and multiplied, then c in b's place (from the rows
     // again, or the caller's), the same field operations as with three.
-    const bool two = store_.memory_plan().vectors < 3;
+    const bool rotating = lane.a_slot >= 0;
+    const bool two = store_.memory_plan().vectors < 3 || rotating;
     F* va = lane.va->template as<F>();
     F* vb = lane.vb->template as<F>();
     F* vc = lane.vc->template as<F>();
@@ -270,6 +293,10 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_TRY(dev_->staging.upload(va, in.a, (size_t)nd * 32, s, err));
       CUZK_TRY(dev_->staging.upload(vb, in.b, (size_t)nd * 32, s, err));
       if (!two) CUZK_TRY(dev_->staging.upload(vc, in.c, (size_t)nd * 32, s, err));
+    }
+    if (rotating) {  // its two vectors' last copies out (proofs k-3 and k-2) are done
+      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[lane.a_slot], 0));
+      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[(lane.a_slot + 1) % 3], 0));
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
@@ -326,9 +353,17 @@ class GpuEngine final : public engine::Engine<C> {
     if (!lane.serial) CUZK_CU(cudaEventRecord(front_.done[p & 1], s));
     // In a group, the streamed sections wait for the group (streamed_sums): the H scalars go to
     // the host meanwhile (the witnesses are the caller's).
-    if (grouped() && store_.streamed(formats::kSecH))
-      CUZK_CU(cudaMemcpyAsync(static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32, va, (size_t)nd * 32,
-                              cudaMemcpyDeviceToHost, s));
+    if (grouped() && store_.streamed(formats::kSecH)) {
+      uint8_t* to = static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32;
+      if (!rotating) {
+        CUZK_CU(cudaMemcpyAsync(to, va, (size_t)nd * 32, cudaMemcpyDeviceToHost, s));
+      } else {  // on its own stream, beside the next proof, which waits for it only two proofs later
+        CUZK_CU(cudaEventRecord(h_out_.ready, s));
+        CUZK_CU(cudaStreamWaitEvent(h_out_.stream, h_out_.ready, 0));
+        CUZK_CU(cudaMemcpyAsync(to, va, (size_t)nd * 32, cudaMemcpyDeviceToHost, h_out_.stream));
+        CUZK_CU(cudaEventRecord(h_out_.copied[lane.a_slot], h_out_.stream));
+      }
+    }
     return CUZK_OK;
   }
 
@@ -363,6 +398,15 @@ class GpuEngine final : public engine::Engine<C> {
       CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? &h : &w, p, 1, sums, times, err));
     return CUZK_OK;
   }
+
+  // Whether a group's proofs copy their kept H scalars out beside the next proof (serial_lane): H
+  // streams, the plan holds three vectors, and the rows are whole (c is formed from them again
+  // after a's and b's NTTs; row chunks would come over the link a second time).
+  bool wants_rotation() const {
+    const engine::MemoryPlan& plan = store_.memory_plan();
+    return grouped() && store_.streamed(formats::kSecH) && plan.vectors >= 3 && plan.rows_chunk == 0;
+  }
+  bool rotates_vectors() const { return wants_rotation() && h_out_.stream; }
 
   // Whether a batch of n overlaps its proofs: the plan has room for the second set of buffers
   // (every section resident, the rows whole) and the batch has a second proof.
@@ -452,12 +496,18 @@ class GpuEngine final : public engine::Engine<C> {
     }
     w_ = &bufs_[0].w;
     CUZK_TRY(ensure_proof_buffers(bufs_[0], err));
+    if (wants_rotation() && !h_out_.stream) {  // the stream last: it says the events are there
+      for (cudaEvent_t* e : {&h_out_.copied[0], &h_out_.copied[1], &h_out_.copied[2], &h_out_.ready})
+        if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+      CUZK_CU(cudaStreamCreateWithFlags(&h_out_.stream, cudaStreamNonBlocking));
+    }
     return store_.ensure_row_slots(err);
   }
 
   // The streamed sums' buffers (stream chunks, scalar spans); with shared phases a proof's own
   // are given back first (nothing in flight reads them: the group's work is synchronised).
   cuzk_status enter_stream_phase(std::string& err) {
+    if (h_out_.stream) CUZK_CU(cudaStreamSynchronize(h_out_.stream));  // the group's H scalars have landed
     if (store_.memory_plan().phases_shared) {
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
       if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));
@@ -581,6 +631,13 @@ class GpuEngine final : public engine::Engine<C> {
   void* h_host_ = nullptr;
   size_t h_host_bytes_ = 0;
   DeviceBuffer* w_ = &bufs_[0].w;  // the current proof's witness on the device (one after another)
+  // The kept H scalars' copies out, on their own stream (rotates_vectors): the event each vector's
+  // last copy out is done at, and the one a proof's H scalars are ready at.
+  struct HOut {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t copied[3] = {nullptr, nullptr, nullptr};
+    cudaEvent_t ready = nullptr;
+  } h_out_;
   struct Prefetch {
     bool enabled = true;      // off after a device error
     bool second_fits = true;  // off once the plan's room was found too small for a second witness buffer
