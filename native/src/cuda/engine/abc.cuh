@@ -1,8 +1,10 @@
 // a = A.w, b = B.w, c = a*b per constraint row, from the key's coefficients in compressed rows
-// (engine/key_view.hpp), as values or as indices into the key's table of distinct values. A coefficient is stored as v*R^2, so its Montgomery product with the
-// standard-form witness value is v*w in Montgomery form: the NTTs take the result as it is.
+// (engine/key_view.hpp), as values or as indices into the key's table of distinct values. A
+// coefficient is stored as v*R^2, so its Montgomery product with the standard-form witness value
+// is v*w in Montgomery form: the NTTs take the result as it is.
 #pragma once
 
+#include "cuda/engine/row_chunks.hpp"
 #include "cuda/runtime/runtime.cuh"
 
 namespace cuzk::cuda {
@@ -10,8 +12,9 @@ namespace cuzk::cuda {
 // One matrix on the device, whole or a chunk of its rows (cuda/engine/row_chunks.hpp): row
 // offsets (32-bit: a key has fewer than 2^32 coefficients; a chunk's are its rows' and the next
 // one's, still counted from the matrix's first coefficient), the columns, and the coefficients
-// themselves or (coef_index set) a 16-bit index into a table of the distinct values
-// (engine::CoefTable), from coefficient `first` of the matrix on.
+// themselves, a 16-bit index (coef_index) into a table of the distinct values (engine::CoefTable),
+// or that index packed above the column (EntryPacking), from coefficient `first` of
+// the matrix on.
 template <class F>
 struct DeviceRows {
   const uint32_t* start;  // rows + 1
@@ -20,6 +23,7 @@ struct DeviceRows {
   const uint16_t* coef_index;
   const F* coef_table;
   uint32_t first;
+  EntryPacking packing;  // not packed: signal holds the columns alone
 };
 
 // Row r of the rows held (0: the first one held).
@@ -27,7 +31,12 @@ template <class F>
 __device__ __forceinline__ F row_dot(const DeviceRows<F>& m, uint32_t r, const F* __restrict__ w) {
   F acc = F::zero();
   const uint32_t b = m.start[r] - m.first, e = m.start[r + 1] - m.first;
-  if (m.coef_index) {
+  if (m.packing.packed()) {
+    for (uint32_t k = b; k < e; k++) {
+      const uint32_t entry = m.signal[k];
+      acc += load16(m.coef_table + m.packing.index(entry)) * load16(w + m.packing.column(entry));
+    }
+  } else if (m.coef_index) {
     for (uint32_t k = b; k < e; k++) acc += load16(m.coef_table + m.coef_index[k]) * load16(w + m.signal[k]);
   } else {
     for (uint32_t k = b; k < e; k++) acc += load16(m.coef + k) * load16(w + m.signal[k]);

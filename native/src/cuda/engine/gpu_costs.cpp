@@ -26,12 +26,13 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.vectors_min = 2;
   c.per_vector_saved_s = (double)nd * 2.5e-10;
   // Both matrices in compressed rows: 32-bit row offsets, columns (4 bytes), and the coefficients
-  // (32) or their 16-bit indices into a table of the distinct values.
-  const uint64_t per_coef = key.coef_values ? 4 + 2 : 4 + fr;
-  c.rows = 2 * ((key.rows + 1) * 4 + 4 + 16) + key.coefs * per_coef + key.coef_values * fr;
+  // (32), their 16-bit indices into a table of the distinct values, or those indices packed with
+  // the columns (row_chunks.hpp's EntryPacking).
+  const uint64_t coef_bytes = EntryPacking::of(key.n_vars, key.coef_values).coef_bytes(key.coef_values, fr);
+  c.rows = 2 * ((key.rows + 1) * 4 + 4 + 16) + key.coefs * (4 + coef_bytes) + key.coef_values * fr;
   // Or in chunks per proof from a pinned copy on the host: a chunk holds at least one row.
   const uint64_t row_max = std::max<uint64_t>(key.row_max_coefs, 1);
-  c.row_max = RowChunkLayout::of(1, row_max, row_max, key.coef_values ? 2 : fr).bytes;
+  c.row_max = RowChunkLayout::of(1, row_max, row_max, coef_bytes).bytes;
   c.rows_can_chunk = true;
   const size_t xyzz = b2_on_cpu ? sizeof(typename C::G1x) : sizeof(typename C::G2x);
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});

@@ -81,6 +81,7 @@ class GpuKeyStore {
     engine::shape_of(z, compact_, shape);
     coef_table_.build(key_.a, key_.b, default_thread_pool());
     shape.coef_values = coef_table_.fits ? coef_table_.values.size() : 0;
+    packing_ = EntryPacking::of(key_.n_vars, shape.coef_values);
     size_t free_b = 0, total_b = 0;
     CUZK_CU(cudaMemGetInfo(&free_b, &total_b));
     engine::PlanLimits limits;
@@ -426,16 +427,29 @@ class GpuKeyStore {
 
   // The rows read in chunks: a pinned copy of both matrices on the host (RowChunkLayout of all the
   // rows), cut into chunks of the plan's rows_chunk bytes, and two chunk buffers on the device.
-  uint64_t coef_bytes() const { return coef_table_.fits ? 2 : sizeof(F); }
+  uint64_t coef_bytes() const { return packing_.coef_bytes(coef_table_.fits ? coef_table_.values.size() : 0, sizeof(F)); }
   RowChunkLayout chunk_layout(const RowChunk& ch) const {
     return RowChunkLayout::of(ch.end - ch.first, ch.end_a - ch.first_a, ch.end_b - ch.first_b, row_coef_bytes_);
   }
   DeviceRows<F> chunk_rows(const uint8_t* base, uint64_t start, uint64_t signal, uint64_t coef, uint64_t first) const {
-    const bool indexed = row_coef_bytes_ == 2;
+    const bool valued = row_coef_bytes_ == sizeof(F), indexed = row_coef_bytes_ == 2;
     return DeviceRows<F>{reinterpret_cast<const uint32_t*>(base + start), reinterpret_cast<const uint32_t*>(base + signal),
-                         indexed ? nullptr : reinterpret_cast<const F*>(base + coef),
+                         valued ? reinterpret_cast<const F*>(base + coef) : nullptr,
                          indexed ? reinterpret_cast<const uint16_t*>(base + coef) : nullptr,
-                         indexed ? table_.template as<F>() : nullptr, (uint32_t)first};
+                         valued ? nullptr : table_.template as<F>(), (uint32_t)first, packing_};
+  }
+  // A matrix's columns as the rows hold them: packed with their values' indices (EntryPacking) or
+  // alone, into out.
+  void write_columns(const engine::SparseRows<typename C::Fr>& m, const uint16_t* index, uint32_t* out) const {
+    const size_t nnz = m.signal.size();
+    if (!packing_.packed()) {
+      std::memcpy(out, m.signal.data(), nnz * 4);
+      return;
+    }
+    constexpr size_t kTasks = 64;
+    default_thread_pool().parallel_for(kTasks, [&](size_t t) {
+      for (size_t k = nnz * t / kTasks; k < nnz * (t + 1) / kTasks; k++) out[k] = packing_.pack(m.signal[k], index[k]);
+    });
   }
   cuzk_status pin_rows(const Progress& progress, std::string& err) {
     const auto& a = key_.a;
@@ -452,9 +466,11 @@ class GpuKeyStore {
       reinterpret_cast<uint32_t*>(h + l.start_a)[r] = (uint32_t)a.row_start[r];
       reinterpret_cast<uint32_t*>(h + l.start_b)[r] = (uint32_t)b.row_start[r];
     }
-    std::memcpy(h + l.signal_a, a.signal.data(), a.signal.size() * 4);
-    std::memcpy(h + l.signal_b, b.signal.data(), b.signal.size() * 4);
-    if (row_coef_bytes_ == 2) {
+    write_columns(a, coef_table_.index_a.data(), reinterpret_cast<uint32_t*>(h + l.signal_a));
+    write_columns(b, coef_table_.index_b.data(), reinterpret_cast<uint32_t*>(h + l.signal_b));
+    if (row_coef_bytes_ == 0) {
+      // packed with the columns
+    } else if (row_coef_bytes_ == 2) {
       std::memcpy(h + l.coef_a, coef_table_.index_a.data(), a.signal.size() * 2);
       std::memcpy(h + l.coef_b, coef_table_.index_b.data(), b.signal.size() * 2);
     } else {
@@ -483,8 +499,10 @@ class GpuKeyStore {
     CUZK_CU(up(l.start_b, hl.start_b + ch.first * 4ull, (rows + 1) * 4));
     CUZK_CU(up(l.signal_a, hl.signal_a + ch.first_a * 4, (ch.end_a - ch.first_a) * 4));
     CUZK_CU(up(l.signal_b, hl.signal_b + ch.first_b * 4, (ch.end_b - ch.first_b) * 4));
-    CUZK_CU(up(l.coef_a, hl.coef_a + ch.first_a * cb, (ch.end_a - ch.first_a) * cb));
-    CUZK_CU(up(l.coef_b, hl.coef_b + ch.first_b * cb, (ch.end_b - ch.first_b) * cb));
+    if (cb) {  // else packed with the columns
+      CUZK_CU(up(l.coef_a, hl.coef_a + ch.first_a * cb, (ch.end_a - ch.first_a) * cb));
+      CUZK_CU(up(l.coef_b, hl.coef_b + ch.first_b * cb, (ch.end_b - ch.first_b) * cb));
+    }
     CUZK_CU(cudaEventRecord(rows_loaded_[slot], copy_stream_));
     return CUZK_OK;
   }
@@ -496,17 +514,25 @@ class GpuKeyStore {
     CUZK_TRY(b.start.ensure(start.size() * 4 + 4, err));
     CUZK_TRY(b.signal.ensure(nnz * 4 + 4, err));
     CUZK_TRY(dev_->staging.upload(b.start.as(), start.data(), start.size() * 4, dev_->stream, err));
+    if (index && packing_.packed()) {
+      std::vector<uint32_t> entries(nnz);
+      write_columns(m, index, entries.data());
+      CUZK_TRY(dev_->staging.upload(b.signal.as(), entries.data(), nnz * 4, dev_->stream, err));
+      rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), nullptr, nullptr,
+                           table_.template as<F>(), 0u, packing_};
+      return CUZK_OK;
+    }
     CUZK_TRY(dev_->staging.upload(b.signal.as(), m.signal.data(), nnz * 4, dev_->stream, err));
     if (index) {
       CUZK_TRY(b.coef.ensure(nnz * 2 + 16, err));
       CUZK_TRY(dev_->staging.upload(b.coef.as(), index, nnz * 2, dev_->stream, err));
       rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), nullptr,
-                           b.coef.template as<uint16_t>(), table_.template as<F>(), 0u};
+                           b.coef.template as<uint16_t>(), table_.template as<F>(), 0u, EntryPacking{}};
     } else {
       CUZK_TRY(b.coef.ensure(nnz * sizeof(F) + sizeof(F), err));
       CUZK_TRY(dev_->staging.upload(b.coef.as(), m.coef.data(), nnz * sizeof(F), dev_->stream, err));
       rows = DeviceRows<F>{b.start.template as<uint32_t>(), b.signal.template as<uint32_t>(), b.coef.template as<F>(),
-                           nullptr, nullptr, 0u};
+                           nullptr, nullptr, 0u, EntryPacking{}};
     }
     return CUZK_OK;
   }
@@ -519,6 +545,7 @@ class GpuKeyStore {
   engine::MemoryPlan plan_;
   RowBuffers bufs_a_, bufs_b_;
   engine::CoefTable<typename C::Fr> coef_table_;  // built in plan(), released once uploaded
+  EntryPacking packing_;                           // whether the rows pack each index with its column
   DeviceBuffer table_;                            // the distinct coefficient values
   DeviceRows<F> rows_a_{}, rows_b_{};
   DeviceBuffer index_[engine::kPointGroups], gathered_;  // supports on the device, a chunk's gathered scalars

@@ -1,21 +1,55 @@
-// The A/B rows of a GPU engine read in chunks (the memory plan's rows_chunk): a chunk is a range of
-// rows whose offsets, columns and coefficients (values, or 16-bit indices into the key's table)
-// lie in one device buffer of rows_chunk bytes, each array 16-byte aligned. Plain C++: the memory
-// plan (gpu_costs.cpp) sizes the smallest chunk, one row, with the same layout the key store
-// fills.
+// The A/B rows of a GPU engine, whole or read in chunks (the memory plan's rows_chunk): a chunk is
+// a range of rows whose offsets, columns and coefficients (values, or indices into the key's table
+// of distinct values) lie in one device buffer of rows_chunk bytes, each array 16-byte aligned.
+// Plain C++: the memory plan (gpu_costs.cpp) sizes the rows and the smallest chunk, one row, with
+// the same layout the key store fills.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "util/hd.hpp"
+
 namespace cuzk::cuda {
+
+// A coefficient as one 32-bit word when the key's columns and its table of distinct values leave
+// room for both: the column in the low column_bits, the value's index in the table above them,
+// and no coefficient array (4 bytes a coefficient instead of 4 + 2). A PoRep key (2^27 columns, 8
+// values) takes 30 bits.
+struct EntryPacking {
+  uint32_t column_bits = 0;  // 0: not packed (the columns alone, the coefficients apart)
+
+  // n_vars columns; values: the table's size (0: no table).
+  static EntryPacking of(uint64_t n_vars, uint64_t values) {
+    EntryPacking p;
+    if (values == 0 || n_vars == 0) return p;
+    const uint32_t columns = bits_for(n_vars - 1), indices = bits_for(values - 1);
+    if (columns + indices <= 32 && columns < 32) p.column_bits = columns;
+    return p;
+  }
+  CUZK_HD bool packed() const { return column_bits != 0; }
+  CUZK_HD uint32_t pack(uint32_t column, uint32_t index) const { return column | (index << column_bits); }
+  CUZK_HD uint32_t column(uint32_t entry) const { return entry & ((1u << column_bits) - 1); }
+  CUZK_HD uint32_t index(uint32_t entry) const { return entry >> column_bits; }
+  // The bytes of a coefficient besides its column: none packed, a 16-bit index with a table, else
+  // the value (field_bytes).
+  uint64_t coef_bytes(uint64_t values, uint64_t field_bytes) const { return packed() ? 0 : values ? 2 : field_bytes; }
+
+ private:
+  // Bits to write x (at least 1).
+  static uint32_t bits_for(uint64_t x) {
+    uint32_t b = 1;
+    while (b < 64 && (x >> b) != 0) b++;
+    return b;
+  }
+};
 
 struct RowChunkLayout {
   // Byte offsets of each array in the chunk buffer, and the bytes the chunk takes.
   uint64_t start_a = 0, start_b = 0, signal_a = 0, signal_b = 0, coef_a = 0, coef_b = 0, bytes = 0;
 
   // rows rows (rows + 1 offsets per matrix) holding coefs_a and coefs_b coefficients of
-  // coef_bytes each (2: table indices, else the field element's bytes).
+  // coef_bytes each besides their columns (EntryPacking::coef_bytes).
   static RowChunkLayout of(uint64_t rows, uint64_t coefs_a, uint64_t coefs_b, uint64_t coef_bytes) {
     auto up = [](uint64_t b) { return (b + 15) & ~uint64_t(15); };
     RowChunkLayout l;
