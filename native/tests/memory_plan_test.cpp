@@ -156,6 +156,13 @@ void seed_workload() {
   check_plan(forced, 200 * kGiB);  // the refusal names the budget they would need
   const Planned two = plan(r, 1024 * kGiB, 256 * kGiB, 0, 0, 2);
   CHECK(two.st == CUZK_OK && two.plan.h_copies == 2);
+  // Making two takes both copies and 1 GiB of scratch (gpu_costs.cpp) beside the points the plan
+  // holds: exactly that room suffices, one byte less is refused.
+  const uint64_t making_two = no_copies.plan.total_bytes + 2 * no_copies.plan.stored_bytes[4] + kGiB;
+  const Planned two_exact = plan(r, making_two, 256 * kGiB, 0, 0, 2);
+  CHECK(two_exact.st == CUZK_OK && two_exact.plan.h_copies == 2);
+  const Planned two_short = plan(r, making_two - 1, 256 * kGiB, 0, 0, 2);
+  CHECK(two_short.st == CUZK_ERR_OUT_OF_MEMORY && two_short.plan.min_budget == making_two);
   // One byte short of the overlapped total: the same plan, one proof after another.
   const uint64_t overlapped_bare = no_copies.plan.total_bytes + overlapped.plan.overlap_bytes;  // no copies
   const Planned short_of_overlap = plan(r, overlapped_bare - 1, 256 * kGiB, 0, CUZK_PROVER_OVERLAP);

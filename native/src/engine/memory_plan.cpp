@@ -180,7 +180,9 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
   const uint64_t n = p.stored[h];
   if (!c.h_copy_bytes || p.placement[h] != kResident || n == 0 || p.chunks_of(h) > 1) return CUZK_OK;
   if (lim.h_copies == 0 || lim.h_copies == 1 || (lim.h_copies < 0 && n < c.h_copies_auto_from)) return CUZK_OK;
-  auto making = [&](int t) { return (uint64_t)(c.h_copies_used[t] + 1) * c.h_copy_bytes + c.h_copies_scratch; };
+  // While they are made: every copy used (copy 0 included) and the scratch, beside the points,
+  // which the plan already holds.
+  auto making = [&](int t) { return (uint64_t)c.h_copies_used[t] * c.h_copy_bytes + c.h_copies_scratch; };
   int t = 0;
   if (lim.h_copies > 0) {
     t = std::min(lim.h_copies, EngineCosts::kMaxHCopies);

@@ -98,9 +98,9 @@ struct EngineCosts {
   bool proofs_overlap = false;
   // Precomputed copies of the H points (GPU, cuda/msm/bases.cuh), made at prover creation when H
   // is resident in one chunk: for t copies asked (2..kMaxHCopies), the window they are made for and
-  // the copies that window uses (0: none possible). While they are made the copies, the points
-  // and h_copies_scratch are held beyond the plan; after, used - 1 copies beyond the resident
-  // points.
+  // the copies that window uses (0: none possible). While they are made the copies (copy 0 too)
+  // and h_copies_scratch are held beside the resident points; after, used - 1 copies beyond them
+  // (copy 0 replaces the points).
   static constexpr int kMaxHCopies = 64;
   static constexpr int kMaxAutoHCopies = 16;  // the most the plan chooses by itself
   uint64_t h_copy_bytes = 0;          // one copy of the stored H points (0: no copies in this engine)
