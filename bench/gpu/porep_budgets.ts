@@ -5,7 +5,7 @@
  * (the plan chooses the chunks and which sections stream), a warm-up batch, RUNS timed batches of
  * N and one batch with fixed r, s whose proofs must equal the first budget's byte for byte (every
  * proof also self-checked by the library). Prints each prover's plan, the peak device memory
- * (cuzk_device_info, sampled) and the per-circuit time, and a table last with each budget's time
+ * (cuzk_device_info, sampled), the peak host RSS and the per-circuit time, and a table last with each budget's time
  * against the first's.
  *
  *   deno run -A bench/gpu/porep_budgets.ts --log2 26 [--curve bls12_381] [--n 10] [--runs 2]
@@ -144,7 +144,7 @@ const planText = (p: MemoryPlan) =>
   `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}${p.hCopies ? `, ${p.hCopies} H copies ${gib(p.hCopiesBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
-const rows: Array<{ label: string; perCircuit: number; peak: number; plan: MemoryPlan; same: boolean; overlap: number }> = [];
+const rows: Array<{ label: string; perCircuit: number; peak: number; rss: number; plan: MemoryPlan; same: boolean; overlap: number }> = [];
 let reference: string[] | undefined;
 for (const v of variants) {
   const label = v.text;
@@ -158,7 +158,13 @@ for (const v of variants) {
     const plan = prover.memoryPlan();
     log(`${label}: prover made in ${s(performance.now() - t)} s; plan: ${planText(plan)}`);
     let peak = deviceUsed() - idle;
-    const sample = setInterval(() => (peak = Math.max(peak, deviceUsed() - idle)), 50);
+    // The process's resident host memory at its highest while this variant proves (the key, the
+    // witnesses, and what the prover holds: pinned points, kept H scalars).
+    let rss = process.memoryUsage.rss();
+    const sample = setInterval(() => {
+      peak = Math.max(peak, deviceUsed() - idle);
+      rss = Math.max(rss, process.memoryUsage.rss());
+    }, 50);
     await prover.proveBatch(buffers.slice(0, Math.min(n, 2)));
     const fixed = await prover.proveBatch(buffers, { randomness });
     const proofs = fixed.map((r) => JSON.stringify(r.proof));
@@ -196,11 +202,11 @@ for (const v of variants) {
       writeFileSync(`${timelineDir}/${label.replace(/[^A-Za-z0-9_-]/g, "_")}.svg`, timelineSvg(mergeBatchTimings(last.map((r) => r.timings)), { title, width: 900 }));
     }
     const perCircuit = median(walls) / n;
-    rows.push({ label, perCircuit, peak, plan, same, overlap: median(overlaps) });
+    rows.push({ label, perCircuit, peak, rss, plan, same, overlap: median(overlaps) });
     log(`${label}: phase medians per circuit (ms): ${[...phases].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
     log(`${label}: batch time under way per circuit (ms): ${[...shares].map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`).join(", ")}`);
     log(`${label}: one proof's NTTs beside another's MSMs: ${median(overlaps).toFixed(1)} ms per circuit (median of ${runs})`);
-    log(`${label}: batches ${walls.map((w) => w.toFixed(0)).join(", ")} ms = ${perCircuit.toFixed(1)} ms per circuit; peak device ${gib(peak)} GiB above idle; proofs ${same ? "equal to the first budget's" : "DIFFER from the first budget's"}`);
+    log(`${label}: batches ${walls.map((w) => w.toFixed(0)).join(", ")} ms = ${perCircuit.toFixed(1)} ms per circuit; peak device ${gib(peak)} GiB above idle; peak host RSS ${gib(rss)} GiB; proofs ${same ? "equal to the first budget's" : "DIFFER from the first budget's"}`);
   } catch (e) {
     log(`${label}: ${(e as Error).message}`);
   }
@@ -208,10 +214,10 @@ for (const v of variants) {
 
 const device = library.info().cudaDeviceCount > 0 ? library.device(0).name : "no GPU";
 console.log(`\nporep_budgets.ts: ${n} circuits, ${curve} 2^${log2} PoRep profile, on ${device}`);
-console.log(`| variant | plan total (min) | chunk | streamed sections | peak device | per circuit | vs first | NTTs beside MSMs | proofs |`);
-console.log(`|---|---|---|---|---|---|---|---|---|`);
+console.log(`| variant | plan total (min) | chunk | streamed sections | peak device | peak host RSS | per circuit | vs first | NTTs beside MSMs | proofs |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 for (const r of rows) {
   const streamed = Object.entries(r.plan.sections).filter(([, x]) => x.placement === "streamed").map(([name]) => name).join(" ") || "-";
-  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.overlap.toFixed(1)} ms | ${r.same ? "same" : "DIFFER"} |`);
+  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${gib(r.rss)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.overlap.toFixed(1)} ms | ${r.same ? "same" : "DIFFER"} |`);
 }
 if (rows.some((r) => !r.same) || rows.length < variants.length) process.exitCode = 1;

@@ -52,7 +52,8 @@
 #     porep:budgets   bench/gpu/porep_budgets.ts: BLS12-381 2^BUDGETS_LOG (26) batches of 10 under each
 #                     budget of BUDGETS (0,48GiB,32GiB,24GiB), BUDGETS_RUNS (2) timed batches each:
 #                     the plan, peak device memory, per-circuit time against the first budget's,
-#                     proofs with fixed r, s equal across budgets
+#                     proofs with fixed r, s equal across budgets; BUDGETS_N (10) circuits a batch,
+#                     BUDGETS_HOST the host memory budget (0: the library's default)
 #     porep:scale     several GPUs: 2^24 and 2^26, a batch of SCALE_N on each device set of SCALE_SETS,
 #                     2^24 batches compared with single proofs; peak memory per GPU; lanes waterfall
 #   ab[:sec[:arg]]    A/B timing of gpu_bench builds on one GPU, runs alternated (A B C A B C ...):
@@ -373,7 +374,8 @@ section_porep() {
     free -g | head -2
     smi_start porep-budgets
     step "porep budgets" "${BUDGETS_TIMEOUT:-560}" "$OUT/porep-budgets.txt" deno run -A bench/gpu/porep_budgets.ts \
-      --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n 10 --runs "${BUDGETS_RUNS:-2}" --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" \
+      --log2 "${BUDGETS_LOG:-26}" --curve bls12_381 --n "${BUDGETS_N:-10}" --runs "${BUDGETS_RUNS:-2}" \
+      --budgets "${BUDGETS:-0,48GiB,32GiB,24GiB}" --host-budget "${BUDGETS_HOST:-0}" \
       --dir /tmp/porep-budgets --timeline "$OUT/budgets-waterfalls"
     smi_stop porep-budgets
     tail -9 "$OUT/porep-budgets.txt" ;;
