@@ -5,8 +5,8 @@
  * (the plan chooses the chunks and which sections stream), a warm-up batch, RUNS timed batches of
  * N and one batch with fixed r, s whose proofs must equal the first budget's byte for byte (every
  * proof also self-checked by the library). Prints each prover's plan, the peak device memory
- * (cuzk_device_info, sampled), the peak host RSS and the per-circuit time, and a table last with each budget's time
- * against the first's.
+ * (cuzk_device_info, sampled), the peak host RSS and the per-circuit time, and a table last with
+ * each budget's time against the first's.
  *
  *   deno run -A bench/gpu/porep_budgets.ts --log2 26 [--curve bls12_381] [--n 10] [--runs 2]
  *        [--budgets 0,48GiB,32GiB,24GiB] [--host-budget BYTES] [--dir /tmp/porep] [--timeline DIR]
