@@ -71,6 +71,16 @@ __global__ void c_rows(DeviceRows<F> a, DeviceRows<F> b, uint32_t r0, uint32_t r
   store16(vc + r, r < rows ? row_dot(a, r - r0, w) * row_dot(b, r - r0, w) : F::zero());
 }
 
+// One matrix's dot products alone (a or b), zero past the matrices: for an NTT stage that forms
+// b before a.
+template <class F>
+__global__ void dot_rows(DeviceRows<F> m, uint32_t r0, uint32_t r_end, uint32_t rows, const F* __restrict__ w,
+                         F* __restrict__ out) {
+  uint32_t r = r0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= r_end) return;
+  store16(out + r, r < rows ? row_dot(m, r - r0, w) : F::zero());
+}
+
 template <class F>
 __global__ void to_mont_kernel(F* __restrict__ v, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

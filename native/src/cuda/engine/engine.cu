@@ -286,17 +286,23 @@ class GpuEngine final : public engine::Engine<C> {
     // again, or the caller's), the same field operations as with three.
     const bool rotating = lane.a_slot >= 0;
     const bool two = store_.memory_plan().vectors < 3 || rotating;
+    // Two vectors, the previous proof's H scalars still going out of va: b and its NTT first.
+    const bool b_first = lane.serial && !have_abc && forms_b_first();
     F* va = lane.va->template as<F>();
     F* vb = lane.vb->template as<F>();
     F* vc = lane.vc->template as<F>();
+    // Copies out of earlier proofs' H scalars that may still read the vectors this proof writes:
+    // rotating, its two vectors' (proofs k-3 and k-2); b first, va's, waited for before a.
+    if (rotating) {
+      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[lane.a_slot], 0));
+      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[(lane.a_slot + 1) % 3], 0));
+    } else if (lane.serial && !b_first && forms_b_first()) {
+      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[0], 0));
+    }
     if (have_abc) {
       CUZK_TRY(dev_->staging.upload(va, in.a, (size_t)nd * 32, s, err));
       CUZK_TRY(dev_->staging.upload(vb, in.b, (size_t)nd * 32, s, err));
       if (!two) CUZK_TRY(dev_->staging.upload(vc, in.c, (size_t)nd * 32, s, err));
-    }
-    if (rotating) {  // its two vectors' last copies out (proofs k-3 and k-2) are done
-      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[lane.a_slot], 0));
-      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[(lane.a_slot + 1) % 3], 0));
     }
     int t1 = tl.mark(err);
     tl.span(t0, t1, CUZK_PHASE_UPLOAD, p);
@@ -311,6 +317,8 @@ class GpuEngine final : public engine::Engine<C> {
         to_mont_kernel<F><<<ceil_div(nd, 256), 256, 0, s>>>(v, nd);
         CUZK_LAUNCHED("to_mont_kernel");
       }
+    } else if (b_first) {
+      CUZK_TRY(dot_pass(false, rows, w->as<F>(), vb, s, err));
     } else {
       CUZK_TRY(store_.each_rows(nd, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
         abc_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(ra, rb, r0, r1, rows, w->as<F>(), va, vb, two ? nullptr : vc);
@@ -328,7 +336,14 @@ class GpuEngine final : public engine::Engine<C> {
       ntt_h_scalars<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, vc, nd);
       CUZK_LAUNCHED("ntt_h_scalars");
     } else {
-      for (F* v : {va, vb}) CUZK_TRY(ntt.to_coset(v, L, s, err));
+      if (b_first) {
+        CUZK_TRY(ntt.to_coset(vb, L, s, err));
+        CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[0], 0));  // the previous proof's H scalars are out of va
+        CUZK_TRY(dot_pass(true, rows, w->as<F>(), va, s, err));
+        CUZK_TRY(ntt.to_coset(va, L, s, err));
+      } else {
+        for (F* v : {va, vb}) CUZK_TRY(ntt.to_coset(v, L, s, err));
+      }
       ntt_h_product<F><<<ceil_div(nd, 256), 256, 0, s>>>(va, vb, nd);
       CUZK_LAUNCHED("ntt_h_product");
       if (have_abc) {
@@ -355,13 +370,13 @@ class GpuEngine final : public engine::Engine<C> {
     // the host meanwhile (the witnesses are the caller's).
     if (grouped() && store_.streamed(formats::kSecH)) {
       uint8_t* to = static_cast<uint8_t*>(h_host_) + k * (size_t)nd * 32;
-      if (!rotating) {
+      if (!rotating && !b_first) {
         CUZK_CU(cudaMemcpyAsync(to, va, (size_t)nd * 32, cudaMemcpyDeviceToHost, s));
-      } else {  // on its own stream, beside the next proof, which waits for it only two proofs later
+      } else {  // on its own stream, beside the next proof, which waits for it before writing va
         CUZK_CU(cudaEventRecord(h_out_.ready, s));
         CUZK_CU(cudaStreamWaitEvent(h_out_.stream, h_out_.ready, 0));
         CUZK_CU(cudaMemcpyAsync(to, va, (size_t)nd * 32, cudaMemcpyDeviceToHost, h_out_.stream));
-        CUZK_CU(cudaEventRecord(h_out_.copied[lane.a_slot], h_out_.stream));
+        CUZK_CU(cudaEventRecord(h_out_.copied[rotating ? lane.a_slot : 0], h_out_.stream));
       }
     }
     return CUZK_OK;
@@ -399,14 +414,24 @@ class GpuEngine final : public engine::Engine<C> {
     return CUZK_OK;
   }
 
-  // Whether a group's proofs copy their kept H scalars out beside the next proof (serial_lane): H
-  // streams, the plan holds three vectors, and the rows are whole (c is formed from them again
-  // after a's and b's NTTs; row chunks would come over the link a second time).
-  bool wants_rotation() const {
-    const engine::MemoryPlan& plan = store_.memory_plan();
-    return grouped() && store_.streamed(formats::kSecH) && plan.vectors >= 3 && plan.rows_chunk == 0;
+  // One matrix's dot products (A when a_rows, else B) over the whole rows into out.
+  cuzk_status dot_pass(bool a_rows, uint32_t rows, const F* w, F* out, cudaStream_t s, std::string& err) {
+    return store_.each_rows(key_.domain_size, [&](const DeviceRows<F>& ra, const DeviceRows<F>& rb, uint32_t r0, uint32_t r1) {
+      dot_rows<F><<<ceil_div(r1 - r0, 128), 128, 0, s>>>(a_rows ? ra : rb, r0, r1, rows, w, out);
+      return check_launch("dot_rows", err);
+    }, err);
   }
-  bool rotates_vectors() const { return wants_rotation() && h_out_.stream; }
+
+  // Whether a group's proofs copy their kept H scalars out beside the next proof: H streams and
+  // the rows are whole (the next proof reads them once more than it would: row chunks would come
+  // over the link again). With three vectors the roles rotate (serial_lane, rotates_vectors); with
+  // two the next proof forms b and its NTT first, then a in the vector the copy has left
+  // (forms_b_first).
+  bool wants_h_out() const {
+    return grouped() && store_.streamed(formats::kSecH) && store_.memory_plan().rows_chunk == 0;
+  }
+  bool rotates_vectors() const { return wants_h_out() && h_out_.stream && store_.memory_plan().vectors >= 3; }
+  bool forms_b_first() const { return wants_h_out() && h_out_.stream && store_.memory_plan().vectors < 3; }
 
   // Whether a batch of n overlaps its proofs: the plan has room for the second set of buffers
   // (every section resident, the rows whole) and the batch has a second proof.
@@ -496,7 +521,7 @@ class GpuEngine final : public engine::Engine<C> {
     }
     w_ = &bufs_[0].w;
     CUZK_TRY(ensure_proof_buffers(bufs_[0], err));
-    if (wants_rotation() && !h_out_.stream) {  // the stream last: it says the events are there
+    if (wants_h_out() && !h_out_.stream) {  // the stream last: it says the events are there
       for (cudaEvent_t* e : {&h_out_.copied[0], &h_out_.copied[1], &h_out_.copied[2], &h_out_.ready})
         if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
       CUZK_CU(cudaStreamCreateWithFlags(&h_out_.stream, cudaStreamNonBlocking));
