@@ -136,7 +136,10 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   );
   const link = backend === "cuda" ? "over the link (PCIe)" : "into the engine";
   lines.push(`read ${link}: ${sizeText(plan.linkBytesPerProof)} per proof (a partition), besides its witness`);
-  lines.push(`predicted: +${(Number(plan.predictedExtraNs) / 1e6).toFixed(0)} ms a proof over the plan with no memory limit`);
+  lines.push(
+    `predicted: at most +${(Number(plan.predictedExtraNs) / 1e6).toFixed(0)} ms a proof over the plan with no memory limit ` +
+      `(its traffic counted as if none of it overlapped the work)`,
+  );
   return [`plan for ${words}; ${backend} engine`, NOTE, ...lines];
 }
 

@@ -99,7 +99,8 @@ export interface MemoryPlan {
   groupMax: bigint;
   /** Predicted bytes read into the engine per proof besides the witness (PCIe for CUDA). */
   linkBytesPerProof: bigint;
-  /** Predicted time per proof above the unconstrained plan's, in ns. */
+  /** Predicted time per proof above the unconstrained plan's, in ns: an upper bound (the plan's
+   * traffic counted as if none of it overlapped the work). */
   predictedExtraNs: bigint;
   pointsDropped: bigint;
   sections: Record<PointSectionName, SectionPlan>;

@@ -435,7 +435,8 @@ typedef struct cuzk_memory_plan {
   uint64_t link_bytes_per_proof;     /* predicted bytes read into the engine per proof (PCIe for CUDA),
                                         besides the witness: streamed points / group, their scalars,
                                         kept H scalars out and back, rows read per proof */
-  uint64_t predicted_extra_ns;       /* predicted time per proof above the unconstrained plan's */
+  uint64_t predicted_extra_ns;       /* predicted time per proof above the unconstrained plan's: an
+                                        upper bound (traffic counted as if nothing overlapped it) */
   uint64_t group_max;                /* the most proofs of any batch that share a read (their kept H
                                         scalars fit: CUDA in host_budget, CPU in the budget's room) */
   uint64_t vector_bytes;             /* one full-length vector of the NTT stage (domain_size x 32) */
