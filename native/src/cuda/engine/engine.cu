@@ -572,28 +572,26 @@ class GpuEngine final : public engine::Engine<C> {
     return true;
   }
 
+  // A prefetching call's result: a failure (an allocation's is not sticky) is cleared and turns
+  // prefetching off for this engine.
+  bool prefetch_ok(cudaError_t r) {
+    if (r == cudaSuccess) return true;
+    cudaGetLastError();
+    prefetch_.enabled = false;
+    return false;
+  }
+
   bool ensure_prefetch_stream() {
-    auto ok = [&](cudaError_t r) {
-      if (r == cudaSuccess) return true;
-      cudaGetLastError();
-      prefetch_.enabled = false;
-      return false;
-    };
-    return (prefetch_.stream || ok(cudaStreamCreateWithFlags(&prefetch_.stream, cudaStreamNonBlocking))) &&
-           (prefetch_.after_reads || ok(cudaEventCreateWithFlags(&prefetch_.after_reads, cudaEventDisableTiming))) &&
-           (prefetch_.uploaded || ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming)));
+    return (prefetch_.stream || prefetch_ok(cudaStreamCreateWithFlags(&prefetch_.stream, cudaStreamNonBlocking))) &&
+           (prefetch_.after_reads || prefetch_ok(cudaEventCreateWithFlags(&prefetch_.after_reads, cudaEventDisableTiming))) &&
+           (prefetch_.uploaded || prefetch_ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming)));
   }
 
   // The front's last read of its witness is queued on s: the next witness may come up in place
   // after it (prefetch).
   void mark_witness_read(cudaStream_t s) {
     if (!prefetch_.enabled || !ensure_prefetch_stream()) return;
-    if (cudaEventRecord(prefetch_.after_reads, s) != cudaSuccess) {
-      cudaGetLastError();
-      prefetch_.enabled = false;
-      return;
-    }
-    prefetch_.read_marked = true;
+    if (prefetch_ok(cudaEventRecord(prefetch_.after_reads, s))) prefetch_.read_marked = true;
   }
 
   // Starts the upload of proof `next`'s witness on the prefetch stream: into this proof's witness
@@ -617,20 +615,14 @@ class GpuEngine final : public engine::Engine<C> {
     std::string e;
     if (batch.inputs(next, &in, e) != CUZK_OK || in.a || !is_pinned(in.w)) return;
     DeviceBuffer* into = in_place ? w_ : w_ == &bufs_[0].w ? &bufs_[1].w : &bufs_[0].w;
-    auto ok = [&](cudaError_t r) {
-      if (r == cudaSuccess) return true;
-      cudaGetLastError();  // an allocation failure is not sticky: clear it and go on without
-      prefetch_.enabled = false;
-      return false;
-    };
-    if (into->ensure((size_t)key_.n_vars * 32, e) != CUZK_OK) { ok(cudaErrorMemoryAllocation); return; }
+    if (into->ensure((size_t)key_.n_vars * 32, e) != CUZK_OK) { prefetch_ok(cudaErrorMemoryAllocation); return; }
     if (!ensure_prefetch_stream()) return;
     // In place: after the front's reads (recorded there). Else the other buffer's last readers
     // (proof next-2) are done; ordering after this proof's work so far keeps it so.
-    if ((!in_place && !ok(cudaEventRecord(prefetch_.after_reads, dev_->stream))) ||
-        !ok(cudaStreamWaitEvent(prefetch_.stream, prefetch_.after_reads, 0)) ||
-        !ok(cudaMemcpyAsync(into->as(), in.w, (size_t)key_.n_vars * 32, cudaMemcpyHostToDevice, prefetch_.stream)) ||
-        !ok(cudaEventRecord(prefetch_.uploaded, prefetch_.stream)))
+    if ((!in_place && !prefetch_ok(cudaEventRecord(prefetch_.after_reads, dev_->stream))) ||
+        !prefetch_ok(cudaStreamWaitEvent(prefetch_.stream, prefetch_.after_reads, 0)) ||
+        !prefetch_ok(cudaMemcpyAsync(into->as(), in.w, (size_t)key_.n_vars * 32, cudaMemcpyHostToDevice, prefetch_.stream)) ||
+        !prefetch_ok(cudaEventRecord(prefetch_.uploaded, prefetch_.stream)))
       return;
     prefetch_.ready = true;
     prefetch_.index = next;
