@@ -96,7 +96,10 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
     "section  placement  points        stored",
   ];
   for (const [name, s] of Object.entries(plan.sections)) {
-    lines.push(`${name.padEnd(8)} ${s.placement.padEnd(10)} ${String(s.points).padEnd(13)} ${s.placement === "in_key" ? "- (read in place from the key)" : sizeText(s.storedBytes)}`);
+    const where = s.placement === "in_key"
+      ? "- (read in place from the key)"
+      : `${sizeText(s.storedBytes)}${s.placement !== "streamed" || backend !== "cuda" ? "" : s.pinned ? " (pinned on the host)" : " (packed from the key per group)"}`;
+    lines.push(`${name.padEnd(8)} ${s.placement.padEnd(10)} ${String(s.points).padEnd(13)} ${where}`);
   }
   const rows = plan.rowsChunkBytes === 0n ? "the A/B rows held whole" : `the A/B rows in chunks of ${sizeText(plan.rowsChunkBytes)}`;
   lines.push(`chunk: ${powerText(plan.msmChunkPoints)} points per MSM chunk and streamed chunk; ${rows}`);
@@ -126,7 +129,7 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   }
   lines.push(`        = ${sizeText(plan.totalBytes)} (${plan.totalBytes} bytes) of the ${sizeText(plan.budget)} budget`);
   lines.push(`minimum budget: ${sizeText(plan.minBudget)} (${plan.minBudget} bytes)`);
-  const pinned = plan.pointsPinned ? "the streamed points pinned once, " : "";
+  const pinned = Object.values(plan.sections).some((s) => s.pinned) ? "streamed points pinned once, " : "";
   lines.push(`host memory: ${sizeText(plan.hostBytes)} (${pinned}the H scalars a group keeps) of ${sizeText(plan.hostBudget)}`);
   lines.push(
     plan.streamedBytesPerProof === 0n

@@ -31,6 +31,8 @@ export interface SectionPlan {
   /** Points the engine holds (0 when read in place) and their bytes. */
   stored: bigint;
   storedBytes: bigint;
+  /** CUDA, a streamed section: copied once to pinned host memory (else packed from the key on the host per group). */
+  pinned: boolean;
 }
 
 /**
@@ -90,8 +92,6 @@ export interface MemoryPlan {
   /** Host bytes the plan may take beyond the key, and those it takes (pinned streamed points, a group's kept H scalars). */
   hostBudget: bigint;
   hostBytes: bigint;
-  /** Whether the streamed points are copied once to pinned host memory (else read from the key). */
-  pointsPinned: boolean;
   /** Proofs per call the plan was judged for (a prover's: 1), and how many of them share each read of a streamed section. */
   batch: bigint;
   groupSize: bigint;
@@ -220,6 +220,7 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
       infinity: plan.infinity[i],
       stored: plan.stored[i],
       storedBytes: plan.stored_bytes[i],
+      pinned: ((plan.pinned_sections >>> i) & 1) === 1,
     };
   });
   return {
@@ -245,7 +246,6 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     keyHostBytes: plan.key_host_bytes,
     hostBudget: plan.host_budget,
     hostBytes: plan.host_bytes,
-    pointsPinned: plan.points_pinned !== 0,
     batch: plan.batch,
     groupSize: plan.group_size,
     groupMax: plan.group_max,

@@ -49,6 +49,11 @@ function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   const resident = Object.values(plan.sections).filter((s) => s.placement === "resident").reduce((sum, s) => sum + s.storedBytes, 0n);
   assert.equal(plan.residentBytes, resident);
   assert.ok(plan.groupSize >= 1n && plan.groupSize <= plan.batch, `group ${plan.groupSize} of a batch of ${plan.batch}`);
+  // Only streamed sections are pinned, only by the CUDA engine, and the host budget holds them.
+  const pinned = Object.values(plan.sections).filter((s) => s.pinned);
+  assert.ok(pinned.every((s) => s.placement === "streamed" && plan.backend === "cuda"), "pinned sections are streamed (CUDA)");
+  assert.ok(pinned.reduce((sum, s) => sum + s.storedBytes, 0n) <= plan.hostBytes, "the host bytes count the pinned points");
+  assert.ok(plan.hostBytes <= plan.hostBudget, `host ${plan.hostBytes} within ${plan.hostBudget}`);
 }
 
 test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, or a refusal naming the minimum", needs(...api), () => {
@@ -88,6 +93,27 @@ test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, o
     refusedWith("OUT_OF_MEMORY", new RegExp(`at least ${minimum} bytes`)),
   );
   assert.ok(fitted > 0 || minimum > BigInt(80 * GiB), "a budget above the minimum fits");
+});
+
+test("the host budget decides which streamed sections are pinned: none in one byte, some in 64 GiB, all in 256 GiB, never a slower prediction for more", needs(...api), () => {
+  const pinnedOf = (plan: MemoryPlan) => Object.entries(plan.sections).filter(([, s]) => s.pinned).map(([name]) => name);
+  const streamedOf = (plan: MemoryPlan) => Object.entries(plan.sections).filter(([, s]) => s.placement === "streamed").map(([name]) => name);
+  let before = Number.POSITIVE_INFINITY;
+  const seen: string[] = [];
+  for (const host of [1, 16 * GiB, 64 * GiB, 256 * GiB]) {
+    const plan = planMemory({ backend: "cuda", key: porep27, batch: 10, memoryBudget: 24 * GiB, hostMemoryBudget: host });
+    assertConsistent(plan, BigInt(24 * GiB));
+    const predicted = Number(plan.predictedExtraNs);
+    assert.ok(predicted <= before, `host ${host}: +${predicted} ns, not above +${before}`);
+    before = predicted;
+    const pinned = pinnedOf(plan), streamed = streamedOf(plan);
+    assert.ok(streamed.length > 0, "24 GiB streams the 2^27 key");
+    if (host === 1) assert.deepEqual(pinned, [], "no host memory, nothing pinned");
+    if (host === 64 * GiB) assert.ok(pinned.length > 0 && pinned.length < streamed.length, `64 GiB pins some: ${pinned} of ${streamed}`);
+    if (host === 256 * GiB) assert.deepEqual(pinned, streamed, "256 GiB pins every streamed section");
+    seen.push(`${host}: ${pinned.join(" ") || "none"}`);
+  }
+  assert.equal(seen.length, 4, seen.join("; "));
 });
 
 test("proofs overlap, when asked, where the plan keeps everything resident and has a second proof's buffers left over", needs(...api), () => {

@@ -59,6 +59,14 @@ const backend = option("backend", "cuda") as "cuda" | "cpu";
 const constraints = 2 ** log2 - 16;
 const circuit = { curve, profile: "porep" as const, constraints, publicInputs: 4, seed: 1 };
 const gib = (b: number | bigint) => (Number(b) / 2 ** 30).toFixed(2);
+/** " (points pinned: A C H; B2 from the key)": which streamed sections are pinned on the host. */
+function pinnedText(p: MemoryPlan): string {
+  const streamed = Object.entries(p.sections).filter(([, s]) => s.placement === "streamed");
+  if (streamed.length === 0) return "";
+  const pinned = streamed.filter(([, s]) => s.pinned).map(([n]) => n);
+  const fromKey = streamed.filter(([, s]) => !s.pinned).map(([n]) => n);
+  return ` (points pinned: ${pinned.join(" ") || "none"}${fromKey.length ? `; ${fromKey.join(" ")} from the key` : ""})`;
+}
 const s = (ms: number) => (ms / 1000).toFixed(1);
 const log = (line: string) => console.log(`[${s(performance.now())} s] ${line}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -141,7 +149,7 @@ const planText = (p: MemoryPlan) =>
   `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
   `stream buffers ${gib(p.streamBufferBytes)}, ${p.nttVectors} vectors ${gib(BigInt(p.nttVectors) * p.vectorBytes)}` +
   `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}` +
-  `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}${p.hCopies ? `, ${p.hCopies} H copies ${gib(p.hCopiesBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${p.pointsPinned ? " (points pinned)" : ""}; ` +
+  `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}${p.hCopies ? `, ${p.hCopies} H copies ${gib(p.hCopiesBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${pinnedText(p)}; ` +
   `groups of up to ${p.groupMax}; ${Object.entries(p.sections).map(([name, x]) => `${name} ${x.placement}`).join(", ")}`;
 
 const rows: Array<{ label: string; perCircuit: number; peak: number; rss: number; plan: MemoryPlan; same: boolean; overlap: number }> = [];

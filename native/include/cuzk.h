@@ -69,8 +69,10 @@ extern "C" {
  *     cuzk_prover_options grew h_copies and the CUZK_PROVER_* flags; CUZK_CONTEXT_G2_ON_CPU;
  *     one proving entry point, cuzk_prove, taking a cuzk_prove_args struct (cuzk_prove_list and
  *     cuzk_prove_abc are its inputs CUZK_INPUT_WITNESS_LIST and CUZK_INPUT_ABC);
- *     the header ordered by topic. */
-#define CUZK_ABI_VERSION 4
+ *     the header ordered by topic.
+ *  4: cuzk_prover_options memory and host budgets, chunk_points; cuzk_memory_plan, cuzk_plan_memory.
+ *  5: cuzk_memory_plan.points_pinned (all or none) became pinned_sections (a mask of sections). */
+#define CUZK_ABI_VERSION 5
 
 /* Defined in the last section; taken by the long calls of the sections before it. */
 typedef struct cuzk_progress cuzk_progress;
@@ -401,8 +403,8 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
 /* An engine's memory plan. Every large buffer has a chunked form the plan may choose: the MSMs run
  * over chunks of msm_chunk_points points (their scratch sized by the chunk, partial sums added),
  * a streamed section comes up chunk by chunk into two chunk buffers (from pinned host memory when
- * host_budget holds it, else from the key). Of the plans that fit the budget, the one predicted to
- * cost the least time per proof. */
+ * host_budget holds it, else from the key: the plan chooses which sections to pin). Of the plans
+ * that fit the budget, the one predicted to cost the least time per proof. */
 typedef struct cuzk_memory_plan {
   uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 400 */
   uint32_t backend;                  /* cuzk_backend of the engine */
@@ -415,7 +417,9 @@ typedef struct cuzk_memory_plan {
   uint64_t key_host_bytes;           /* host memory the key holds (the file, less sections on demand) */
   uint64_t points_dropped;           /* points at infinity not stored, all sections together */
   uint32_t placement[CUZK_POINT_SECTIONS]; /* CUZK_PLACEMENT_* */
-  uint32_t points_pinned;            /* 1: the streamed points are copied once to pinned host memory */
+  uint32_t pinned_sections;          /* bit s (1 << s, s a section's index): streamed section s is copied
+                                        once to pinned host memory; a streamed section without its bit
+                                        is packed from the key on the host per group */
   uint64_t points[CUZK_POINT_SECTIONS];   /* points of each section in the key */
   uint64_t infinity[CUZK_POINT_SECTIONS]; /* of which at infinity (0 in a plan of a described key) */
   uint64_t stored[CUZK_POINT_SECTIONS];   /* points the engine holds (a few infinities may be kept where

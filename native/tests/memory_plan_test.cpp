@@ -9,12 +9,16 @@
 #include <string>
 
 #include "check.hpp"
+#include "cuda/engine/gpu_costs.hpp"
 #include "cuzk.h"
+#include "engine/memory_plan.hpp"
+#include "setup/synth.hpp"
 
 
 namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
+constexpr int kSectionsForNames = CUZK_POINT_SECTIONS;
 
 struct Planned {
   cuzk_status st = CUZK_ERR_INTERNAL;
@@ -92,6 +96,15 @@ void check_plan(const Planned& p, uint64_t budget) {
     }
     CHECK(resident == p.plan.resident_bytes && streamed == p.plan.streamed_bytes_per_proof);
     CHECK(p.plan.host_bytes <= p.plan.host_budget);
+    // Only streamed sections are pinned, only on the CUDA engine, and the host holds them.
+    uint64_t pinned = 0;
+    for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
+      if (p.plan.pinned_sections >> s & 1u) {
+        CHECK(p.plan.placement[s] == CUZK_PLACEMENT_STREAMED && p.plan.backend == CUZK_BACKEND_CUDA);
+        pinned += p.plan.stored_bytes[s];
+      }
+    CHECK(p.plan.pinned_sections >> CUZK_POINT_SECTIONS == 0);
+    CHECK(pinned <= p.plan.host_bytes);
   } else {
     CHECK(p.st == CUZK_ERR_OUT_OF_MEMORY);
     CHECK(p.plan.min_budget > budget);
@@ -186,6 +199,83 @@ void seed_workload() {
 }
 
 // Random shapes of both backends and curves, budgets around each one's minimum.
+// The seed's workload at 24 GiB by host budget: the plan pins what the host holds, section by
+// section (the rest is packed from the key per group), and a larger host budget never predicts a
+// slower plan. At 40 GiB the streamed points (~45 GiB) do not all fit: some are pinned.
+void pinned_by_host_budget() {
+  static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
+  const cuzk_plan_request r = porep(CUZK_CURVE_BLS12_381, 27, 10);
+  uint64_t previous_ns = UINT64_MAX;
+  for (uint64_t gib : {0, 8, 16, 24, 40, 48, 64, 96, 256}) {
+    const Planned p = plan(r, 24 * kGiB, gib ? gib * kGiB : 1);  // 0 is automatic: one byte is none
+    check_plan(p, 24 * kGiB);
+    CHECK(p.st == CUZK_OK);
+    if (p.st != CUZK_OK) continue;
+    CHECK(p.plan.predicted_extra_ns <= previous_ns);
+    previous_ns = p.plan.predicted_extra_ns;
+    uint64_t pinned = 0;
+    std::string which;
+    for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
+      if (p.plan.pinned_sections >> s & 1u) {
+        pinned += p.plan.stored_bytes[s];
+        which += std::string(" ") + names[s];
+      }
+    if (gib == 0) CHECK(p.plan.pinned_sections == 0);
+    if (gib == 256) CHECK(pinned == p.plan.streamed_bytes_per_proof);
+    std::printf("24 GiB, host %3" PRIu64 " GiB: pinned%s (%.2f of %.2f GiB streamed), groups of up to %" PRIu64
+                ", +%.0f ms predicted\n",
+                gib, which.empty() ? " none" : which.c_str(), pinned / (double)kGiB,
+                p.plan.streamed_bytes_per_proof / (double)kGiB, p.plan.group_max, p.plan.predicted_extra_ns / 1e6);
+  }
+}
+
+// The same key read at each PointSource's rate (in memory, a file, the development key's
+// generator) under host budgets that hold some of its streamed points: the slower the key, the
+// fewer bytes a proof packs from it (pinned sections, or larger groups: a group's kept H scalars
+// take host memory too). Printed as a table.
+void pinned_by_key_rate() {
+  namespace engine = cuzk::engine;
+  static const char* names[kSectionsForNames] = {"A", "B1", "B2", "C", "H"};
+  cuzk::setup::SynthParams params;
+  params.curve = CUZK_CURVE_BLS12_381;
+  params.profile = CUZK_SYNTH_POREP;
+  params.n_constraints = (1u << 27) - 16;
+  params.n_public = 4;
+  cuzk::setup::SynthShape synth;
+  std::string err;
+  CHECK(cuzk::setup::synth_shape(params, synth, err) == CUZK_OK);
+  engine::KeyShape shape = engine::describe_key(params.curve, synth.n_wires, params.n_public, params.n_constraints,
+                                                synth.n_terms[0] + synth.n_terms[1]);
+  shape.coef_values = 8;
+  engine::PlanLimits lim;
+  lim.budget = 24 * kGiB;
+  lim.batch = 10;
+  int partial = 0;
+  for (uint64_t host : {40, 64, 80, 96}) {
+    lim.host_budget = host * kGiB;
+    double from_key_before = 1e300;
+    for (double rate : {6e9, 2e9, 0.6e9}) {
+      shape.key_read_bytes_per_s = rate;
+      engine::MemoryPlan p;
+      CHECK(engine::plan_memory(cuzk::cuda::gpu_costs(shape, false), lim, p, err) == CUZK_OK);
+      const uint64_t pinned = p.pinned_bytes();
+      CHECK(p.host_bytes <= lim.host_budget);
+      const double from_key = (double)(p.streamed_bytes() - pinned) / (double)p.group;
+      CHECK(from_key <= from_key_before);
+      from_key_before = from_key;
+      partial += pinned > 0 && pinned < p.streamed_bytes();
+      std::string which;
+      for (int s = 0; s < kSectionsForNames; s++)
+        if (p.pinned_section((engine::PointSection)s)) which += std::string(" ") + names[s];
+      std::printf("24 GiB, host %2" PRIu64 " GiB, key at %.1f GB/s: pinned%s (%.2f of %.2f GiB), groups of %" PRIu64
+                  ", %.2f GiB a proof from the key, +%.0f ms predicted\n",
+                  host, rate / 1e9, which.empty() ? " none" : which.c_str(), pinned / (double)kGiB,
+                  p.streamed_bytes() / (double)kGiB, p.group, from_key / (double)kGiB, p.predicted_extra_s * 1e3);
+    }
+  }
+  CHECK(partial > 0);  // some of these budgets pin some sections and not others
+}
+
 void random_shapes() {
   uint64_t x = 0x9e3779b97f4a7c15ull;
   auto next = [&] {
@@ -194,7 +284,7 @@ void random_shapes() {
     x ^= x << 17;
     return x;
   };
-  int planned = 0, refused = 0;
+  int planned = 0, refused = 0, host_plans = 0;
   for (int i = 0; i < 400; i++) {
     cuzk_plan_request r{};
     r.struct_size = sizeof r;
@@ -228,12 +318,34 @@ void random_shapes() {
     CHECK(least.st == CUZK_OK);
     if (least.st == CUZK_OK && r.backend == CUZK_BACKEND_CUDA)
       CHECK(least.plan.ntt_vectors == 2 || least.plan.shared_bytes >= 3 * least.plan.vector_bytes);
+    // A host budget that grows never predicts a slower plan; one byte (0 is automatic) pins
+    // nothing, the widest every streamed section.
+    if (r.backend == CUZK_BACKEND_CUDA && least.st == CUZK_OK && least.plan.streamed_bytes_per_proof) {
+      const uint64_t streamed = least.plan.streamed_bytes_per_proof;
+      uint64_t before_ns = UINT64_MAX;
+      for (uint64_t host : {uint64_t{1}, streamed / 3, streamed / 2, streamed - 1, streamed * 2, uint64_t{1} << 40}) {
+        const Planned h = plan(r, lo, host);
+        check_plan(h, lo);
+        if (h.st != CUZK_OK) continue;  // rows in chunks need their host copy
+        CHECK(h.plan.predicted_extra_ns <= before_ns);
+        before_ns = h.plan.predicted_extra_ns;
+        if (host == 1) CHECK(h.plan.pinned_sections == 0);
+        if (host == 1ull << 40) {
+          uint32_t streamed_mask = 0;
+          for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
+            if (h.plan.placement[s] == CUZK_PLACEMENT_STREAMED) streamed_mask |= 1u << s;
+          CHECK(h.plan.pinned_sections == streamed_mask);
+        }
+        host_plans++;
+      }
+    }
     const Planned short_one = plan(r, lo - 1, 1ull << 40);
     check_plan(short_one, lo - 1);
     refused += short_one.st == CUZK_ERR_OUT_OF_MEMORY;
     CHECK(short_one.st == CUZK_ERR_OUT_OF_MEMORY);
   }
-  std::printf("random shapes: %d plans within their budgets, %d budgets one byte short refused\n", planned, refused);
+  std::printf("random shapes: %d plans within their budgets, %d budgets one byte short refused, %d plans by host budget\n",
+              planned, refused, host_plans);
 }
 
 void bad_requests() {
@@ -298,6 +410,8 @@ void bad_requests() {
 
 int main() {
   seed_workload();
+  pinned_by_host_budget();
+  pinned_by_key_rate();
   random_shapes();
   bad_requests();
   return cuzk_test::finish("memory_plan_test");

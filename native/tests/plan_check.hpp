@@ -32,7 +32,7 @@ struct PlanAttempt {
 template <class Between>
 PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
                               uint32_t flags, Between&& between, uint32_t prover_flags = 0,
-                              uint32_t chunk_points = 0) {
+                              uint32_t chunk_points = 0, uint64_t host_budget = 0) {
   PlanAttempt a;
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, nullptr, 0);
@@ -42,6 +42,7 @@ PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget,
   opt.memory_budget = budget;
   opt.h_copies = CUZK_H_COPIES_AUTO;
   opt.chunk_points = chunk_points;
+  opt.host_memory_budget = host_budget;
   cuzk_prover* prover = nullptr;
   a.create = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, a.err, sizeof a.err);
   between();

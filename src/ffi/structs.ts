@@ -166,7 +166,7 @@ export const MEMORY_PLAN_LAYOUT = {
     key_host_bytes: { offset: 48, type: "u64" },
     points_dropped: { offset: 56, type: "u64" },
     placement: { offset: 64, type: "u32", count: 5 },
-    points_pinned: { offset: 84, type: "u32" },
+    pinned_sections: { offset: 84, type: "u32" },
     points: { offset: 88, type: "u64", count: 5 },
     infinity: { offset: 128, type: "u64", count: 5 },
     stored: { offset: 168, type: "u64", count: 5 },

@@ -24,7 +24,7 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
 static_assert(sizeof(cuzk_memory_plan) == 400 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
                   offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, h_copies_bytes) == 384 &&
                   offsetof(cuzk_memory_plan, h_copies) == 392 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
-                  offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, points_pinned) == 84 &&
+                  offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, pinned_sections) == 84 &&
                   offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
                   offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
                   offsetof(cuzk_memory_plan, rows_bytes) == 248 && offsetof(cuzk_memory_plan, predicted_extra_ns) == 336,
@@ -322,7 +322,7 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->stream_buffer_bytes = p.stream_buffer_bytes();
   out->streamed_bytes_per_proof = p.streamed_bytes();
   out->key_host_bytes = key_host_bytes;
-  out->points_pinned = p.points_pinned ? 1 : 0;
+  out->pinned_sections = p.pinned;
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
     out->placement[s] = p.placement[s];
     out->points[s] = p.points[s];

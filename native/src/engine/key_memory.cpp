@@ -157,6 +157,7 @@ void shape_of(const ZkeyGroth16& z, const CompactKey& key, KeyShape& out) {
     out.points[i] = z.point_count((PointSection)i);
     out.infinity[i] = key.infinity[i];
   }
+  out.key_read_bytes_per_s = z.source ? z.source->read_bytes_per_s() : 0;
   out.index_count = 0;
   for (int g = 0; g < kPointGroups; g++) {
     const Support& sup = key.support[g];

@@ -65,6 +65,13 @@ uint64_t MemoryPlan::bytes_where(Placement where) const {
   return b;
 }
 
+uint64_t MemoryPlan::pinned_bytes() const {
+  uint64_t b = 0;
+  for (int s = 0; s < kSections; s++)
+    if (pinned_section((PointSection)s)) b += stored_bytes[s];
+  return b;
+}
+
 uint64_t MemoryPlan::streamed_point_bytes(PointGroup g) const {
   uint64_t b = 0;
   for (int s = 0; s < kSections; s++)
@@ -99,9 +106,10 @@ uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only) {
 
 namespace {
 
-// The plan of one shape and one resident set, with its group, host bytes, traffic and cost.
-MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, bool share,
-                    MemoryPlan p) {
+// The plan of one shape, one resident set and one set of pinned streamed sections into `p`, with
+// its group, host bytes, traffic and cost; false when the pinned sections do not fit the host budget.
+bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, uint32_t pinned,
+              bool share, MemoryPlan& p) {
   p.msm_chunk = 1ull << sh.chunk_log;
   p.vectors = sh.vectors;
   p.msm_workspace = c.msm_workspace[sh.chunk_log];
@@ -112,13 +120,17 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   const uint64_t streamed_bytes = p.streamed_bytes();
   if (streamed_bytes) p.msm_workspace += c.stream_scalars[sh.chunk_log];
   const bool h_streams = streamed(p, formats::kSecH);
-  // Streamed points are copied once to pinned host memory when the host budget holds them (else
-  // read from the key per group); the H scalars a group keeps go to the host (GPU) or the room.
-  // Rows read in chunks come from a pinned copy on the host (GPU) or from the key (CPU).
+  // A streamed section is copied once to pinned host memory when it is in `pinned` and the host
+  // budget holds it (GPU), else packed from the key per group; the H scalars a group keeps go to
+  // the host (GPU) or the room. Rows read in chunks come from a pinned copy on the host (GPU) or
+  // from the key (CPU).
   const uint64_t host_rows = sh.rows_chunk && c.kept_on_host ? c.rows : 0;
   const uint64_t host_left = lim.host_budget > host_rows ? lim.host_budget - host_rows : 0;
-  p.points_pinned = c.kept_on_host && streamed_bytes && streamed_bytes <= host_left;
-  p.host_bytes = host_rows + (p.points_pinned ? streamed_bytes : 0);
+  p.pinned = c.kept_on_host ? pinned : 0;
+  for (int s = 0; s < kSections; s++)
+    if (!streamed(p, (PointSection)s)) p.pinned &= ~(1u << s);
+  if (p.pinned != (c.kept_on_host ? pinned : 0u) || p.pinned_bytes() > host_left) return false;
+  p.host_bytes = host_rows + p.pinned_bytes();
   uint64_t group = kMaxGroup;
   if (h_streams && c.h_kept_per_proof) {
     const uint64_t room = c.kept_on_host ? (lim.host_budget > p.host_bytes ? lim.host_budget - p.host_bytes : 0) : p.room();
@@ -143,10 +155,13 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
     p.phase_slack = stream_phase > proof_phase ? stream_phase - proof_phase : 0;
   }
   if (c.kept_on_host && h_streams && (p.group > 1 || p.phases_shared)) p.host_bytes += p.group * c.h_kept_per_proof;
-  // Traffic per proof: each streamed section once per group, the scalars of each streamed
-  // section per proof (once for a group's sections when they stream together), the H scalars out and back when kept on the host, the
-  // rows per proof when chunked.
-  double link = (double)streamed_bytes / (double)p.group;
+  // Traffic per proof: each streamed section once per group (ceil(batch / group) reads shared by
+  // the batch's proofs: a group of 9 in a batch of 10 reads twice), the scalars of each streamed
+  // section per proof (once for a group's sections when they stream together), the H scalars out
+  // and back when kept on the host, the rows per proof when chunked.
+  const uint64_t batch = std::max<uint64_t>(lim.batch, 1);
+  const double reads_per_proof = (double)((batch + p.group - 1) / p.group) / (double)batch;
+  double link = (double)streamed_bytes * reads_per_proof;
   for (int g = 0; g < kPointGroups; g++) {
     uint64_t scalars = 0;
     for (int s = 0; s < kSections; s++)
@@ -166,10 +181,13 @@ MemoryPlan evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
   const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
-  p.predicted_extra_s = link / c.link_bytes_per_s + (double)extra_chunks * c.chunk_cost_s +
+  // What is not pinned is packed from the key once per group (GPU; the CPU engine's link is the key).
+  const double from_key = c.kept_on_host ? (double)(streamed_bytes - p.pinned_bytes()) * reads_per_proof : 0.0;
+  p.predicted_extra_s = link / c.link_bytes_per_s + from_key / c.key_read_bytes_per_s +
+                        (double)extra_chunks * c.chunk_cost_s +
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
-                        (p.phases_shared ? c.phase_switch_s / (double)p.group : 0.0);
-  return p;
+                        (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
+  return true;
 }
 
 // Copies of the H points into `p` (h_copies...): none unless H is resident in one chunk; as many
@@ -203,6 +221,23 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
   p.h_copies_window = c.h_copies_window[t];
   p.h_copies_bytes = (uint64_t)(p.h_copies - 1) * c.h_copy_bytes;
   return CUZK_OK;
+}
+
+// Bytes of the sections in mask `sections`.
+uint64_t pinned_bytes_of(const MemoryPlan& p, uint32_t sections) {
+  uint64_t b = 0;
+  for (int s = 0; s < kSections; s++)
+    if (sections >> s & 1u) b += p.stored_bytes[s];
+  return b;
+}
+
+// Of two plans predicted to cost the same: the larger MSM chunk, then the larger row chunk, then
+// fewer resident bytes, then fewer host bytes.
+bool wins_tie(const MemoryPlan& p, const MemoryPlan& best) {
+  if (p.msm_chunk != best.msm_chunk) return p.msm_chunk > best.msm_chunk;
+  if (p.rows_chunk != best.rows_chunk) return p.rows_chunk > best.rows_chunk;
+  if (p.resident_bytes() != best.resident_bytes()) return p.resident_bytes() < best.resident_bytes();
+  return p.host_bytes < best.host_bytes;
 }
 
 }  // namespace
@@ -254,24 +289,32 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     for (uint64_t rows_chunk : row_choices) {
       for (uint32_t vectors = 3; vectors >= fewest; vectors--) {
       for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
+      if ((resident & ~held) || (lim.stream_all && resident)) continue;
+      // The pinned sets to try (GPU): all the streamed sections when the host holds them beside
+      // the judged batch's kept H scalars (nothing else can cost less); else every subset.
+      const uint32_t can_pin = c.kept_on_host ? held & ~resident : 0;
+      const uint64_t host_rows = rows_chunk && c.kept_on_host ? c.rows : 0;
+      const uint64_t kept_h = (can_pin >> formats::kSecH & 1u) ? plan.batch * c.h_kept_per_proof : 0;
+      const bool pin_all = pinned_bytes_of(plan, can_pin) + host_rows + kept_h <= lim.host_budget;
+      for (uint32_t pinned = can_pin;; pinned = pin_all ? 0 : (pinned - 1) & can_pin) {
+      const bool pins_fit = pinned_bytes_of(plan, pinned) + host_rows <= lim.host_budget;
       for (bool share : {false, true}) {
-        if ((resident & ~held) || (lim.stream_all && resident)) continue;
+        if (!pins_fit) break;
         if (share && !c.phases_share) continue;
-        MemoryPlan p = evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, share, plan);
+        MemoryPlan p = plan;
+        if (!evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, pinned, share, p)) continue;
         if (share && !p.phases_shared) continue;
         if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
-                            (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 &&
-                             (p.msm_chunk > best.msm_chunk ||
-                              (p.msm_chunk == best.msm_chunk &&
-                               (p.rows_chunk > best.rows_chunk ||
-                                (p.rows_chunk == best.rows_chunk && p.resident_bytes() < best.resident_bytes())))));
+                            (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 && wins_tie(p, best));
         if (better) {
           best = p;
           found = true;
         }
+      }
+      if (pinned == 0 || pin_all) break;
       }
       }
       }
@@ -290,7 +333,8 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     return st;
   }
   // Nothing fits: name the minimum and what it is made of.
-  MemoryPlan all_resident = evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, false, plan);
+  MemoryPlan all_resident = plan;
+  evaluate(c, lim, Shape{hi, row_choices.front(), 3}, held, 0, false, all_resident);
   plan.min_budget = least;
   err = std::string("the key does not fit the ") + c.memory + " memory budget of " + bytes_text(lim.budget) +
         ": it needs at least " + bytes_text(least) + " (buffers every plan needs " + bytes_text(c.fixed) +

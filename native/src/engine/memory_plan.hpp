@@ -54,6 +54,9 @@ struct KeyShape {
   uint64_t infinity[kSections] = {};
   uint64_t support[kPointGroups] = {};  // stored points of each group
   uint64_t index_count = 0;       // support indices held (groups that drop points)
+  // How fast streamed points are read from the key where they are not pinned (its PointSource's
+  // rate; 0: unknown, taken as a key whose points are in memory).
+  double key_read_bytes_per_s = 0;
   // Per chunk of 2^k points, the widest range of scalar indices one chunk of a support covers
   // (0: unknown, taken as the group's whole length).
   uint64_t span[32] = {};
@@ -85,6 +88,9 @@ struct EngineCosts {
   uint32_t stream_buffers = 2;    // chunk buffers a streamed section comes up through
   bool streams_groups = false;    // a group's streamed sections come up together (one buffer holds them all)
   double link_bytes_per_s = 25e9; // the engine's read rate for streamed bytes (PCIe, or a file)
+  // GPU: how fast a streamed section that is not pinned is packed from the key on the host (its
+  // points in memory, its file, or its generator), beside the link.
+  double key_read_bytes_per_s = 6e9;
   double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
   double row_chunk_cost_s = 30e-6;  // the fixed cost of one more chunk of rows read (its copies, its launch)
   // The engine can hand the memory of a proof's own work (the witness on it, the NTT vectors, the
@@ -141,7 +147,8 @@ struct MemoryPlan {
   uint64_t group = 1;               // proofs of the judged batch that share one read of each streamed section
   uint64_t group_max = 1;           // the most proofs whose kept scalars fit (a batch's group: up to this)
   uint64_t host_bytes = 0;          // host memory the plan takes: pinned streamed points, kept H scalars
-  bool points_pinned = false;       // the streamed points are copied to pinned host memory once
+  uint32_t pinned = 0;              // bit s: streamed section s is copied to pinned host memory once
+                                    // (the others are packed from the key per group)
   uint32_t stream_buffers = 2;      // chunk buffers of the widest streamed point
   bool streams_groups = false;      // a chunk buffer holds a group's streamed sections together
   bool phases_shared = false;       // a proof's work and a group's streamed sums take turns in shared_bytes
@@ -158,6 +165,8 @@ struct MemoryPlan {
 
   uint64_t resident_bytes() const { return bytes_where(kResident); }
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
+  bool pinned_section(PointSection s) const { return placement[s] == kStreamed && (pinned >> s & 1u); }
+  uint64_t pinned_bytes() const;
   // Bytes of one point of each streamed section of group g together.
   uint64_t streamed_point_bytes(PointGroup g) const;
   // Chunk buffers (two: one filling while the other is summed) of the widest streamed point, or of

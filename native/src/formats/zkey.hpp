@@ -40,6 +40,9 @@ class PointSource {
     (void)s, (void)first, (void)count, (void)marks;
     return false;
   }
+  // About how fast read() delivers points (bytes a second), for the memory plan's choice between
+  // reading a streamed section from here per group and pinning a copy of it once.
+  virtual double read_bytes_per_s() const = 0;
 };
 
 struct ZkeyGroth16 {
@@ -106,6 +109,7 @@ class FilePoints final : public PointSource {
     const uint64_t pb = key_.point_bytes(s);
     return file_.read_at(key_.points_offset[s] + first * pb, count * pb, dst, err);
   }
+  double read_bytes_per_s() const override { return 2e9; }  // a local disk, or the page cache
 
  private:
   const FileBytes& file_;

@@ -32,13 +32,13 @@ struct Attempt : cuzk_test::PlanAttempt {
 };
 
 Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std::vector<uint8_t>& wtns,
-                   uint32_t flags, uint32_t prover_flags = 0, uint32_t chunk_points = 0) {
+                   uint32_t flags, uint32_t prover_flags = 0, uint32_t chunk_points = 0, uint64_t host_budget = 0) {
   Attempt a;
   const size_t free_before = device_free();
   const double t0 = now_ms();
   static_cast<cuzk_test::PlanAttempt&>(a) = cuzk_test::prove_with_budget(
       ctx, key, budget, wtns, flags, [&] { a.device_used = free_before - std::min(free_before, device_free()); },
-      prover_flags, chunk_points);
+      prover_flags, chunk_points, host_budget);
   a.ms = now_ms() - t0;
   for (int ph : {CUZK_PHASE_MSM_B1, CUZK_PHASE_MSM_B2})
     a.msm_b_ms += (a.timings.phases[ph].end_ns - a.timings.phases[ph].start_ns) / 1e6;
@@ -93,6 +93,26 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
     EXPECT(chunked_streamed.create == CUZK_OK && chunked_streamed.prove == CUZK_OK &&
                chunked_streamed.proof == ref.proof,
            "%s: streamed in chunks of %u points: %s", where.c_str(), CUZK_CHUNK_POINTS_MIN, chunked_streamed.err);
+
+    // A host budget of half the streamed points: some sections pinned on the host, the others
+    // packed from the key chunk by chunk (a group's sections come up together either way).
+    {
+      const uint64_t half = streamed.plan.streamed_bytes_per_proof / 2;
+      Attempt some = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_STREAM_ALL, CUZK_CHUNK_POINTS_MIN,
+                                half);
+      uint32_t all = 0;
+      for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
+        if (some.plan.stored_bytes[s] && some.plan.placement[s] == CUZK_PLACEMENT_STREAMED) all |= 1u << s;
+      EXPECT(some.create == CUZK_OK && some.prove == CUZK_OK && some.proof == ref.proof,
+             "%s: streamed with half the points pinned: %s", where.c_str(), some.err);
+      EXPECT(some.create != CUZK_OK || (some.plan.pinned_sections != 0 && some.plan.pinned_sections != all),
+             "%s: a host budget of half the streamed points pinned sections %#x of %#x", where.c_str(),
+             some.plan.pinned_sections, all);
+      // One byte of host memory (0 is automatic): nothing pinned, every chunk packed from the key.
+      Attempt none = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK, CUZK_PROVER_STREAM_ALL, CUZK_CHUNK_POINTS_MIN, 1);
+      EXPECT(none.create == CUZK_OK && none.prove == CUZK_OK && none.proof == ref.proof && none.plan.pinned_sections == 0,
+             "%s: streamed with nothing pinned (sections %#x): %s", where.c_str(), none.plan.pinned_sections, none.err);
+    }
 
     // The A/B rows read in chunks per proof (the smallest chunk the plan allows: many per proof).
     Attempt rows_chunked = prove_with(gpu, key, 0, wtns, CUZK_PROVE_SELF_CHECK,

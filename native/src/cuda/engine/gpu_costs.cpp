@@ -53,6 +53,7 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.h_kept_per_proof = nd * fr;
   c.kept_on_host = true;
   c.link_bytes_per_s = 25e9;  // PCIe 4/5 x16 from pinned memory, conservatively
+  if (key.key_read_bytes_per_s > 0) c.key_read_bytes_per_s = key.key_read_bytes_per_s;
   c.streams_groups = true;    // A with C, B1 with B2: one plan per chunk for both
   c.chunk_cost_s = 5e-3;      // one more chunk of a section: its plan, sort and bucket reduction
   // A group's streamed sums take the memory of the witness, the NTT vectors and the row chunks

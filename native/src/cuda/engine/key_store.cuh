@@ -112,7 +112,7 @@ class GpuKeyStore {
     // The upload's units: the rows, the supports' indices and the points held, in bytes.
     uint64_t index_bytes = 0;
     for (const engine::Support& sup : compact_.support) index_bytes += sup.all ? 0 : sup.index.size() * 4;
-    const uint64_t pinned_points = plan_.points_pinned ? plan_.streamed_bytes() : 0;
+    const uint64_t pinned_points = plan_.pinned_bytes();
     progress.set_total(plan_.rows_bytes + index_bytes + plan_.resident_bytes() + pinned_points);
     if (coef_table_.fits) {
       CUZK_TRY(table_.ensure(coef_table_.values.size() * sizeof(F) + 16, err));
@@ -145,7 +145,7 @@ class GpuKeyStore {
       if (plan_.placement[s] == engine::kResident) {
         CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
         CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
-      } else if (plan_.points_pinned) {
+      } else if (plan_.pinned_section(s)) {
         CUZK_TRY(pin_section(s, progress, err));
       }
     }
@@ -261,14 +261,16 @@ class GpuKeyStore {
       return CUZK_ERR_INTERNAL;
     }
     CUZK_TRY(after_device_work(points_free_[slot], copy_stream_, err));
-    if (!plan_.points_pinned) {
+    bool packs = false;  // some section comes from the key, through the slot's pinned pack buffer
+    for (PointSection s : secs) packs |= !plan_.pinned_section(s);
+    if (packs) {
       CUZK_TRY(ensure_pack_buffers(slot_bytes(), err));
       CUZK_CU(cudaEventSynchronize(pack_ev_[slot]));
     }
     for (size_t i = 0; i < secs.size(); i++) {
       const PointSection s = secs[i];
       const uint64_t pb = plan_.point_bytes[s], at = section_offset(secs, i);
-      if (plan_.points_pinned) {
+      if (plan_.pinned_section(s)) {
         CUZK_CU(cudaMemcpyAsync(dst + at, static_cast<uint8_t*>(host_points_[s]) + first * pb, count * pb,
                                 cudaMemcpyHostToDevice, copy_stream_));
       } else {
@@ -278,7 +280,7 @@ class GpuKeyStore {
         CUZK_CU(cudaMemcpyAsync(dst + at, packed, count * pb, cudaMemcpyHostToDevice, copy_stream_));
       }
     }
-    if (!plan_.points_pinned) CUZK_CU(cudaEventRecord(pack_ev_[slot], copy_stream_));
+    if (packs) CUZK_CU(cudaEventRecord(pack_ev_[slot], copy_stream_));
     CUZK_CU(cudaEventRecord(loaded_[slot], copy_stream_));
     return CUZK_OK;
   }
