@@ -159,12 +159,13 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   uint8_t r[kBatch * 32] = {}, s[kBatch * 32] = {};
   for (size_t i = 0; i < kBatch; i++) r[i * 32] = (uint8_t)(7 + i), s[i * 32] = (uint8_t)(11 + i);
   auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, uint32_t flags, cuzk_memory_plan* plan,
-                         cuzk_timings* timings, const uint8_t* values_in = nullptr) {
+                         cuzk_timings* timings, const uint8_t* values_in = nullptr,
+                         int32_t h_copies = CUZK_H_COPIES_AUTO) {
     cuzk_prover_options opt{};
     opt.struct_size = sizeof opt;
     opt.flags = flags;
     opt.memory_budget = budget;
-    opt.h_copies = CUZK_H_COPIES_AUTO;
+    opt.h_copies = h_copies;
     cuzk_prover* prover = nullptr;
     std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0);
     cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
@@ -275,6 +276,22 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   }
   // Overlapped: proof 3's check fails as its front is about to be queued beside proof 2's MSMs.
   refuses_bad_witness(whole, CUZK_PROVER_OVERLAP, 0, "resident, CUZK_PROVER_OVERLAP");
+  // One after another with no room for a second witness buffer (the resident plan's total without
+  // H copies, and half a witness more): the next witness comes up into the same buffer once the
+  // A, B and C sums are done, beside the H MSM (CUDA). The same proofs; a bad witness in proof 3
+  // is still refused naming it.
+  {
+    cuzk_memory_plan roomy{}, tight{};
+    prove_batch(ctx, whole, 0, 0, &roomy, nullptr, nullptr, 0);
+    const uint64_t budget = roomy.total_bytes + record / 2;
+    const std::vector<uint8_t> proofs = prove_batch(ctx, whole, budget, 0, &tight, nullptr, nullptr, 0);
+    const bool no_second = tight.budget >= tight.total_bytes && tight.budget - tight.total_bytes < record;
+    const bool ok = proofs == ref && count_placement(tight, CUZK_PLACEMENT_STREAMED) == 0 && no_second;
+    failures += !ok;
+    std::printf("%s, resident, room for half a witness: %s\n", label.c_str(),
+                ok ? "proofs identical" : proofs == ref ? "WRONG PLAN (streams, or room for a second witness)" : "WRONG PROOFS");
+    refuses_bad_witness(whole, 0, budget, "resident, room for half a witness");
+  }
   cuzk_key_close(whole, nullptr, 0);
   cuzk_key_close(lazy, nullptr, 0);
   return failures;

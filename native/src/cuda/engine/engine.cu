@@ -225,7 +225,7 @@ class GpuEngine final : public engine::Engine<C> {
       // The passes time their chunks on a fresh timeline: this proof's spans so far are read first.
       CUZK_CU(cudaStreamSynchronize(dev_->stream));
       dev_->timeline.flush(times);
-      return back(p, *w_, *lane.va, times, sums, err);
+      return back(p, *w_, *lane.va, times, sums, err, &batch);
     });
   }
 
@@ -384,9 +384,10 @@ class GpuEngine final : public engine::Engine<C> {
 
   // Proof p's MSMs on the device's stream, over its witness w and H scalars h on the device: the
   // resident sections, then (alone) the streamed ones. In a group the streamed sections wait for
-  // the group (streamed_sums).
+  // the group (streamed_sums). next_up: one proof after another, the batch whose next witness may
+  // come up into w beside the H MSM (nullptr: proofs overlapped).
   cuzk_status back(size_t p, const DeviceBuffer& wbuf, const DeviceBuffer& hbuf, engine::PhaseTimes& times,
-                   engine::ProofSums<C>* sums, std::string& err) {
+                   engine::ProofSums<C>* sums, std::string& err, engine::WitnessSource* next_up = nullptr) {
     const PassScalars w{wbuf.as<uint8_t>(), nullptr}, h{hbuf.as<uint8_t>(), nullptr};
     auto here = [&](PointSection sec) {
       return (sec != formats::kSecB2 || !store_.b2_on_cpu()) && store_.memory_plan().stored[sec] > 0;
@@ -405,6 +406,13 @@ class GpuEngine final : public engine::Engine<C> {
     } else {
       CUZK_TRY(msm_.pass(engine::kGroupAC, resident({formats::kSecA, formats::kSecC}), &w, p, 1, sums, times, err));
       CUZK_TRY(msm_.pass(engine::kGroupB, resident({formats::kSecB1, formats::kSecB2}), &w, p, 1, sums, times, err));
+    }
+    // The witness's last reader on the device is done (a pass returns once its work is): when the
+    // front could not prefetch the next witness into a second buffer, it comes up into this one
+    // while the H MSM runs.
+    if (next_up && !prefetch_.ready && witness_freed_by_back()) {
+      mark_witness_read(dev_->stream);
+      prefetch(*next_up, p + 1);
     }
     CUZK_TRY(msm_.pass(engine::kGroupH, resident({formats::kSecH}), &h, p, 1, sums, times, err));
     if (grouped()) return CUZK_OK;
@@ -572,6 +580,18 @@ class GpuEngine final : public engine::Engine<C> {
     return true;
   }
 
+  // Whether, one proof after another, a proof's witness on the device has no reader after its
+  // resident A, B and C sums: no section over the witness streams (alone, a proof streams its
+  // sections after H, from the witness on the device).
+  bool witness_freed_by_back() const {
+    if (grouped()) return false;
+    for (PointSection sec : {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC}) {
+      if (sec == formats::kSecB2 && store_.b2_on_cpu()) continue;
+      if (store_.memory_plan().stored[sec] > 0 && store_.streamed(sec)) return false;
+    }
+    return true;
+  }
+
   // A prefetching call's result: a failure (an allocation's is not sticky) is cleared and turns
   // prefetching off for this engine.
   bool prefetch_ok(cudaError_t r) {
@@ -587,15 +607,15 @@ class GpuEngine final : public engine::Engine<C> {
            (prefetch_.uploaded || prefetch_ok(cudaEventCreateWithFlags(&prefetch_.uploaded, cudaEventDisableTiming)));
   }
 
-  // The front's last read of its witness is queued on s: the next witness may come up in place
-  // after it (prefetch).
+  // The last read of this proof's witness (its front's, or its resident sums') is queued on s: the
+  // next witness may come up in place after it (prefetch).
   void mark_witness_read(cudaStream_t s) {
     if (!prefetch_.enabled || !ensure_prefetch_stream()) return;
     if (prefetch_ok(cudaEventRecord(prefetch_.after_reads, s))) prefetch_.read_marked = true;
   }
 
   // Starts the upload of proof `next`'s witness on the prefetch stream: into this proof's witness
-  // buffer once its front has read it (mark_witness_read), else into the other witness buffer,
+  // buffer once its last reader is done (mark_witness_read), else into the other witness buffer,
   // behind this proof's work so far. Only a pinned witness without a, b, c; a check that fails (or
   // a cancel) is left for the batch loop to report when it asks for that proof; any device error
   // here only turns prefetching off for this engine.
@@ -658,7 +678,7 @@ class GpuEngine final : public engine::Engine<C> {
   struct Prefetch {
     bool enabled = true;      // off after a device error
     bool second_fits = true;  // off once the plan's room was found too small for a second witness buffer
-    bool read_marked = false; // the current proof's front has queued its last read of its witness
+    bool read_marked = false; // the current proof's last read of its witness is queued
     bool ready = false;       // an upload was started for proof `index`
     size_t index = 0;
     const uint8_t* source = nullptr;
