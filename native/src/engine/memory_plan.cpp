@@ -65,11 +65,18 @@ uint64_t MemoryPlan::bytes_where(Placement where) const {
   return b;
 }
 
-uint64_t MemoryPlan::pinned_bytes() const {
+uint64_t MemoryPlan::bytes_of(uint32_t sections) const {
   uint64_t b = 0;
   for (int s = 0; s < kSections; s++)
-    if (pinned_section((PointSection)s)) b += stored_bytes[s];
+    if (sections >> s & 1u) b += stored_bytes[s];
   return b;
+}
+
+uint64_t MemoryPlan::pinned_bytes() const {
+  uint32_t sections = 0;
+  for (int s = 0; s < kSections; s++)
+    if (pinned_section((PointSection)s)) sections |= 1u << s;
+  return bytes_of(sections);
 }
 
 uint64_t MemoryPlan::streamed_point_bytes(PointGroup g) const {
@@ -223,14 +230,6 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
   return CUZK_OK;
 }
 
-// Bytes of the sections in mask `sections`.
-uint64_t pinned_bytes_of(const MemoryPlan& p, uint32_t sections) {
-  uint64_t b = 0;
-  for (int s = 0; s < kSections; s++)
-    if (sections >> s & 1u) b += p.stored_bytes[s];
-  return b;
-}
-
 // Of two plans predicted to cost the same: the larger MSM chunk, then the larger row chunk, then
 // fewer resident bytes, then fewer host bytes.
 bool wins_tie(const MemoryPlan& p, const MemoryPlan& best) {
@@ -295,11 +294,10 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
       const uint32_t can_pin = c.kept_on_host ? held & ~resident : 0;
       const uint64_t host_rows = rows_chunk && c.kept_on_host ? c.rows : 0;
       const uint64_t kept_h = (can_pin >> formats::kSecH & 1u) ? plan.batch * c.h_kept_per_proof : 0;
-      const bool pin_all = pinned_bytes_of(plan, can_pin) + host_rows + kept_h <= lim.host_budget;
-      for (uint32_t pinned = can_pin;; pinned = pin_all ? 0 : (pinned - 1) & can_pin) {
-      const bool pins_fit = pinned_bytes_of(plan, pinned) + host_rows <= lim.host_budget;
+      const bool pin_all = plan.bytes_of(can_pin) + host_rows + kept_h <= lim.host_budget;
+      for (uint32_t pinned = can_pin;; pinned = (pinned - 1) & can_pin) {
       for (bool share : {false, true}) {
-        if (!pins_fit) break;
+        if (plan.bytes_of(pinned) + host_rows > lim.host_budget) break;
         if (share && !c.phases_share) continue;
         MemoryPlan p = plan;
         if (!evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, pinned, share, p)) continue;

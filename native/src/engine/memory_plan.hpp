@@ -167,6 +167,7 @@ struct MemoryPlan {
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
   bool pinned_section(PointSection s) const { return placement[s] == kStreamed && (pinned >> s & 1u); }
   uint64_t pinned_bytes() const;
+  uint64_t bytes_of(uint32_t sections) const;  // stored bytes of the sections in the mask (bit s: section s)
   // Bytes of one point of each streamed section of group g together.
   uint64_t streamed_point_bytes(PointGroup g) const;
   // Chunk buffers (two: one filling while the other is summed) of the widest streamed point, or of
