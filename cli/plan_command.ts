@@ -131,6 +131,12 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   lines.push(`minimum budget: ${sizeText(plan.minBudget)} (${plan.minBudget} bytes)`);
   const pinned = Object.values(plan.sections).some((s) => s.pinned) ? "streamed points pinned once, " : "";
   lines.push(`host memory: ${sizeText(plan.hostBytes)} (${pinned}the H scalars a group keeps) of ${sizeText(plan.hostBudget)}`);
+  // The caller's side of a batch: one witness a proof (one value a wire, a wire a point of A).
+  const witness = plan.sections.A.points * 32n;
+  lines.push(
+    `witnesses: ${plan.batch} x ${sizeText(witness)} = ${sizeText(plan.batch * witness)} of the caller's memory (pinned ones come up ahead); ` +
+      `with the plan's, ${sizeText(plan.batch * witness + plan.hostBytes)} of host memory besides the key`,
+  );
   lines.push(
     plan.streamedBytesPerProof === 0n
       ? `batch: ${plan.batch} proof(s) a call; nothing streamed`

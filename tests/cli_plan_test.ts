@@ -57,6 +57,9 @@ for (const curve of ["bn254", "bls12_381"]) {
     assert.match(text.stdout, new RegExp(`= .* \\(${expected.totalBytes} bytes\\) of the 1\\.00 GiB budget`));
     assert.match(text.stdout, new RegExp(`minimum budget: .* \\(${expected.minBudget} bytes\\)`));
     assert.match(text.stdout, /host memory: .* of 512\.00 MiB/);
+    // 1025 signals: three witnesses of 1025 x 32 bytes (the plan's host bytes are 0 here: all resident).
+    assert.equal(expected.hostBytes, 0n);
+    assert.match(text.stdout, /^witnesses: 3 x 32\.03 KiB = 96\.09 KiB of the caller's memory .*; with the plan's, 96\.09 KiB of host memory besides the key$/m);
     assert.match(text.stdout, /batch: 3 proof\(s\) a call/);
     assert.match(text.stdout, /read over the link \(PCIe\): .* per proof \(a partition\)/);
   });
@@ -73,6 +76,13 @@ test("cli plan of the seed's workload at 16, 24, 48 and 80 GiB: a plan within th
     if (json.code === 0) {
       assert.ok(BigInt(plan.totalBytes) <= budget && minimum <= budget, `${gib} GiB: total ${plan.totalBytes}, minimum ${plan.minBudget}`);
       assert.equal(plan.batch, "10");
+      // Beside the plan's host memory the batch's ten witnesses: one value a wire (a point of A), 32 bytes each.
+      const witness = BigInt(plan.sections.A.points) * 32n;
+      const gibText = (b: bigint) => `${(Number(b) / GiB).toFixed(2)} GiB`;
+      const text = cli(...args);
+      assert.equal(text.code, 0, text.stderr);
+      assert.ok(text.stdout.includes(`witnesses: 10 x ${gibText(witness)} = ${gibText(10n * witness)} of the caller's memory`), text.stdout);
+      assert.ok(text.stdout.includes(`with the plan's, ${gibText(10n * witness + BigInt(plan.hostBytes))} of host memory besides the key`), text.stdout);
       continue;
     }
     refusals.push(gib);
