@@ -12,6 +12,9 @@
 //                          up to 2^max_log,
 //                          with its phase breakdown: by default, without H copies
 //                          (EngineOptions::h_copies = 0), and with B2 on the CPU
+//   gpu_bench engine-stream [log]  a batch of 4 on a BLS12-381 synthetic key of 2^log (24; 16..26):
+//                          resident in one chunk and in 4, and streamed in 4 chunks; one streamed
+//                          batch traced (where a streamed pass's time goes)
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, each
 //                          chunk reduced and its partial sums added; traced
@@ -242,6 +245,60 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
       std::printf("\n");
       result(label, median(ms), "ms");
     }
+  }
+}
+
+// engine-stream: where a streamed pass's time goes. A BLS12-381 synthetic key of 2^log (a 90 %
+// 0/1 witness, like PoRep's), a batch of 4 proofs in one group: resident in one chunk, resident
+// in 4 chunks, and every section streamed in 4 chunks (the budget runs' shape at 12 GiB), each
+// timed (median of 2 batches after a warm-up), then one streamed batch traced (KernelTrace lines
+// for every plan, bucket walk, reduction and ones' sum of every step).
+void section_engine_stream(int lg) {
+  using HC = curve::Bls12381;
+  SyntheticKey<HC> key((uint32_t)lg);
+  constexpr size_t kBatch = 4;
+  struct Variant {
+    const char* name;
+    bool stream_all;
+    uint64_t chunk;
+  } variants[] = {{"resident, one chunk", false, 0},
+                  {"resident, 4 chunks", false, (uint64_t)1 << (lg - 2)},
+                  {"streamed, 4 chunks", true, (uint64_t)1 << (lg - 2)}};
+  for (const Variant& v : variants) {
+    engine::EngineOptions options;
+    options.h_copies = 0;
+    options.stream_all = v.stream_all;
+    options.chunk_points = v.chunk;
+    std::unique_ptr<engine::Engine<HC>> gpu;
+    CHECK_OK(make_engine<HC>(g_dev, key.view, options, cuzk::Progress(), &gpu, err));
+    engine::WitnessBatch batch;
+    batch.n = kBatch;
+    batch.w.assign(kBatch, key.witness.data());
+    const bool traced_variant = v.stream_all;
+    std::vector<double> ms;
+    cuzk_timings rec[kBatch] = {};
+    for (int r = 0; r < (traced_variant ? 4 : 3); r++) {
+      const bool traced = traced_variant && r == 3;
+      if (traced) std::printf("trace: engine-stream bls12-381 2^%d %s, a batch of %zu\n", lg, v.name, kBatch);
+      g_kernel_trace = traced;
+      engine::PhaseTimes t(rec, kBatch, CUZK_BACKEND_CUDA);
+      std::vector<engine::ProofSums<HC>> out(kBatch);
+      std::string e;
+      const double a = now_ms();
+      EXPECT(gpu->compute(batch, t, out.data(), e) == CUZK_OK, "engine-stream: %s", e.c_str());
+      g_kernel_trace = false;
+      if (r > 0 && !traced) ms.push_back((now_ms() - a) / kBatch);
+    }
+    const std::string label = std::string("engine-stream bls12-381 2^") + std::to_string(lg) + " " + v.name;
+    std::printf("%s: %.2f ms/proof in a batch of %zu; proof 0's phases ms:", label.c_str(), median(ms), kBatch);
+    static const char* names[] = {"parse", "wcheck", "abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c",
+                                  "msm_h", "batch_add", "upload", "download"};
+    for (int p = 2; p < 12; p++) {
+      const cuzk_interval& iv = rec[0].phases[p];
+      if (iv.end_ns) std::printf(" %s %.2f", names[p], (iv.end_ns - iv.start_ns) / 1e6);
+    }
+    std::printf("\n");
+    result(label, median(ms), "ms");
   }
 }
 
@@ -496,10 +553,12 @@ void section_msm_chunks(int log) {
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
-  const char* sections[] = {"msm", "ntt", "ntt-bench", "ntt-one", "engine", "fixed-base", "msm-precompute", "msm-chunks"};
+  const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
+                            "fixed-base", "msm-precompute", "msm-chunks", "engine-stream"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
-    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|fixed-base|msm-precompute|msm-chunks [arg]; the GPU "
+    std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
+                "msm-chunks [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -509,6 +568,7 @@ int main(int argc, char** argv) {
     else if (section == "ntt-bench") section_ntt_bench(arg >= 0 ? arg : 11);
     else if (section == "ntt-one") section_ntt_one(arg >= 0 ? (uint32_t)arg : 27);
     else if (section == "engine") section_engine(arg >= 0 ? arg : 22);
+    else if (section == "engine-stream") section_engine_stream(arg >= 16 && arg <= 26 ? arg : 24);
     else if (section == "msm-precompute") section_msm_precompute(arg >= 0 ? arg : 24);
     else if (section == "msm-chunks") section_msm_chunks(arg >= 0 ? arg : 24);
     else section_fixed_base();
