@@ -564,8 +564,17 @@ class GpuEngine final : public engine::Engine<C> {
       w[k].packed = packed_[k].size() ? &packed_[k] : nullptr;
       h[k].host = static_cast<const uint8_t*>(h_host_) + k * nd * 32;
     }
-    for (engine::PointGroup g : kStreamOrder)
-      CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? h.data() : w.data(), first, count, sums, times, err));
+    // Each pass's first chunk comes up while the pass before sums its last.
+    for (size_t i = 0; i < std::size(kStreamOrder); i++) {
+      const engine::PointGroup g = kStreamOrder[i];
+      typename GpuMsmDispatch<C>::NextPass next;
+      for (size_t j = i + 1; j < std::size(kStreamOrder) && next.secs.empty(); j++) {
+        next.g = kStreamOrder[j];
+        next.secs = streamed_of(next.g);
+      }
+      CUZK_TRY(msm_.pass(g, streamed_of(g), g == engine::kGroupH ? h.data() : w.data(), first, count, sums, times, err,
+                         next));
+    }
     return CUZK_OK;
   }
 

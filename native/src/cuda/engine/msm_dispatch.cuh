@@ -65,12 +65,22 @@ class GpuMsmDispatch {
   // The batch whose cancel flag is checked between chunks.
   void watch(const engine::WitnessSource* batch) { batch_ = batch; }
 
+  // The streamed pass that follows the next one (its group and sections): its first chunk of points
+  // comes up into the free chunk buffer while the next pass sums its last chunk.
+  struct NextPass {
+    engine::PointGroup g = engine::kGroupAC;
+    std::vector<PointSection> secs;  // empty: none
+  };
+
   // Sections `secs` of point group g (all resident, or all streamed) for proofs first..first+count-1
   // (scalars[k]: proof first+k's), their sums added into sums[first + k]. Synchronises at the end.
+  // next: the streamed pass the caller runs right after this one, if any (see NextPass).
   cuzk_status pass(engine::PointGroup g, const std::vector<PointSection>& secs, const PassScalars* scalars, size_t first,
-                   size_t count, engine::ProofSums<C>* sums, engine::PhaseTimes& times, std::string& err) {
-    cuzk_status st = run_pass(g, secs, scalars, first, count, sums, times, err);
+                   size_t count, engine::ProofSums<C>* sums, engine::PhaseTimes& times, std::string& err,
+                   const NextPass& next = NextPass()) {
+    cuzk_status st = run_pass(g, secs, scalars, first, count, sums, times, err, next);
     if (st != CUZK_OK) {  // nothing in flight reads the caller's memory when this returns
+      preloaded_.valid = false;
       cudaStreamSynchronize(dev_->stream);
       store_.drain();
       (void)cudaGetLastError();
@@ -81,8 +91,11 @@ class GpuMsmDispatch {
  private:
   cuzk_status run_pass(engine::PointGroup g, const std::vector<PointSection>& secs, const PassScalars* scalars,
                        size_t first, size_t count, engine::ProofSums<C>* sums, engine::PhaseTimes& times,
-                       std::string& err) {
+                       std::string& err, const NextPass& next) {
     if (secs.empty() || count == 0) return CUZK_OK;
+    // A first chunk the pass before loaded for this one (any other is stale: loaded again).
+    const Preloaded pre = preloaded_;
+    preloaded_.valid = false;
     const engine::Support& sup = store_.support(g);
     const uint64_t n = sup.size(), q = store_.chunk();
     const bool streams = store_.streamed(secs[0]);
@@ -97,7 +110,10 @@ class GpuMsmDispatch {
     window_ = msm_window_bits((size_t)std::min(q, n), C::Fr::Params::BITS);
     sums_ready_ = false;
     const bool host_scalars = scalars[0].device == nullptr;
-    if (streams) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
+    // Chunk c comes up into chunk buffer (base + c) & 1: base is where the pass before put chunk 0.
+    const bool preloaded = streams && pre.valid && pre.g == g && pre.secs == secs && pre.count == std::min(q, n);
+    const int base = preloaded ? pre.slot : 0;
+    if (streams && !preloaded) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
     if (host_scalars) CUZK_TRY(stage_span(g, scalars[0], 0, std::min(q, n), 0, err));
     CUZK_TRY(tl.begin(s, err));
     const int marks_per_step = 1 + 2 * (int)secs.size();
@@ -109,9 +125,19 @@ class GpuMsmDispatch {
       }
       const uint8_t* chunk_points = nullptr;
       if (streams) {
-        CUZK_TRY(store_.chunk_points((int)(c & 1), &chunk_points, err));
-        // The next chunk copies while this one is summed, once the chunk before this one is done.
-        if (c + 1 < chunks) CUZK_TRY(store_.load_chunk(secs, j0 + q, std::min(q, n - j0 - q), (int)((c + 1) & 1), err));
+        CUZK_TRY(store_.chunk_points((base + (int)c) & 1, &chunk_points, err));
+        // The next chunk copies while this one is summed, once the chunk before this one is done;
+        // after the last, the next pass's first.
+        const int other = (base + (int)c + 1) & 1;
+        if (c + 1 < chunks) {
+          CUZK_TRY(store_.load_chunk(secs, j0 + q, std::min(q, n - j0 - q), other, err));
+        } else if (!next.secs.empty() && store_.streamed(next.secs[0])) {
+          const uint64_t next_n = store_.support(next.g).size();
+          if (next_n > 0) {
+            CUZK_TRY(store_.load_chunk(next.secs, 0, std::min(q, next_n), other, err));
+            preloaded_ = Preloaded{true, next.g, next.secs, other, std::min(q, next_n)};
+          }
+        }
       }
       for (size_t k = 0; k < count; k++) {
         const size_t p = first + k;
@@ -296,8 +322,18 @@ class GpuMsmDispatch {
     return CUZK_OK;
   }
 
+  // The next pass's first chunk, loaded by the pass before it (run_pass).
+  struct Preloaded {
+    bool valid = false;
+    engine::PointGroup g = engine::kGroupAC;
+    std::vector<PointSection> secs;
+    int slot = 0;
+    uint64_t count = 0;
+  };
+
   DeviceContext* dev_;
   GpuKeyStore<C>& store_;
+  Preloaded preloaded_;
   const engine::WitnessSource* batch_ = nullptr;
   int window_ = 0;              // the window of a full chunk of the pass
   int set_c_[2] = {0, 0};       // each set's window (set 1's 0: unused yet)
