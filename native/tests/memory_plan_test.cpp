@@ -18,7 +18,7 @@
 namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
-constexpr int kSectionsForNames = CUZK_POINT_SECTIONS;
+const char* const kSectionNames[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
 
 struct Planned {
   cuzk_status st = CUZK_ERR_INTERNAL;
@@ -126,8 +126,7 @@ void print_plan(const char* label, const Planned& p) {
               m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
               m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.h_copies, m.h_copies_bytes / (double)kGiB, m.min_budget / (double)kGiB,
               m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
-  static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
-  for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", names[s], where(m.placement[s]));
+  for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", kSectionNames[s], where(m.placement[s]));
   std::printf("\n");
 }
 
@@ -203,7 +202,6 @@ void seed_workload() {
 // section (the rest is packed from the key per group), and a larger host budget never predicts a
 // slower plan. At 40 GiB the streamed points (~45 GiB) do not all fit: some are pinned.
 void pinned_by_host_budget() {
-  static const char* names[CUZK_POINT_SECTIONS] = {"A", "B1", "B2", "C", "H"};
   const cuzk_plan_request r = porep(CUZK_CURVE_BLS12_381, 27, 10);
   uint64_t previous_ns = UINT64_MAX;
   for (uint64_t gib : {0, 8, 16, 24, 40, 48, 64, 96, 256}) {
@@ -218,7 +216,7 @@ void pinned_by_host_budget() {
     for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
       if (p.plan.pinned_sections >> s & 1u) {
         pinned += p.plan.stored_bytes[s];
-        which += std::string(" ") + names[s];
+        which += std::string(" ") + kSectionNames[s];
       }
     if (gib == 0) CHECK(p.plan.pinned_sections == 0);
     if (gib == 256) CHECK(pinned == p.plan.streamed_bytes_per_proof);
@@ -235,7 +233,6 @@ void pinned_by_host_budget() {
 // take host memory too). Printed as a table.
 void pinned_by_key_rate() {
   namespace engine = cuzk::engine;
-  static const char* names[kSectionsForNames] = {"A", "B1", "B2", "C", "H"};
   cuzk::setup::SynthParams params;
   params.curve = CUZK_CURVE_BLS12_381;
   params.profile = CUZK_SYNTH_POREP;
@@ -265,8 +262,8 @@ void pinned_by_key_rate() {
       from_key_before = from_key;
       partial += pinned > 0 && pinned < p.streamed_bytes();
       std::string which;
-      for (int s = 0; s < kSectionsForNames; s++)
-        if (p.pinned_section((engine::PointSection)s)) which += std::string(" ") + names[s];
+      for (int s = 0; s < CUZK_POINT_SECTIONS; s++)
+        if (p.pinned_section((engine::PointSection)s)) which += std::string(" ") + kSectionNames[s];
       std::printf("24 GiB, host %2" PRIu64 " GiB, key at %.1f GB/s: pinned%s (%.2f of %.2f GiB), groups of %" PRIu64
                   ", %.2f GiB a proof from the key, +%.0f ms predicted\n",
                   host, rate / 1e9, which.empty() ? " none" : which.c_str(), pinned / (double)kGiB,

@@ -578,28 +578,21 @@ class GpuEngine final : public engine::Engine<C> {
     return CUZK_OK;
   }
 
-  // Whether a proof's witness on the device has no reader after its front: every section over the
-  // witness is summed later from the host copy (a group's streamed sums) or on the CPU.
-  bool witness_freed_by_front() const {
-    if (!grouped()) return false;
+  // Whether every section the GPU sums over the witness is streamed (`streamed`), or none is.
+  bool witness_sections_all(bool streamed) const {
     for (PointSection sec : {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC}) {
       if (sec == formats::kSecB2 && store_.b2_on_cpu()) continue;
-      if (store_.memory_plan().stored[sec] > 0 && !store_.streamed(sec)) return false;
+      if (store_.memory_plan().stored[sec] > 0 && store_.streamed(sec) != streamed) return false;
     }
     return true;
   }
-
-  // Whether, one proof after another, a proof's witness on the device has no reader after its
-  // resident A, B and C sums: no section over the witness streams (alone, a proof streams its
-  // sections after H, from the witness on the device).
-  bool witness_freed_by_back() const {
-    if (grouped()) return false;
-    for (PointSection sec : {formats::kSecA, formats::kSecB1, formats::kSecB2, formats::kSecC}) {
-      if (sec == formats::kSecB2 && store_.b2_on_cpu()) continue;
-      if (store_.memory_plan().stored[sec] > 0 && store_.streamed(sec)) return false;
-    }
-    return true;
-  }
+  // Whether a proof's witness on the device has no reader after its front: in a group, every
+  // section over the witness is summed later from the host copy (or on the CPU).
+  bool witness_freed_by_front() const { return grouped() && witness_sections_all(true); }
+  // Whether, one proof after another, it has no reader after its resident A, B and C sums: no
+  // section over the witness streams (alone, a proof streams its sections after H, from the
+  // witness on the device).
+  bool witness_freed_by_back() const { return !grouped() && witness_sections_all(false); }
 
   // A prefetching call's result: a failure (an allocation's is not sticky) is cleared and turns
   // prefetching off for this engine.

@@ -65,8 +65,8 @@ class GpuMsmDispatch {
   // The batch whose cancel flag is checked between chunks.
   void watch(const engine::WitnessSource* batch) { batch_ = batch; }
 
-  // The streamed pass that follows the next one (its group and sections): its first chunk of points
-  // comes up into the free chunk buffer while the next pass sums its last chunk.
+  // The streamed pass that follows this one (its group and sections): its first chunk of points
+  // comes up into the free chunk buffer while this pass sums its last chunk.
   struct NextPass {
     engine::PointGroup g = engine::kGroupAC;
     std::vector<PointSection> secs;  // empty: none
@@ -111,7 +111,7 @@ class GpuMsmDispatch {
     sums_ready_ = false;
     const bool host_scalars = scalars[0].device == nullptr;
     // Chunk c comes up into chunk buffer (base + c) & 1: base is where the pass before put chunk 0.
-    const bool preloaded = streams && pre.valid && pre.g == g && pre.secs == secs && pre.count == std::min(q, n);
+    const bool preloaded = streams && pre.valid && pre.pass.g == g && pre.pass.secs == secs && pre.count == std::min(q, n);
     const int base = preloaded ? pre.slot : 0;
     if (streams && !preloaded) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
     if (host_scalars) CUZK_TRY(stage_span(g, scalars[0], 0, std::min(q, n), 0, err));
@@ -135,7 +135,7 @@ class GpuMsmDispatch {
           const uint64_t next_n = store_.support(next.g).size();
           if (next_n > 0) {
             CUZK_TRY(store_.load_chunk(next.secs, 0, std::min(q, next_n), other, err));
-            preloaded_ = Preloaded{true, next.g, next.secs, other, std::min(q, next_n)};
+            preloaded_ = Preloaded{true, next, other, std::min(q, next_n)};
           }
         }
       }
@@ -325,8 +325,7 @@ class GpuMsmDispatch {
   // The next pass's first chunk, loaded by the pass before it (run_pass).
   struct Preloaded {
     bool valid = false;
-    engine::PointGroup g = engine::kGroupAC;
-    std::vector<PointSection> secs;
+    NextPass pass;
     int slot = 0;
     uint64_t count = 0;
   };
