@@ -90,6 +90,8 @@ test("with PostgreSQL: a running job shows its progress; DELETE cancels it while
   // 1. Two jobs queued before the worker starts, so that its first claim takes both.
   const pair = [await submit(), await submit()];
   const worker = await startWorker(url, "c1", [...keyArgs, "--batch-size", "2"]);
+  // Watched from now on: the partner's final state can be seen before the worker logs the settle.
+  const pairSettled = worker.when((e) => e.event === "batch_settled" && (e.cancelled as string[]).includes(pair[0]));
   const firstRunning = await until(client, pair[0], (v) => v.state === "running");
   assert.equal(firstRunning.view.state, "running");
   const cancelled = await client.once("DELETE", `/v1/jobs/${pair[0]}`);
@@ -107,8 +109,7 @@ test("with PostgreSQL: a running job shows its progress; DELETE cancels it while
   assert.ok(streamed.some((p) => p.stage === "prove" && p.total === 2 && p.done < p.total), `the event stream sends the progress: ${JSON.stringify(streamed)}`);
   const distinct = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].join(" ");
   console.log(`progress while running: polled ${distinct(progress)}; streamed ${distinct(streamed)}`);
-  const settledPair = worker.events.find((e) => e.event === "batch_settled" && (e.cancelled as string[]).includes(pair[0]));
-  assert.ok(settledPair, JSON.stringify(worker.events));
+  const settledPair = await pairSettled;
   assert.equal(settledPair.succeeded, 1);
   const [gone, kept] = await Promise.all(pair.map(async (id) => (await client.once("GET", `/v1/jobs/${id}`)).body));
   assert.equal(gone.state, "cancelled", "the settle does not write over the cancelled row");
