@@ -130,6 +130,10 @@ export interface EngineSettings {
    * Host bytes the plan may take beyond the key: pinned copies of streamed points, the H scalars a
    * group of proofs keeps; default automatic (CUDA: three quarters of physical memory; the CPU
    * engine's budget is `memoryBudget`). A batch whose kept scalars do not fit proves in groups.
+   * CUDA never page-locks more than the host has available (less a reserve of 1/32 of physical
+   * memory, at least 1 GiB): a streamed section it cannot pin then stays in the key (`memoryPlan()`
+   * says so), a group shrinks to the kept scalars the host can hold, and a buffer the caller asks to
+   * be pinned is OUT_OF_MEMORY naming what is available.
    */
   hostMemoryBudget?: number | bigint;
   /**

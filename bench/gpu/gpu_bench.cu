@@ -18,6 +18,8 @@
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, each
 //                          chunk reduced and its partial sums added; traced
+//   gpu_bench msm-windows [log]  one BLS12-381 G1 MSM of 2^log uniform scalars (26; 20..27) whole
+//                          and in chunks of 2^22..2^24 at each window the chooser could take
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
@@ -475,12 +477,12 @@ void section_msm_precompute(int max_log) {
 // (KernelTrace lines: where a chunk's fixed cost goes).
 template <class HC>
 typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
-                                            DeviceBuffer& sums) {
+                                            DeviceBuffer& sums, int window = 0) {
   using X = typename Group<HC, 1>::Xyzz;
   using A = typename Group<HC, 1>::Affine;
   using HX = typename Group<HC, 1>::HostXyzz;
   constexpr int bits = HC::Fr::Params::BITS;
-  const int c = msm_window_bits(std::min(q, n), bits), nwin = msm_windows(bits, c);
+  const int c = window > 0 ? window : msm_window_bits(std::min(q, n), bits), nwin = msm_windows(bits, c);
   const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
   CHECK_OK(sums.ensure(sums_bytes, err));
   CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
@@ -548,17 +550,72 @@ void section_msm_chunks(int log) {
   }
 }
 
+// msm-windows: the window chooser against the clock. One BLS12-381 G1 MSM of 2^log uniform
+// scalars (the H MSM's kind), whole and in chunks of 2^22, 2^23 and 2^24 as a streamed H pass runs
+// them, at the chooser's window and at each window it could take (16, 19, 20, 22: the others leave
+// a top window of a few bits); every sum checked, medians of 3. Says whether msm_window_bits's
+// model (3 additions a bucket) picks the fastest window where chunks reduce their buckets each.
+void section_msm_windows(int log) {
+  using HC = curve::Bls12381;
+  using A = typename Group<HC, 1>::Affine;
+  constexpr int bits = HC::Fr::Params::BITS;
+  const size_t n = (size_t)1 << log;
+  const uint64_t k0 = 0x9e3779b9ull;
+  DevArray<A> pts(n);
+  make_bench_points<HC, 1>(pts, n, k0);
+  const std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 33, 0.0);
+  DevArray<uint8_t> ds(n * 32);
+  ds.upload(sc.data());
+  const auto expect = dlog_reference<HC, 1>(sc, n, k0);
+  DeviceBuffer sums;
+  std::printf("%-34s %8s %8s %8s %8s %8s   chooser\n", "msm-windows bls12-381 G1 uniform", "c=16", "c=19", "c=20", "c=22", "best");
+  for (int q : {22, 23, 24, 0}) {
+    if (q >= log) continue;
+    const size_t chunk = q ? (size_t)1 << q : n;
+    const int chosen = msm_window_bits(std::min(chunk, n), bits);
+    const std::string label = std::string("msm-windows bls12-381 G1 2^") + std::to_string(log) +
+                              (q ? " chunks 2^" + std::to_string(q) : std::string(" whole"));
+    double best = 1e300;
+    int best_c = 0;
+    std::string row;
+    for (int c : {16, 19, 20, 22}) {
+      std::vector<double> ms;
+      bool ok = true;
+      for (int r = 0; r < 4; r++) {
+        CHECK_CUDA(cudaDeviceSynchronize());
+        const double a = now_ms();
+        const auto got = q ? chunked_msm<HC>(pts.p, ds.p, n, chunk, sums, c)
+                           : gpu_msm<HC, 1>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, c);
+        ok &= got.equals(expect);
+        if (r) ms.push_back(now_ms() - a);
+      }
+      EXPECT(ok, "%s c=%d: wrong sum", label.c_str(), c);
+      const double m = median(ms);
+      result(label + " c=" + std::to_string(c), m, "ms");
+      char cell[32];
+      std::snprintf(cell, sizeof cell, " %8.2f", m);
+      row += cell;
+      if (m < best) best = m, best_c = c;
+      // The chunks' buckets reduced (sums kept) and freed between windows: nothing else carries over.
+      g_dev->msm.release();
+      g_dev->plan.release();
+    }
+    std::printf("%-34s%s %8d   %d\n", (q ? "chunks 2^" + std::to_string(q) : std::string("whole")).c_str(), row.c_str(),
+                best_c, chosen);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
   const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
-                            "fixed-base", "msm-precompute", "msm-chunks", "engine-stream"};
+                            "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
     std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
-                "msm-chunks [arg]; the GPU "
+                "msm-chunks|msm-windows [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -571,6 +628,7 @@ int main(int argc, char** argv) {
     else if (section == "engine-stream") section_engine_stream(arg >= 16 && arg <= 26 ? arg : 24);
     else if (section == "msm-precompute") section_msm_precompute(arg >= 0 ? arg : 24);
     else if (section == "msm-chunks") section_msm_chunks(arg >= 0 ? arg : 24);
+    else if (section == "msm-windows") section_msm_windows(arg >= 20 && arg <= 27 ? arg : 26);
     else section_fixed_base();
   });
 }

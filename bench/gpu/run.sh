@@ -28,6 +28,8 @@
 #   fixed-base        fixed-base batch, MSMs over precomputed copies of the points
 #   msm-precompute[:max_log]
 #   msm-chunks[:log]  (one MSM whole and in chunks of 2^18/2^20/2^22, each chunk reduced and its partial sums added; traced)
+#   msm-windows[:log] (one MSM of 2^log (26) uniform scalars whole and in chunks of 2^22..2^24, at
+#                     each window the chooser could take: is its pick the fastest)
 #   engine-stream[:log]  (a batch of 4 on a 2^log synthetic key: resident, resident in 4 chunks,
 #                     streamed in 4 chunks; one streamed batch traced)
 #   cli               a GPU proof of every committed fixture through the CLI (Deno, --backend cuda,
@@ -125,7 +127,7 @@ status=0
 # What each section needs, checked for all of them before any runs: a GPU section on a machine
 # without one stops here with a message instead of building for minutes or waiting on a device.
 # ---------------------------------------------------------------------------------------------
-BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks"
+BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows"
 POREP_RUNS="sanity p27 p22 p24 stream scale budgets"
 need_gpu=0 need_tests=0 need_bench=0 need_lib=0 need_deno=0
 for s in "${sections[@]}"; do

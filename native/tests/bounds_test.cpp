@@ -18,6 +18,7 @@
 #include "fixture.hpp"
 #include "cuzk.h"
 #include "prove_call.hpp"
+#include "util/machine.hpp"
 #include "util/thread_pool.hpp"
 
 namespace {
@@ -172,6 +173,36 @@ void host_memory() {
   CHECK(cuzk_host_register(buf, SIZE_MAX, nullptr, err, sizeof err) == CUZK_ERR_INVALID_ARGUMENT);
 }
 
+// The memory page-locked allocations may take: read from the kernel's and the cgroup's files, the
+// reserve kept free, and a refusal that names both.
+void pinnable_memory() {
+  CHECK(cuzk::meminfo_available_bytes("MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   "
+                                      "  2048 kB\nBuffers: 1 kB\n") == 2048ull * 1024);
+  CHECK(cuzk::meminfo_available_bytes("MemTotal: 1 kB\nMemFree: 1 kB\n") == UINT64_MAX);
+  CHECK(cuzk::meminfo_available_bytes("MemAvailable: lots\n") == UINT64_MAX);
+  CHECK(cuzk::meminfo_available_bytes("MemAvailable: 99999999999999999999999 kB\n") == UINT64_MAX);
+  CHECK(cuzk::meminfo_available_bytes("") == UINT64_MAX);
+  CHECK(cuzk::cgroup_room_bytes("max\n", "1000\n", "") == UINT64_MAX);
+  CHECK(cuzk::cgroup_room_bytes("", "", "") == UINT64_MAX);
+  CHECK(cuzk::cgroup_room_bytes("10000\n", "4000\n", "") == 6000);
+  CHECK(cuzk::cgroup_room_bytes("10000\n", "4000\n", "anon 1\nactive_file 9\ninactive_file 1500\n") == 7500);
+  CHECK(cuzk::cgroup_room_bytes("10000\n", "12000\n", "inactive_file 1000\n") == 0);
+  CHECK(cuzk::cgroup_room_bytes("10000\n", "4000\n", "inactive_file 9000\n") == 10000);
+  // This machine: something is available and less than physical memory; all of it is never pinnable.
+  const uint64_t available = cuzk::available_memory();
+  CHECK(available > 0 && (available == UINT64_MAX || available <= cuzk::physical_memory()));
+  CHECK(cuzk::pinning_reserve() >= (1ull << 30) && cuzk::pinning_reserve() >= cuzk::physical_memory() / 32);
+  const uint64_t pinnable = cuzk::pinnable_bytes();
+  if (available != UINT64_MAX) {
+    CHECK(pinnable < available);
+    CHECK(!cuzk::pinnable(pinnable + (1ull << 30)));
+    const std::string refusal = cuzk::pinning_refusal(pinnable + (1ull << 30));
+    CHECK(refusal.find("of the ") != std::string::npos && refusal.find("available") != std::string::npos &&
+          refusal.find("reserve") != std::string::npos);
+    if (pinnable > 0) CHECK(cuzk::pinnable(pinnable / 2) && cuzk::pinning_refusal(pinnable / 2).empty());
+  }
+}
+
 void setup_sizes() {
   char err[512];
   size_t r1cs_len = 0, wtns_len = 0;
@@ -191,6 +222,7 @@ int main() {
   device_indices();
   batch_sizes();
   host_memory();
+  pinnable_memory();
   setup_sizes();
   return cuzk_test::finish("bounds_test");
 }

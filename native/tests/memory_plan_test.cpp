@@ -405,7 +405,28 @@ void bad_requests() {
 
 }  // namespace
 
+// A group cut to the host's room for its kept H scalars: never more than asked, never below one.
+void group_within_room() {
+  using cuzk::engine::group_within_room;
+  const uint64_t h = 4ull << 30;  // a 2^27 proof's H scalars
+  CHECK(group_within_room(10, h, UINT64_MAX) == 10);
+  CHECK(group_within_room(10, h, 10 * h) == 10);
+  CHECK(group_within_room(10, h, 10 * h - 1) == 9);
+  CHECK(group_within_room(10, h, 3 * h + h / 2) == 3);
+  CHECK(group_within_room(10, h, h - 1) == 1);
+  CHECK(group_within_room(10, h, 0) == 1);
+  CHECK(group_within_room(1, h, 0) == 1);
+  CHECK(group_within_room(0, h, 5 * h) == 1);
+  CHECK(group_within_room(7, 0, 0) == 7);
+  for (uint64_t g = 1; g <= 40; g++)
+    for (uint64_t room = 0; room <= 50 * h; room += h / 3) {
+      const uint64_t got = group_within_room(g, h, room);
+      CHECK(got >= 1 && got <= g && (got == 1 || got * h <= room) && (got == g || (got + 1) * h > room));
+    }
+}
+
 int main() {
+  group_within_room();
   seed_workload();
   pinned_by_host_budget();
   pinned_by_key_rate();

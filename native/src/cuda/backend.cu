@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "cuda/backend.hpp"
+#include "util/machine.hpp"
 #include "cuda/context/device_context.cuh"
 #include "curve/ops.hpp"
 
@@ -183,6 +184,10 @@ cuzk_status ntt(DeviceContext* d, cuzk_curve curve, uint8_t* values, uint32_t lo
 
 cuzk_status host_alloc_pinned(size_t bytes, int device, void** out, std::string& err) {
   prefer_eager_module_loading();
+  if (std::string refusal = pinning_refusal(bytes); !refusal.empty()) {
+    err = refusal;
+    return CUZK_ERR_OUT_OF_MEMORY;
+  }
   int prev = 0;
   CUZK_CU(cudaGetDevice(&prev));
   CUZK_CU(cudaSetDevice(device));

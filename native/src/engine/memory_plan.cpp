@@ -111,6 +111,11 @@ uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only) {
   return std::max<uint64_t>(1, std::min(plan.group_max, n));
 }
 
+uint64_t group_within_room(uint64_t group, uint64_t per_proof, uint64_t room) {
+  if (per_proof == 0 || room / per_proof >= group) return std::max<uint64_t>(1, group);
+  return std::max<uint64_t>(1, room / per_proof);
+}
+
 namespace {
 
 // The plan of one shape, one resident set and one set of pinned streamed sections into `p`, with

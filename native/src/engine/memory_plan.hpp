@@ -206,6 +206,11 @@ cuzk_status plan_memory(const EngineCosts& costs, const PlanLimits& limits, Memo
 // streams or per_proof_only).
 uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only);
 
+// A group the host can hold now: `group`, or fewer when its proofs' kept H scalars (`per_proof`
+// bytes each) would take more than `room` bytes (a smaller group reads the streamed sections more
+// often, where page-locking more than the host has would end the process); at least 1.
+uint64_t group_within_room(uint64_t group, uint64_t per_proof, uint64_t room);
+
 // "123 bytes (0.1 MiB)", for messages.
 std::string bytes_text(uint64_t bytes);
 

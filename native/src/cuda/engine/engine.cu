@@ -27,6 +27,7 @@
 #include "cuda/engine/make_engine.hpp"
 #include "cuda/engine/msm_dispatch.cuh"
 #include "engine/scalar_pack.hpp"
+#include "util/machine.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::cuda {
@@ -494,6 +495,11 @@ class GpuEngine final : public engine::Engine<C> {
     const uint64_t nd = key_.domain_size;
     group_ = std::min((size_t)engine::stream_group(store_.memory_plan(), n, store_.options().stream_per_proof), kMaxGroup);
     if (grouped() && store_.streamed(formats::kSecH) && group_ * nd * 32 > h_host_bytes_) {
+      // The area held now is given back first, so it counts as room.
+      const uint64_t room = pinnable_bytes();
+      group_ = engine::group_within_room(group_, nd * 32, room == UINT64_MAX ? room : room + h_host_bytes_);
+    }
+    if (grouped() && store_.streamed(formats::kSecH) && group_ * nd * 32 > h_host_bytes_) {
       pinned_free(h_host_, h_host_bytes_);
       h_host_ = nullptr;
       h_host_bytes_ = 0;
@@ -501,8 +507,10 @@ class GpuEngine final : public engine::Engine<C> {
         (void)cudaGetLastError();
         h_host_ = nullptr;
         if (store_.memory_plan().phases_shared) {
+          const std::string why = pinning_refusal(group_ * nd * 32);
           err = "pinned host memory for " + std::to_string(group_) + " proofs' H scalars (" +
-                engine::bytes_text(group_ * nd * 32) + ") was refused; the plan's streamed sums need it";
+                engine::bytes_text(group_ * nd * 32) + ") was refused" + (why.empty() ? "" : " (" + why + ")") +
+                "; the plan's streamed sums need it";
           return CUZK_ERR_OUT_OF_MEMORY;
         }
         group_ = 1;

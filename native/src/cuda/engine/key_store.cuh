@@ -146,7 +146,14 @@ class GpuKeyStore {
         CUZK_TRY(points_[s].ensure(plan_.stored_bytes[s] + 16, err));
         CUZK_TRY(upload_section(s, points_[s].as<uint8_t>(), &progress, err));
       } else if (plan_.pinned_section(s)) {
-        CUZK_TRY(pin_section(s, progress, err));
+        // What the host cannot lock now stays in the key, read per group as the plan prices an
+        // unpinned section; the plan the caller sees says so.
+        if (pinnable(plan_.stored_bytes[s])) {
+          CUZK_TRY(pin_section(s, progress, err));
+        } else {
+          plan_.pinned &= ~(1u << s);
+          plan_.host_bytes -= std::min(plan_.host_bytes, plan_.stored_bytes[s]);
+        }
       }
     }
     if (engine::streams_any(plan_) || plan_.rows_chunk) {

@@ -17,6 +17,7 @@
 #include "cuzk.h"
 #include "engine/timings.hpp"
 #include "util/clock.hpp"
+#include "util/machine.hpp"
 
 namespace cuzk::cuda {
 
@@ -42,8 +43,15 @@ inline PinnedLedger& pinned_ledger() {
   static PinnedLedger ledger;
   return ledger;
 }
+// An allocation the host's available memory cannot take beside the reserve (util/machine.hpp) is
+// refused as out of memory: page-locking memory the machine does not have would have the kernel's
+// OOM killer end the process instead of this call failing.
 inline cudaError_t pinned_alloc(void** p, size_t bytes) {
   uint64_t t0 = now_ns();
+  if (!pinnable(bytes)) {
+    *p = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
   cudaError_t e = cudaMallocHost(p, bytes);
   if (e == cudaSuccess) {
     PinnedLedger& l = pinned_ledger();
