@@ -5,6 +5,7 @@
 // the key's points in per MSM instead.
 #include "gpu_check.cuh"
 #include "../prove_call.hpp"
+#include "util/machine.hpp"
 
 using namespace cuzk;
 using namespace cuzk::gpu_check;
@@ -30,6 +31,19 @@ void proving_loop(cuzk_context* gpu, const char* curve, bool stream) {
   EXPECT(cuzk_host_alloc(wtns.size(), CUZK_HOST_PINNED, 0, &pinned, &got_flags, err, sizeof err) == CUZK_OK &&
              (got_flags & CUZK_HOST_IS_PINNED),
          "loop: pinned witness buffer: %s", err);
+  // More page-locked memory than the host has available (less the reserve) is refused, named,
+  // before the driver locks anything: the kernel's OOM killer would end the process instead.
+  if (const uint64_t room = pinnable_bytes(); room != UINT64_MAX) {
+    void* too_much = nullptr;
+    uint64_t live_before = 0, live_after = 0;
+    cuzk_host_stats(&live_before, nullptr, nullptr, nullptr);
+    const cuzk_status refused =
+        cuzk_host_alloc((size_t)(room + (1ull << 30)), CUZK_HOST_PINNED, 0, &too_much, nullptr, err, sizeof err);
+    cuzk_host_stats(&live_after, nullptr, nullptr, nullptr);
+    EXPECT(refused == CUZK_ERR_OUT_OF_MEMORY && too_much == nullptr && std::strstr(err, "available") != nullptr &&
+               live_after == live_before,
+           "loop: a pinned buffer beyond the available memory: status %d, %s", (int)refused, err);
+  }
   uint64_t bytes1 = 0, allocs0 = 0, allocs1 = 0, ns1 = 0, allocs20 = 0, ns20 = 0, bytes20 = 0;
   cuzk_staging_stats(nullptr, &allocs0, nullptr);
   std::vector<uint8_t> proof(info.proof_bytes);
