@@ -102,7 +102,8 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
     lines.push(`${name.padEnd(8)} ${s.placement.padEnd(10)} ${String(s.points).padEnd(13)} ${where}`);
   }
   const rows = plan.rowsChunkBytes === 0n ? "the A/B rows held whole" : `the A/B rows in chunks of ${sizeText(plan.rowsChunkBytes)}`;
-  lines.push(`chunk: ${powerText(plan.msmChunkPoints)} points per MSM chunk and streamed chunk; ${rows}`);
+  const groups = plan.msmWindowGroups > 1 ? `; each MSM's windows sorted and summed in ${plan.msmWindowGroups} groups` : "";
+  lines.push(`chunk: ${powerText(plan.msmChunkPoints)} points per MSM chunk and streamed chunk; ${rows}${groups}`);
   const total = [
     ["fixed", plan.fixedBytes],
     [`${plan.nttVectors} NTT vectors`, BigInt(plan.nttVectors) * plan.vectorBytes],

@@ -53,6 +53,11 @@ export interface MemoryPlan {
   /** Points per MSM chunk (at least the largest MSM: unchunked), and the MSM scratch at that chunk. */
   msmChunkPoints: bigint;
   msmWorkspaceBytes: bigint;
+  /**
+   * CUDA: the groups an MSM's windows are sorted and summed in, one after another (1: all at once);
+   * more groups take a smaller workspace at the same chunk, for a few ms more a chunk. 1 on the CPU.
+   */
+  msmWindowGroups: number;
   /** Points stored in the engine's memory. */
   residentBytes: bigint;
   /** Two chunks of the widest streamed point. */
@@ -235,6 +240,7 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     rowsChunkBytes: plan.rows_chunk_bytes,
     msmChunkPoints: plan.msm_chunk_points,
     msmWorkspaceBytes: plan.msm_workspace_bytes,
+    msmWindowGroups: plan.msm_window_groups,
     residentBytes: plan.resident_bytes,
     streamBufferBytes: plan.stream_buffer_bytes,
     totalBytes: plan.total_bytes,

@@ -43,6 +43,8 @@ function assertConsistent(plan: MemoryPlan, budget: bigint): void {
     assert.ok(plan.overlapBytes > BigInt(plan.nttVectors) * plan.vectorBytes, `overlap ${plan.overlapBytes}: the vectors and a witness`);
   }
   if (plan.phasesShared) assert.equal(plan.backend, "cuda", "only the CUDA engine shares its phases' memory");
+  assert.ok([1, 2, 4, 8].includes(plan.msmWindowGroups), `${plan.msmWindowGroups} window groups`);
+  if (plan.backend === "cpu") assert.equal(plan.msmWindowGroups, 1, "the CPU engine sorts no windows");
   assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
   assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);
@@ -93,6 +95,24 @@ test("the seed's workload at 16, 24, 48 and 80 GiB: a plan within each budget, o
     refusedWith("OUT_OF_MEMORY", new RegExp(`at least ${minimum} bytes`)),
   );
   assert.ok(fitted > 0 || minimum > BigInt(80 * GiB), "a budget above the minimum fits");
+});
+
+test("the MSM's windows in groups: the minimum plan sorts them in the most groups, an unlimited one all at once, a larger budget never a slower prediction", needs(...api), () => {
+  const options = (memoryBudget: bigint | number): PlanMemoryOptions => ({ backend: "cuda", key: porep27, batch: 10, memoryBudget, hostMemoryBudget: 256 * GiB });
+  const unlimited = planMemory(options(2 ** 50));
+  assertConsistent(unlimited, BigInt(2 ** 50));
+  assert.equal(unlimited.msmWindowGroups, 1, "room for everything: the windows all at once");
+  const least = planMemory(options(unlimited.minBudget));
+  assertConsistent(least, unlimited.minBudget);
+  assert.equal(least.msmWindowGroups, 8, `at the minimum the most groups: ${least.msmWindowGroups}`);
+  // Between the two, each budget's plan, whatever groups it takes.
+  let before = Number.POSITIVE_INFINITY;
+  for (const gib of [16, 20, 24, 32, 48, 64]) {
+    const plan = planMemory(options(gib * GiB));
+    assertConsistent(plan, BigInt(gib * GiB));
+    assert.ok(Number(plan.predictedExtraNs) <= before, `${gib} GiB predicts no slower than a smaller budget`);
+    before = Number(plan.predictedExtraNs);
+  }
 });
 
 test("the host budget decides which streamed sections are pinned: none in one byte, some in 64 GiB, all in 256 GiB, never a slower prediction for more", needs(...api), () => {

@@ -465,7 +465,10 @@ typedef struct cuzk_memory_plan {
                                         resident in one chunk: as many as cuzk_prover_options.h_copies
                                         forces, or as the room left after the plan (and the overlap)
                                         holds while they are made, up to 16; 0: none */
-  uint32_t reserved;                 /* 0 */
+  uint32_t msm_window_groups;        /* CUDA: the groups an MSM's windows are sorted and summed in, one
+                                        after another (1: all at once), so that its sort pairs and buckets
+                                        take a group's room: more groups, a smaller workspace at the same
+                                        chunk (a few ms more a chunk); 1 on the CPU */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

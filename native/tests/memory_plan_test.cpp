@@ -71,7 +71,10 @@ void check_plan(const Planned& p, uint64_t budget) {
       CHECK(p.plan.msm_chunk_points >= p.plan.stored[4]);
       CHECK(p.plan.h_copies_bytes == (uint64_t)(p.plan.h_copies - 1) * p.plan.stored_bytes[4]);
     }
-    CHECK(p.plan.reserved == 0);
+    // The MSM's windows in groups only on the CUDA engine, one of the plan's choices.
+    CHECK(p.plan.msm_window_groups == 1 || p.plan.msm_window_groups == 2 || p.plan.msm_window_groups == 4 ||
+          p.plan.msm_window_groups == 8);
+    if (p.plan.backend != CUZK_BACKEND_CUDA) CHECK(p.plan.msm_window_groups == 1);
     // Proofs overlap only on the CUDA engine, with every section resident, the rows whole and the
     // phases not shared, in a second set of the NTT vectors and a witness.
     if (p.plan.overlap_bytes) {
@@ -119,11 +122,11 @@ void print_plan(const char* label, const Planned& p) {
     std::printf("%-8s refused: %s\n", label, p.err);
     return;
   }
-  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d, resident %.2f, stream buffers %.2f, "
+  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d in %u window groups, resident %.2f, stream buffers %.2f, "
               "shared %.2f, overlap %.2f, %u H copies %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
               label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
               m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
-              m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.resident_bytes / (double)kGiB,
+              m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.msm_window_groups, m.resident_bytes / (double)kGiB,
               m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.h_copies, m.h_copies_bytes / (double)kGiB, m.min_budget / (double)kGiB,
               m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", kSectionNames[s], where(m.placement[s]));

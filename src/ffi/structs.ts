@@ -191,7 +191,7 @@ export const MEMORY_PLAN_LAYOUT = {
     overlap_bytes: { offset: 376, type: "u64" },
     h_copies_bytes: { offset: 384, type: "u64" },
     h_copies: { offset: 392, type: "u32" },
-    reserved: { offset: 396, type: "u32" },
+    msm_window_groups: { offset: 396, type: "u32" },
   },
 } as const satisfies StructLayout;
 

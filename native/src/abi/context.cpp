@@ -23,7 +23,8 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
               "cuzk_prover_options layout");
 static_assert(sizeof(cuzk_memory_plan) == 400 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
                   offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, h_copies_bytes) == 384 &&
-                  offsetof(cuzk_memory_plan, h_copies) == 392 && offsetof(cuzk_memory_plan, points_dropped) == 56 &&
+                  offsetof(cuzk_memory_plan, h_copies) == 392 && offsetof(cuzk_memory_plan, msm_window_groups) == 396 &&
+                  offsetof(cuzk_memory_plan, points_dropped) == 56 &&
                   offsetof(cuzk_memory_plan, placement) == 64 && offsetof(cuzk_memory_plan, pinned_sections) == 84 &&
                   offsetof(cuzk_memory_plan, points) == 88 && offsetof(cuzk_memory_plan, infinity) == 128 &&
                   offsetof(cuzk_memory_plan, stored) == 168 && offsetof(cuzk_memory_plan, stored_bytes) == 208 &&
@@ -351,6 +352,7 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->shared_bytes = p.shared_bytes;
   out->overlap_bytes = p.overlap_bytes;
   out->h_copies_bytes = p.h_copies_bytes;
+  out->msm_window_groups = p.msm_window_groups;
   out->h_copies = p.h_copies;
 }
 

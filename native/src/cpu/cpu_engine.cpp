@@ -24,7 +24,7 @@ engine::EngineCosts cpu_costs(const engine::KeyShape& key, bool compact) {
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
   const bool gathers = key.index_count > 0;
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++)
-    c.msm_workspace[k] = gathers ? std::min<uint64_t>(1ull << k, c.largest_msm) * 32 : 0;
+    c.msm_workspace[0][k] = gathers ? std::min<uint64_t>(1ull << k, c.largest_msm) * 32 : 0;
   const bool bls = key.curve == CUZK_CURVE_BLS12_381;
   for (int s = 0; s < engine::kSections; s++) {
     c.stored[s] = key.support[engine::group_of((formats::PointSection)s)];

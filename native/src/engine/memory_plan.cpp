@@ -29,6 +29,7 @@ struct Shape {
   int chunk_log;
   uint64_t rows_chunk;  // 0: whole
   uint32_t vectors;     // the NTT stage's full-length vectors
+  int window_choice = 0;  // kWindowGroups[window_choice] groups of an MSM's windows
 };
 
 }  // namespace
@@ -124,7 +125,8 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
               bool share, MemoryPlan& p) {
   p.msm_chunk = 1ull << sh.chunk_log;
   p.vectors = sh.vectors;
-  p.msm_workspace = c.msm_workspace[sh.chunk_log];
+  p.msm_window_groups = kWindowGroups[sh.window_choice];
+  p.msm_workspace = c.msm_workspace[sh.window_choice][sh.chunk_log];
   p.rows_chunk = sh.rows_chunk;
   p.rows_bytes = sh.rows_chunk ? 2 * sh.rows_chunk : c.rows;
   for (int s = 0; s < kSections; s++)
@@ -162,7 +164,7 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
     const bool resident_sums = p.resident_bytes() > 0;
     const uint64_t proof_phase = c.proof_only + (uint64_t)sh.vectors * c.vector_bytes + (sh.rows_chunk ? p.rows_bytes : 0);
     const uint64_t stream_phase = p.stream_buffer_bytes() + c.stream_scalars[sh.chunk_log] +
-                                  (resident_sums ? 0 : c.msm_workspace[sh.chunk_log]);
+                                  (resident_sums ? 0 : c.msm_workspace[sh.window_choice][sh.chunk_log]);
     p.shared_bytes = std::min(proof_phase, stream_phase);
     p.phase_slack = stream_phase > proof_phase ? stream_phase - proof_phase : 0;
   }
@@ -190,13 +192,19 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
   link += (double)c.rows * row_passes;
   p.link_bytes_per_proof = (uint64_t)link;
   uint64_t extra_chunks = 0;
+  double window_groups_s = 0;
   for (int s = 0; s < kSections; s++)
-    if (p.stored[s]) extra_chunks += p.chunks_of((PointSection)s) - 1;
+    if (p.stored[s]) {
+      const uint64_t chunks = p.chunks_of((PointSection)s);
+      extra_chunks += chunks - 1;
+      const double per_group = c.window_group_cost_s + (double)std::min(p.msm_chunk, p.stored[s]) * c.window_group_point_s;
+      window_groups_s += (double)chunks * (double)(p.msm_window_groups - 1) * per_group;
+    }
   const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
   // What is not pinned is packed from the key once per group (GPU; the CPU engine's link is the key).
   const double from_key = c.kept_on_host ? (double)(streamed_bytes - p.pinned_bytes()) * reads_per_proof : 0.0;
   p.predicted_extra_s = link / c.link_bytes_per_s + from_key / c.key_read_bytes_per_s +
-                        (double)extra_chunks * c.chunk_cost_s +
+                        (double)extra_chunks * c.chunk_cost_s + window_groups_s +
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
                         (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
   return true;
@@ -239,6 +247,7 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
 // fewer resident bytes, then fewer host bytes.
 bool wins_tie(const MemoryPlan& p, const MemoryPlan& best) {
   if (p.msm_chunk != best.msm_chunk) return p.msm_chunk > best.msm_chunk;
+  if (p.msm_window_groups != best.msm_window_groups) return p.msm_window_groups < best.msm_window_groups;
   if (p.rows_chunk != best.rows_chunk) return p.rows_chunk > best.rows_chunk;
   if (p.resident_bytes() != best.resident_bytes()) return p.resident_bytes() < best.resident_bytes();
   return p.host_bytes < best.host_bytes;
@@ -304,12 +313,23 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
       for (bool share : {false, true}) {
         if (plan.bytes_of(pinned) + host_rows > lim.host_budget) break;
         if (share && !c.phases_share) continue;
+        // The most window groups take the least (a smaller workspace never makes a plan larger):
+        // they count for the minimum, and when even they do not fit, nothing of this shape does.
+        // Else the fewest that fit (more only cost time).
+        const int most = (int)std::clamp<uint32_t>(c.window_group_choices, 1, kWindowGroupChoices) - 1;
         MemoryPlan p = plan;
-        if (!evaluate(c, lim, Shape{k, rows_chunk, vectors}, resident, pinned, share, p)) continue;
+        if (!evaluate(c, lim, Shape{k, rows_chunk, vectors, most}, resident, pinned, share, p)) continue;
         if (share && !p.phases_shared) continue;
         if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
+        for (int g = 0; g < most; g++) {
+          MemoryPlan q = plan;
+          if (evaluate(c, lim, Shape{k, rows_chunk, vectors, g}, resident, pinned, share, q) && q.total() <= lim.budget) {
+            p = q;
+            break;
+          }
+        }
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
                             (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 && wins_tie(p, best));
         if (better) {

@@ -40,6 +40,10 @@ enum Placement : uint32_t {
 constexpr int kMinChunkLog = 10;
 constexpr int kMaxChunkLog = 31;
 constexpr uint64_t kMaxGroup = 1u << 20;  // the largest batch a call takes
+// The groups an engine may sort and sum an MSM's windows in (EngineCosts::window_group_choices of
+// them, fewest first): more groups, a smaller workspace at the same chunk.
+constexpr int kWindowGroupChoices = 4;
+constexpr uint32_t kWindowGroups[kWindowGroupChoices] = {1, 2, 4, 8};
 
 // What a plan knows of a key: its counts, and for a key an engine has scanned, its supports (the
 // points not at infinity, engine/key_memory.hpp). A key only described keeps every point.
@@ -77,7 +81,13 @@ struct EngineCosts {
   uint64_t rows = 0;              // the A and B rows held whole (0: not held by the engine)
   uint64_t row_max = 0;           // the largest single row's bytes (a row chunk holds at least one)
   bool rows_can_chunk = false;    // the engine can read its rows in chunks per proof
-  uint64_t msm_workspace[kMaxChunkLog + 1] = {};  // MSM scratch for a chunk of 2^k points
+  // MSM scratch for a chunk of 2^k points, its windows in kWindowGroups[g] groups (g below
+  // window_group_choices; 1: the engine sorts them all at once), and what each group beyond the
+  // first costs a chunk of one section of m points (its digits read the scalars again, a plan
+  // shared by sections sorts a group again): window_group_cost_s + m * window_group_point_s.
+  uint64_t msm_workspace[kWindowGroupChoices][kMaxChunkLog + 1] = {};
+  uint32_t window_group_choices = 1;
+  double window_group_cost_s = 0, window_group_point_s = 0;
   uint64_t stream_scalars[kMaxChunkLog + 1] = {};  // a streamed chunk's scalar buffer (only when one streams)
   uint64_t largest_msm = 0;       // points of the largest MSM (a chunk of this many is no chunking)
   uint64_t stored[kSections] = {};       // points the engine would hold of each section
@@ -138,6 +148,7 @@ struct MemoryPlan {
   uint64_t rows_chunk = 0;          // 0: rows held whole; else bytes of one chunk read per proof
   uint64_t msm_chunk = 0;           // points per MSM chunk (>= largest_msm: one chunk)
   uint64_t msm_workspace = 0;       // MSM scratch at that chunk, with a streamed chunk's scalars
+  uint32_t msm_window_groups = 1;   // the groups each MSM's windows are sorted and summed in
   uint64_t points[kSections] = {};    // points of each section in the key
   uint64_t infinity[kSections] = {};  // of which at infinity
   uint64_t stored[kSections] = {};    // points the engine holds (0 for kInKey)

@@ -322,13 +322,14 @@ typename Group<HC, G>::HostXyzz dlog_reference(const std::vector<uint8_t>& scala
   return curve::scalar_mul(Gen<HC, G>::g(), lim, 4);
 }
 
-// One MSM on g_dev of GPU-resident points and scalars; window 0 lets the planner choose.
+// One MSM on g_dev of GPU-resident points and scalars; window 0 lets the planner choose; its
+// windows sorted and summed in window_groups groups.
 template <class HC, int G>
 typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_scalars, size_t n, bool split,
-                                        int window) {
+                                        int window, int window_groups = 1) {
   typename Group<HC, G>::HostXyzz out;
   CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, d_scalars, (uint32_t)n, split, window, g_dev->stream,
-                                                    err)));
+                                                    err, 1, 0, window_groups)));
   CHECK_OK((cuda::msm_execute<HC, G>(g_dev->plan, static_cast<const typename Group<HC, G>::Affine*>(d_points),
                                      g_dev->msm, g_dev->stream, &out, err)));
   return out;

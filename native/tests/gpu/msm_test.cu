@@ -1,8 +1,8 @@
 // MSMs on the GPU against the CPU MSM and a discrete-log reference, in all four groups: n in
 // {1, 2, 3, 1000, 2^16+1, 2^20, 2^24} with infinities, repeated points, P and -P, scalars 0, 1,
 // r-1 and scalars >= r; every window path (forced sizes, with and without the 0/1 split) on the
-// smaller sizes. MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY
-// picks groups by name.
+// smaller sizes; the windows sorted and summed in groups (2, 3, the most), each size.
+// MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY picks groups by name.
 #include "cpu/msm.hpp"
 #include "gpu_check.cuh"
 
@@ -43,6 +43,17 @@ void msm_check(const char* name) {
         if (!got.equals(expect)) {
           bad++;
           std::printf("  %s n=%zu split=%d window=%d: wrong\n", name, n, split, window);
+        }
+      }
+    // The windows in groups: a few at a time, the last group smaller, one window a group.
+    for (int groups : {2, 3, cuzk::cuda::kMsmMaxWindowGroups})
+      for (int window : {0, 13}) {
+        if (big && window != 0) continue;
+        auto got = gpu_msm<HC, G>(dp.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, window, groups);
+        runs++;
+        if (!got.equals(expect)) {
+          bad++;
+          std::printf("  %s n=%zu window=%d in %d window groups: wrong\n", name, n, window, groups);
         }
       }
     EXPECT(bad == 0, "%s n=%zu: %d of %d GPU MSM variants wrong", name, n, bad, runs);

@@ -11,6 +11,8 @@ namespace cuzk::cuda {
 namespace {
 
 using formats::kSecB2;
+static_assert(engine::kWindowGroups[engine::kWindowGroupChoices - 1] <= (uint32_t)kMsmMaxWindowGroups,
+              "the plan's window groups are ones msm_plan takes");
 
 template <class C>
 engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
@@ -38,8 +40,9 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++) {
     const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm);
-    // The MSM itself and the chunk's gathered scalars.
-    c.msm_workspace[k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz) + m * fr;
+    // The MSM itself and the chunk's gathered scalars, its windows in each choice of groups.
+    for (int g = 0; g < engine::kWindowGroupChoices; g++)
+      c.msm_workspace[g][k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz, (int)engine::kWindowGroups[g]) + m * fr;
     // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device;
     // two such ranges, the next one coming up while the current one is summed.
     const uint64_t span = k < 32 && key.span[k] ? key.span[k] : std::max(key.n_vars, key.domain);
@@ -56,6 +59,12 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   if (key.key_read_bytes_per_s > 0) c.key_read_bytes_per_s = key.key_read_bytes_per_s;
   c.streams_groups = true;    // A with C, B1 with B2: one plan per chunk for both
   c.chunk_cost_s = 5e-3;      // one more chunk of a section: its plan, sort and bucket reduction
+  // An MSM's windows in groups (msm_plan's window_groups): each group beyond the first reads the
+  // chunk's scalars again for its digits (32 bytes a point at ~2 TB/s), launches its kernels, and a
+  // plan shared by sections sorts a group again.
+  c.window_group_choices = engine::kWindowGroupChoices;
+  c.window_group_cost_s = 0.2e-3;
+  c.window_group_point_s = 32.0 / 2e12;
   // A group's streamed sums take the memory of the witness, the NTT vectors and the row chunks
   // (freed and allocated again around them).
   c.phases_share = true;

@@ -302,7 +302,8 @@ class GpuMsmDispatch {
       if (m != sup.size()) { err = "msm_h: the H copies serve one MSM over all the points"; return CUZK_ERR_INTERNAL; }
       return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, copies.c, s, err, copies.copies);
     }
-    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err);
+    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err, 1, 0,
+                                            (int)store_.memory_plan().msm_window_groups);
   }
 
   // The MSM of the current plan over `points` (device), added into the partial sums at `sums`.

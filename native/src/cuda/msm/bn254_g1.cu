@@ -11,5 +11,6 @@ template cuzk_status msm_reduce_into<HC, 1>(int, int, const Group<HC, 1>::Xyzz*,
                                             Group<HC, 1>::Xyzz*, std::string&);
 // The scalar side (digits, sort) of every MSM over this curve's Fr.
 template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, std::string&,
-                                               int, uint32_t);
+                                               int, uint32_t, int);
+template cuzk_status msm_sort_windows<HC::Fr::Params>(MsmPlan&, int, cudaStream_t, std::string&);
 }  // namespace cuzk::cuda

@@ -77,8 +77,8 @@ struct ScalarIs {
 // copies), whose points lie `stride` indices after the previous copy's.
 template <class P>
 __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t m, int c,
-                           int nwin, int per_copy, uint32_t stride, uint32_t* __restrict__ keys,
-                           uint32_t* __restrict__ vals) {
+                           int first, int last, int per_copy, uint32_t stride, uint32_t sentinel,
+                           uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
   uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
   uint32_t i = idx ? idx[j] : j;
@@ -91,9 +91,9 @@ __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t*
     s[8] = 0;
   }
   const uint32_t half = 1u << (c - 1), full = 1u << c, mask = full - 1;
-  const uint32_t sentinel = (uint32_t)per_copy << (c - 1);
   uint32_t carry = 0, point = i;
-  for (int w = 0, local = 0; w < nwin; w++, local++) {
+  // Windows below `first` only carry into it; the pairs are those of windows [first, last).
+  for (int w = 0, local = 0; w < last; w++, local++) {
     if (local == per_copy) {  // the next copy: its points, its windows from 0
       local = 0;
       point += stride;
@@ -103,8 +103,9 @@ __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t*
     uint32_t neg = 0;
     // Signed digit in (-2^(c-1), 2^(c-1)]: a digit above half borrows from the next window.
     if (d > half) { d = full - d; neg = 1; carry = 1; } else { carry = 0; }
-    size_t o = (size_t)w * m + j;
-    keys[o] = d == 0 ? sentinel : ((uint32_t)local << (c - 1)) + d - 1;
+    if (w < first) continue;
+    size_t o = (size_t)(w - first) * m + j;
+    keys[o] = d == 0 ? sentinel : ((uint32_t)(local - first) << (c - 1)) + d - 1;
     vals[o] = point | (neg << 31);
   }
 }
@@ -284,11 +285,21 @@ struct MsmPlan {
   // nwin: the windows the execute step reduces (the scalar's windows, or one copy's: copies > 1
   // means the points are `copies` arrays of n points, msm/bases.cuh's layout)
   int c = 0, nwin = 0, copies = 1, scalar_windows = 0;
+  // The windows are sorted group_windows at a time (all of them with copies): the pairs and the
+  // buckets take a group's room, not the whole MSM's. The group sorted now: windows
+  // [group_first, group_first + group_count), whose buckets are group_nwin windows (one copy's with
+  // copies); sentinel, total, keys and vals are that group's.
+  int group_windows = 0, group_first = 0, group_count = 0, group_nwin = 0;
   uint32_t sentinel = 0;
-  uint32_t total = 0;  // n_rest * scalar_windows sorted pairs (zero digits sorted last, as sentinel)
+  uint32_t total = 0;  // n_rest * group_count sorted pairs (zero digits sorted last, as sentinel)
   const uint32_t* keys = nullptr;
   const uint32_t* vals = nullptr;
   const uint32_t* ones = nullptr;
+  // What another group's sort reads again: the scalars, the non-0/1 ones' indices, the copies' stride.
+  const uint32_t* scalars = nullptr;
+  const uint32_t* rest_idx = nullptr;
+  uint32_t copy_stride = 0;
+  int groups() const { return group_windows > 0 ? (scalar_windows + group_windows - 1) / group_windows : 1; }
   DeviceBuffer idx_ones, idx_rest, keys0, keys1, vals0, vals1, temp, counts;
   uint32_t* host_counts = nullptr;  // pinned, 2 words
   ~MsmPlan() {
@@ -304,13 +315,63 @@ struct MsmPlan {
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
 // window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
 // made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
+// The pairs of the plan's window group starting at window `first` (a multiple of group_windows),
+// digits and sort, replacing the group sorted before. Does not synchronise.
+template <class P>
+cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::string& err) {
+  const uint32_t m = plan.n_rest;
+  const int count = std::min(plan.group_windows, plan.scalar_windows - first);
+  if (first < 0 || count <= 0 || (plan.copies > 1 && first != 0)) {
+    err = "MSM plan: no window group at window " + std::to_string(first);
+    return CUZK_ERR_INTERNAL;
+  }
+  plan.group_first = first;
+  plan.group_count = count;
+  plan.group_nwin = plan.copies > 1 ? plan.nwin : count;
+  plan.sentinel = (uint32_t)plan.group_nwin << (plan.c - 1);
+  plan.total = m * (uint32_t)count;
+  plan.keys = plan.vals = nullptr;
+  if (m == 0) return CUZK_OK;
+  KernelTrace trace("msm_plan", s);
+  const size_t pair_bytes = (size_t)plan.total * 4;
+  CUZK_TRY(plan.keys0.ensure(pair_bytes, err));
+  CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
+  CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
+  CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
+  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(plan.scalars, plan.rest_idx, m, plan.c, first, first + count, plan.nwin,
+                                                 plan.copy_stride, plan.sentinel, plan.keys0.as<uint32_t>(),
+                                                 plan.vals0.as<uint32_t>());
+  CUZK_LAUNCHED("msm_digits");
+  trace.mark("digits");
+  int key_bits = 1;
+  while ((1ull << key_bits) <= plan.sentinel) key_bits++;
+  cub::DoubleBuffer<uint32_t> dk(plan.keys0.as<uint32_t>(), plan.keys1.as<uint32_t>());
+  cub::DoubleBuffer<uint32_t> dv(plan.vals0.as<uint32_t>(), plan.vals1.as<uint32_t>());
+  size_t sort_bytes = 0;
+  CUZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, plan.total, 0, key_bits, s));
+  CUZK_TRY(plan.temp.ensure(sort_bytes, err));
+  sort_bytes = plan.temp.bytes();
+  CUZK_CU(cub::DeviceRadixSort::SortPairs(plan.temp.as(), sort_bytes, dk, dv, plan.total, 0, key_bits, s));
+  trace.mark("sort");
+  plan.keys = dk.Current();
+  plan.vals = dv.Current();
+  return CUZK_OK;
+}
+
 // copy_stride: the points between one copy and the next (0: n); a chunk of a point set with
-// copies is n points at an offset into copies of copy_stride points each.
+// copies is n points at an offset into copies of copy_stride points each. window_groups: the
+// windows are sorted and summed in this many groups (at most; 1: all at once; ignored with
+// copies), each taking 1/window_groups of the pairs' and buckets' memory; the first group is
+// sorted here, the others by msm_execute_into.
 template <class P>
 cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool split, int window, cudaStream_t s,
-                     std::string& err, int copies = 1, uint32_t copy_stride = 0) {
+                     std::string& err, int copies = 1, uint32_t copy_stride = 0, int window_groups = 1) {
   if (copies < 1 || (copies > 1 && (window < 2 || window > kMsmMaxWindowWithCopies))) {
     err = "MSM plan: copies need the window they were made for (2.." + std::to_string(kMsmMaxWindowWithCopies) + ")";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
+  if (window_groups < 1 || window_groups > kMsmMaxWindowGroups) {
+    err = "MSM plan: window groups " + std::to_string(window_groups) + " outside 1.." + std::to_string(kMsmMaxWindowGroups);
     return CUZK_ERR_INVALID_ARGUMENT;
   }
   if (copy_stride == 0) copy_stride = n;
@@ -354,32 +415,12 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
   plan.scalar_windows = msm_windows(P::BITS, plan.c);
   plan.copies = msm_copies_used(P::BITS, plan.c, copies);
   plan.nwin = msm_windows_per_copy(P::BITS, plan.c, copies);
-  plan.sentinel = (uint32_t)plan.nwin << (plan.c - 1);
-  if ((uint64_t)m * plan.scalar_windows >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
-  plan.total = m * (uint32_t)plan.scalar_windows;
-  if (m == 0) return CUZK_OK;
-  const size_t pair_bytes = (size_t)plan.total * 4;
-  CUZK_TRY(plan.keys0.ensure(pair_bytes, err));
-  CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
-  CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
-  CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
-  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(d_scalars, rest_idx, m, plan.c, plan.scalar_windows, plan.nwin, copy_stride,
-                                                 plan.keys0.as<uint32_t>(), plan.vals0.as<uint32_t>());
-  CUZK_LAUNCHED("msm_digits");
-  trace.mark("digits");
-  int key_bits = 1;
-  while ((1ull << key_bits) <= plan.sentinel) key_bits++;
-  cub::DoubleBuffer<uint32_t> dk(plan.keys0.as<uint32_t>(), plan.keys1.as<uint32_t>());
-  cub::DoubleBuffer<uint32_t> dv(plan.vals0.as<uint32_t>(), plan.vals1.as<uint32_t>());
-  size_t sort_bytes = 0;
-  CUZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, plan.total, 0, key_bits, s));
-  CUZK_TRY(plan.temp.ensure(sort_bytes, err));
-  sort_bytes = plan.temp.bytes();
-  CUZK_CU(cub::DeviceRadixSort::SortPairs(plan.temp.as(), sort_bytes, dk, dv, plan.total, 0, key_bits, s));
-  trace.mark("sort");
-  plan.keys = dk.Current();
-  plan.vals = dv.Current();
-  return CUZK_OK;
+  plan.group_windows = copies > 1 ? plan.scalar_windows : msm_group_windows(plan.scalar_windows, window_groups);
+  if ((uint64_t)m * plan.group_windows >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
+  plan.scalars = d_scalars;
+  plan.rest_idx = rest_idx;
+  plan.copy_stride = copy_stride;
+  return msm_sort_windows<P>(plan, 0, s, err);
 }
 
 // Scratch of the execute step, shared by every MSM on a device (calls are serialised).
@@ -409,7 +450,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.total) return CUZK_OK;
   const MsmShape sh = MsmShape::of(plan.c, plan.total);
-  const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, sizeof(X));
+  const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, sizeof(X), plan.group_nwin);
   CUZK_TRY(sc.carry.ensure(z.carry, err));
   CUZK_TRY(sc.tails.ensure(z.carry, err));
   CUZK_TRY(sc.tail_key.ensure(z.tail_key, err));
@@ -492,18 +533,26 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
 // its own buckets, reduced at once, then the ones. Chunks of one MSM over the same window add into
 // the same sums; msm_combine turns them into the point once they are on the host. Marks: after
 // the reduction and after the ones. Does not synchronise.
+// With the windows in groups, each group is sorted in turn (the plan's current one first, so that
+// sections sharing a plan sort no group twice in a row) and reduced into its windows' sums.
 template <class HC, int G>
-cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
                              MsmMarks* marks = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
   if (plan.total) {
-    const size_t bytes = msm_bucket_bytes(plan.c, plan.nwin, sizeof(X));
-    CUZK_TRY(sc.buckets.ensure(bytes, err));
-    X* buckets = sc.buckets.as<X>();
-    CUZK_CU(cudaMemsetAsync(buckets, 0, bytes, s));  // empty buckets read as infinity: ZZ = 0
-    CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, err)));
-    CUZK_TRY((msm_reduce_into<HC, G>(plan.c, plan.nwin, buckets, sc, s, sums, err)));
+    const int groups = plan.groups(), current = plan.group_first / plan.group_windows;
+    const uint32_t per_window = MsmShape::of(plan.c, 1).J + 1;  // folded sums a window leaves
+    for (int i = 0; i < groups; i++) {
+      const int first = ((current + i) % groups) * plan.group_windows;
+      if (first != plan.group_first) CUZK_TRY(msm_sort_windows<typename HC::Fr::Params>(plan, first, s, err));
+      const size_t bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
+      CUZK_TRY(sc.buckets.ensure(bytes, err));
+      X* buckets = sc.buckets.as<X>();
+      CUZK_CU(cudaMemsetAsync(buckets, 0, bytes, s));  // empty buckets read as infinity: ZZ = 0
+      CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, err)));
+      CUZK_TRY((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, buckets, sc, s, sums + (size_t)first * per_window, err)));
+    }
   }
   if (marks && marks->timeline) marks->buckets_done = marks->timeline->mark(err);
   CUZK_TRY((msm_add_ones<HC, G>(plan, d_points, sc, s, sums, err)));
@@ -513,7 +562,7 @@ cuzk_status msm_execute_into(const MsmPlan& plan, const typename Group<HC, G>::A
 
 // sum_i s_i P_i for the plan's scalars and these points, into *out (host XYZZ). Synchronises.
 template <class HC, int G>
-cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
+cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                         cudaStream_t s, typename Group<HC, G>::HostXyzz* out, std::string& err, MsmMarks* marks = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
   using HX = typename Group<HC, G>::HostXyzz;
@@ -540,7 +589,8 @@ cuzk_status msm_execute(const MsmPlan& plan, const typename Group<HC, G>::Affine
                                                       Group<HC, G>::Xyzz*, std::string&);
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
-                                                        std::string&, int, uint32_t);                              \
+                                                        std::string&, int, uint32_t, int);                         \
+  extern template cuzk_status msm_sort_windows<HC::Fr::Params>(MsmPlan&, int, cudaStream_t, std::string&);       \
   CUZK_MSM_EXTERN_GROUP(HC, 1)                                                                                    \
   CUZK_MSM_EXTERN_GROUP(HC, 2)
 CUZK_MSM_EXTERN(curve::Bn254)

@@ -32,6 +32,14 @@ constexpr int kMsmMaxWindowWithCopies = 24;
 // c = 20 29.0): with copies the chooser prices at least this many.
 constexpr double kMsmReductionFloorBuckets = double(1u << 20);
 
+// The most groups an MSM's windows are sorted and summed in (msm_plan's window_groups), and the
+// windows of each group (the last may have fewer).
+constexpr int kMsmMaxWindowGroups = 16;
+inline int msm_group_windows(int windows, int groups) {
+  groups = std::max(1, std::min(groups, windows));
+  return (windows + groups - 1) / groups;
+}
+
 // Window size for m bucket-bound scalars of `bits` bits: minimises the mixed additions (m per
 // window of the scalar) plus the bucket reduction (~3 additions per bucket per reduced window:
 // with copies, per window of one copy).
@@ -92,17 +100,19 @@ inline uint32_t msm_sums_points(int c, int nwin) {
 
 // Bytes of the execute step's device scratch (MsmScratch) for nwin reduced windows of window c
 // over `total` sorted pairs, with XYZZ points of xyzz_bytes.
+// The buckets, segments and folds are those of the windows summed at a time (group_nwin; 0: all nwin).
 struct MsmExecuteSizes {
   size_t buckets, carry, tail_key, long_runs, segments, sums, fold_parts;
-  static MsmExecuteSizes of(int c, int nwin, uint32_t total, size_t xyzz_bytes) {
+  static MsmExecuteSizes of(int c, int nwin, uint32_t total, size_t xyzz_bytes, int group_nwin = 0) {
     const MsmShape sh = MsmShape::of(c, total);
-    const size_t n_fold = total ? (size_t)nwin * (sh.J + 1) : 0;
+    const int at_once = group_nwin > 0 ? std::min(group_nwin, nwin) : nwin;
+    const size_t n_fold = total ? (size_t)at_once * (sh.J + 1) : 0;
     MsmExecuteSizes z{};
-    z.buckets = msm_bucket_bytes(c, nwin, xyzz_bytes);
+    z.buckets = msm_bucket_bytes(c, at_once, xyzz_bytes);
     z.carry = (size_t)sh.chunks * xyzz_bytes;  // and as much for the tails
     z.tail_key = (size_t)sh.chunks * 4;
     z.long_runs = ((size_t)sh.chunks / 32 + 2) * 4;
-    z.segments = (size_t)nwin * sh.S * xyzz_bytes;  // each of seg_t and seg_r
+    z.segments = (size_t)at_once * sh.S * xyzz_bytes;  // each of seg_t and seg_r
     z.sums = (size_t)msm_sums_points(c, nwin) * xyzz_bytes;
     z.fold_parts = n_fold * sh.parts * xyzz_bytes;
     return z;
@@ -110,21 +120,21 @@ struct MsmExecuteSizes {
   size_t total() const { return buckets + 2 * carry + tail_key + long_runs + 2 * segments + sums + fold_parts; }
 };
 
-// Bytes of the scalar plan (MsmPlan) for m scalars of `bits` bits at window c: the 0/1 split's
-// index lists, the digit pairs double-buffered for the sort, and the sort's temporary storage
-// (cub's onesweep: a few histograms; priced generously).
-inline size_t msm_plan_bytes(uint64_t m, int bits, int c) {
-  const uint64_t pairs = m * (uint64_t)msm_windows(bits, c);
+// Bytes of the scalar plan (MsmPlan) for m scalars of `bits` bits at window c, its windows sorted
+// in `groups`: the 0/1 split's index lists, one group's digit pairs double-buffered for the sort,
+// and the sort's temporary storage (cub's onesweep: a few histograms; priced generously).
+inline size_t msm_plan_bytes(uint64_t m, int bits, int c, int groups = 1) {
+  const uint64_t pairs = m * (uint64_t)msm_group_windows(msm_windows(bits, c), groups);
   return (size_t)(8 * m + 16 * pairs + pairs / 8 + (32u << 20));
 }
 
 // Everything one MSM over m points holds on the device at its chosen window, without copies:
 // the plan and the execute scratch at the larger of the G1 and G2 XYZZ sizes in use.
-inline size_t msm_workspace_bytes(uint64_t m, int bits, size_t xyzz_bytes) {
-  const int c = msm_window_bits((size_t)m, bits);
-  const uint64_t pairs = m * (uint64_t)msm_windows(bits, c);
+inline size_t msm_workspace_bytes(uint64_t m, int bits, size_t xyzz_bytes, int groups = 1) {
+  const int c = msm_window_bits((size_t)m, bits), nwin = msm_windows(bits, c), at_once = msm_group_windows(nwin, groups);
+  const uint64_t pairs = m * (uint64_t)at_once;
   const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
-  return msm_plan_bytes(m, bits, c) + MsmExecuteSizes::of(c, msm_windows(bits, c), total, xyzz_bytes).total();
+  return msm_plan_bytes(m, bits, c, groups) + MsmExecuteSizes::of(c, nwin, total, xyzz_bytes, at_once).total();
 }
 
 }  // namespace cuzk::cuda
