@@ -10,6 +10,9 @@
 //   windows per copy, ceil(W/t) of the scalar's W windows), window w's digit goes to copy w / V's
 //   point in window w % V: the execute step sees an MSM of t*n points and V windows (the same
 //   additions into buckets, V windows to reduce instead of W).
+//   Without copies the windows may be taken in groups (window_groups): digits and sort of one
+//   group's windows at a time, then its accumulate and reduce, then the next group's; the pairs
+//   and buckets take a group's room (the scalars are read again per group).
 //   execute (per point set):
 //     accumulate  the sorted list cut into equal chunks, one thread each: every thread does the
 //                 same number of mixed additions whatever the digit distribution (skewed real
@@ -312,9 +315,6 @@ struct MsmPlan {
   }
 };
 
-// split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
-// window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
-// made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
 // The pairs of the plan's window group starting at window `first` (a multiple of group_windows),
 // digits and sort, replacing the group sorted before. Does not synchronise.
 template <class P>
@@ -358,6 +358,9 @@ cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::stri
   return CUZK_OK;
 }
 
+// split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
+// window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
+// made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
 // copy_stride: the points between one copy and the next (0: n); a chunk of a point set with
 // copies is n points at an offset into copies of copy_stride points each. window_groups: the
 // windows are sorted and summed in this many groups (at most; 1: all at once; ignored with
