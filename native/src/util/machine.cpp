@@ -74,7 +74,9 @@ uint64_t pinnable_bytes() {
 }
 
 std::string pinning_refusal(uint64_t bytes) {
-  const uint64_t available = available_memory(), reserve = pinning_reserve();
+  // A small allocation keeps as much again free, a large one the whole reserve: a machine short of
+  // memory still pins a staging buffer.
+  const uint64_t available = available_memory(), reserve = std::min(pinning_reserve(), bytes);
   if (available == UINT64_MAX || (available > reserve && bytes <= available - reserve)) return "";
   const auto gib = [](uint64_t b) {
     char text[32];
@@ -82,7 +84,7 @@ std::string pinning_refusal(uint64_t bytes) {
     return std::string(text);
   };
   return "page-locking " + gib(bytes) + " of host memory would leave less than the reserve of " + gib(reserve) +
-         " (1/32 of physical memory, at least 1 GiB) of the " + gib(available) + " available";
+         " (the allocation's size, at most the larger of 1 GiB and 1/32 of physical memory) of the " + gib(available) + " available";
 }
 
 }  // namespace cuzk

@@ -32,12 +32,13 @@ uint64_t available_memory();
 uint64_t meminfo_available_bytes(std::string_view meminfo);
 uint64_t cgroup_room_bytes(std::string_view memory_max, std::string_view memory_current, std::string_view memory_stat);
 
-// Bytes kept free of page-locked allocations beyond what they take: 1/32 of physical memory, at
-// least 1 GiB, so that the process's pageable memory and the rest of the machine still have room.
+// Bytes kept free beside a large page-locked allocation: 1/32 of physical memory, at least 1 GiB,
+// so that the process's pageable memory and the rest of the machine still have room (a smaller
+// allocation keeps its own size free).
 inline uint64_t pinning_reserve() { return std::max<uint64_t>(uint64_t(1) << 30, physical_memory() / 32); }
 
-// Bytes of page-locked memory that can be taken now beside the reserve (0 when none; UINT64_MAX
-// where the available memory cannot be read).
+// Bytes of page-locked memory that can be taken now beside the whole reserve (0 when none;
+// UINT64_MAX where the available memory cannot be read).
 uint64_t pinnable_bytes();
 
 // Why `bytes` more of page-locked memory cannot be taken now (naming what is available and the
