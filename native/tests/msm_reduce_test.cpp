@@ -3,12 +3,20 @@
 // mod 2^61 - 1 under addition) the segments, the fold of every block's lanes, the per-window sums
 // and msm_combine must give sum_w 2^(c w) sum_b b B_{w,b} plus the ones' sum, for every window c
 // the MSM chooses (2..22) and several window counts; and every window's shape must tile its
-// buckets with a power-of-two count of segments (the fold's bit arithmetic assumes it).
+// buckets with a power-of-two count of segments (the fold's bit arithmetic assumes it). Then an
+// MSM whose windows are taken in groups (cuda/msm/digit_steps.hpp: the digits msm_digits emits,
+// group by group; each group's buckets accumulated and reduced into its windows' sums, as
+// msm_execute_into does): the combined sums equal sum_i s_i P_i for every window c and grouping,
+// with and without the points' copies.
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <vector>
 
 #include "check.hpp"
+#include "cuda/msm/digit_steps.hpp"
 #include "cuda/msm/msm_sizes.hpp"
 #include "cuda/msm/reduce_steps.hpp"
 
@@ -25,6 +33,7 @@ struct Toy {
     return Toy{s >= kP ? s - kP : s};
   }
   Toy dbl() const { return add(*this); }
+  Toy neg() const { return Toy{v == 0 ? 0 : kP - v}; }
 };
 
 uint64_t mul_mod(uint64_t a, uint64_t b) { return (uint64_t)((unsigned __int128)a * b % kP); }
@@ -77,9 +86,111 @@ void windows() {
   }
 }
 
+// s mod kP for a scalar of eight little-endian 32-bit words.
+uint64_t scalar_mod(const uint32_t (&s)[9]) {
+  uint64_t r = 0;
+  for (int k = 7; k >= 0; k--) r = (uint64_t)((((unsigned __int128)r << 32) + s[k]) % kP);
+  return r;
+}
+
+// sum_i s_i P_i through the GPU's steps at window c, its windows in groups of `group_windows` (or,
+// with copies, over `copies` copies of the points: copy j of P is 2^(j c V) P, V windows a copy).
+Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
+                int group_windows, int copies) {
+  using namespace cuzk::cuda;
+  const int bits = 255, windows = msm_windows(bits, c);
+  const int per_copy = msm_windows_per_copy(bits, c, copies), nwin = per_copy;  // reduced windows
+  const uint32_t n = (uint32_t)points.size();
+  // The copies' points, as bases.cuh lays them out: copy j at j * n.
+  std::vector<Toy> pts(points);
+  for (int j = 1; j < msm_copies_used(bits, c, copies); j++)
+    for (uint32_t i = 0; i < n; i++) {
+      Toy p = pts[(size_t)(j - 1) * n + i];
+      for (int k = 0; k < c * per_copy; k++) p = p.dbl();
+      pts.push_back(p);
+    }
+  const MsmShape sh = MsmShape::of(c, 1);
+  const uint32_t per_window = sh.J + 1;
+  std::vector<Toy> sums(msm_sums_points(c, nwin));
+  const int step = copies > 1 ? windows : group_windows;
+  for (int first = 0; first < windows; first += step) {
+    const int last = std::min(windows, first + step), group_nwin = copies > 1 ? nwin : last - first;
+    std::vector<Toy> buckets((size_t)group_nwin * sh.nb);
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t s[9];
+      std::copy(scalars[i].begin(), scalars[i].end(), s);
+      scalar_digits(s, c, first, last, per_copy, [&](int, int local, int copy, uint32_t d, uint32_t neg) {
+        if (d == 0) return;
+        const size_t key = ((size_t)(local - (copies > 1 ? 0 : first)) << (c - 1)) + d - 1;
+        const Toy p = pts[(size_t)copy * n + i];
+        buckets[key] = buckets[key].add(neg ? p.neg() : p);
+      });
+    }
+    // The group's reduction into its windows' sums (msm_reduce_into at sums + first * per_window).
+    std::vector<Toy> seg_t((size_t)group_nwin * sh.S), seg_r((size_t)group_nwin * sh.S);
+    for (uint32_t g = 0; g < (uint32_t)group_nwin * sh.S; g++)
+      segment_sums(buckets.data() + (size_t)(g / sh.S) * sh.nb + (size_t)(g % sh.S) * sh.L, sh.L, seg_t[g], seg_r[g]);
+    Toy* out = sums.data() + (size_t)(copies > 1 ? 0 : first) * per_window + 1;
+    for (uint32_t block = 0; block < (uint32_t)group_nwin * per_window * sh.parts; block++) {
+      Toy acc;
+      for (uint32_t lane = 0; lane < 64; lane++)
+        acc = acc.add(fold_share(seg_t.data(), seg_r.data(), sh.S, sh.J, sh.parts, block, lane, 64));
+      out[block / sh.parts] = out[block / sh.parts].add(acc);
+    }
+  }
+  return msm_combine(sums.data(), c, nwin);
+}
+
+void windows_in_groups() {
+  std::mt19937_64 rng(11);
+  const uint32_t n = 40;
+  std::vector<Toy> points(n);
+  std::vector<std::array<uint32_t, 9>> scalars(n);
+  for (uint32_t i = 0; i < n; i++) {
+    points[i].v = rng() % kP;
+    for (int k = 0; k < 8; k++) scalars[i][k] = (uint32_t)rng();
+    scalars[i][7] &= 0x7fffffffu;  // 255 bits
+    scalars[i][8] = 0;
+  }
+  // Edge scalars: 0, 1, all ones (every digit borrows), 2^254.
+  scalars[0].fill(0);
+  scalars[1].fill(0);
+  scalars[1][0] = 1;
+  scalars[2].fill(0xffffffffu);
+  scalars[2][7] = 0x7fffffffu;
+  scalars[2][8] = 0;
+  scalars[3].fill(0);
+  scalars[3][7] = 0x40000000u;
+  uint64_t expect = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t s[9];
+    std::copy(scalars[i].begin(), scalars[i].end(), s);
+    expect = (expect + mul_mod(scalar_mod(s), points[i].v)) % kP;
+  }
+  int runs = 0;
+  for (int c = 2; c <= 16; c++) {
+    const int windows = cuzk::cuda::msm_windows(255, c);
+    for (int groups : {1, 2, 3, 5, 16}) {
+      const int gw = cuzk::cuda::msm_group_windows(windows, groups);
+      const Toy got = grouped_msm(scalars, points, c, gw, 1);
+      if (got.v != expect) std::fprintf(stderr, "c = %d in %d groups of %d windows: wrong sum\n", c, groups, gw);
+      CHECK(got.v == expect);
+      runs++;
+    }
+    for (int copies : {2, 3}) {
+      const Toy got = grouped_msm(scalars, points, c, windows, copies);
+      if (got.v != expect) std::fprintf(stderr, "c = %d over %d copies: wrong sum\n", c, copies);
+      CHECK(got.v == expect);
+      runs++;
+    }
+  }
+  std::printf("windows in groups: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
+}
+
 }  // namespace
 
 int main() {
   windows();
+  windows_in_groups();
   return cuzk_test::finish("msm_reduce_test");
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cuda/curve/curves.cuh"
+#include "cuda/msm/digit_steps.hpp"
 #include "cuda/msm/msm_sizes.hpp"
 #include "cuda/msm/reduce_steps.hpp"
 #include "cuda/runtime/runtime.cuh"
@@ -76,8 +77,10 @@ struct ScalarIs {
   __device__ __forceinline__ bool operator()(uint32_t i) const { return scalar_class<P>(scalars, i) == Class; }
 };
 
-// nwin: the scalar's windows; per_copy: the windows of one copy of the points (nwin without
-// copies), whose points lie `stride` indices after the previous copy's.
+// The pairs of windows [first, last) of the m scalars (idx: their indices, or all): per window and
+// scalar one (bucket key, point index | sign) pair, the key of a zero digit the sentinel (sorted
+// last). per_copy: the windows of one copy of the points (all of them without copies), whose
+// points lie `stride` indices after the previous copy's.
 template <class P>
 __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t m, int c,
                            int first, int last, int per_copy, uint32_t stride, uint32_t sentinel,
@@ -93,24 +96,11 @@ __global__ void msm_digits(const uint32_t* __restrict__ scalars, const uint32_t*
     for (int k = 0; k < 8; k++) s[k] = t[k];
     s[8] = 0;
   }
-  const uint32_t half = 1u << (c - 1), full = 1u << c, mask = full - 1;
-  uint32_t carry = 0, point = i;
-  // Windows below `first` only carry into it; the pairs are those of windows [first, last).
-  for (int w = 0, local = 0; w < last; w++, local++) {
-    if (local == per_copy) {  // the next copy: its points, its windows from 0
-      local = 0;
-      point += stride;
-    }
-    int bit = w * c, limb = bit >> 5;
-    uint32_t d = (__funnelshift_r(s[limb], s[limb + 1], bit & 31) & mask) + carry;
-    uint32_t neg = 0;
-    // Signed digit in (-2^(c-1), 2^(c-1)]: a digit above half borrows from the next window.
-    if (d > half) { d = full - d; neg = 1; carry = 1; } else { carry = 0; }
-    if (w < first) continue;
-    size_t o = (size_t)(w - first) * m + j;
+  scalar_digits(s, c, first, last, per_copy, [&](int w, int local, int copy, uint32_t d, uint32_t neg) {
+    const size_t o = (size_t)(w - first) * m + j;
     keys[o] = d == 0 ? sentinel : ((uint32_t)(local - first) << (c - 1)) + d - 1;
-    vals[o] = point | (neg << 31);
-  }
+    vals[o] = (i + (uint32_t)copy * stride) | (neg << 31);
+  });
 }
 
 template <class A>
