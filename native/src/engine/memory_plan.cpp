@@ -243,8 +243,8 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
   return CUZK_OK;
 }
 
-// Of two plans predicted to cost the same: the larger MSM chunk, then the larger row chunk, then
-// fewer resident bytes, then fewer host bytes.
+// Of two plans predicted to cost the same: the larger MSM chunk, then fewer window groups, then the
+// larger row chunk, then fewer resident bytes, then fewer host bytes.
 bool wins_tie(const MemoryPlan& p, const MemoryPlan& best) {
   if (p.msm_chunk != best.msm_chunk) return p.msm_chunk > best.msm_chunk;
   if (p.msm_window_groups != best.msm_window_groups) return p.msm_window_groups < best.msm_window_groups;

@@ -202,9 +202,10 @@ bool streamed(const MemoryPlan& plan, PointSection s);
 bool streams_any(const MemoryPlan& plan);
 
 // Chooses the plan: of the choices that fit the budget (MSM chunk, rows whole or chunked, the NTT
-// stage's vectors, the set of sections kept resident), the one predicted to cost the least time per proof (streamed bytes
-// over the link, shared by a group; rows read per proof; one more chunk's fixed work), a larger
-// chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
+// stage's vectors, the set of sections kept resident; for each, the fewest window groups whose
+// workspace fits), the one predicted to cost the least time per proof (streamed bytes
+// over the link, shared by a group; rows read per proof; one more chunk's fixed work; each more
+// window group's reading of the scalars), a larger chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
 // Then, when asked (overlap), where the engine can and the chosen plan keeps everything resident
 // with the rows whole, the room left for a second proof's buffers makes proofs overlap
 // (overlap_bytes); then copies of a resident, unchunked H section (h_copies) from the room left
