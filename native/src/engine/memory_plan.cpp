@@ -207,6 +207,7 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
                         (double)extra_chunks * c.chunk_cost_s + window_groups_s +
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
                         (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
+  p.predicted_groups_s = window_groups_s;
   return true;
 }
 
@@ -323,6 +324,8 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
         if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
+        // With fewer groups this shape costs at least its cost without them: past the best, done.
+        if (found && p.predicted_extra_s - p.predicted_groups_s > best.predicted_extra_s + 1e-12) continue;
         for (int g = 0; g < most; g++) {
           MemoryPlan q = plan;
           if (evaluate(c, lim, Shape{k, rows_chunk, vectors, g}, resident, pinned, share, q) && q.total() <= lim.budget) {

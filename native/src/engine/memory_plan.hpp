@@ -173,6 +173,7 @@ struct MemoryPlan {
   uint64_t min_budget = 0;          // the smallest budget this key can be planned in
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
+  double predicted_groups_s = 0;    // of which the window groups beyond the first
 
   uint64_t resident_bytes() const { return bytes_where(kResident); }
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
