@@ -276,7 +276,7 @@ void pinned_by_key_rate() {
   CHECK(partial > 0);  // some of these budgets pin some sections and not others
 }
 
-void random_shapes() {
+void random_shapes(int shapes) {
   uint64_t x = 0x9e3779b97f4a7c15ull;
   auto next = [&] {
     x ^= x << 13;
@@ -285,7 +285,7 @@ void random_shapes() {
     return x;
   };
   int planned = 0, refused = 0, host_plans = 0;
-  for (int i = 0; i < 400; i++) {
+  for (int i = 0; i < shapes; i++) {
     cuzk_plan_request r{};
     r.struct_size = sizeof r;
     r.backend = next() % 2 ? CUZK_BACKEND_CUDA : CUZK_BACKEND_CPU;
@@ -428,12 +428,21 @@ void group_within_room() {
     }
 }
 
-int main() {
+// --shapes N: how many random shapes (default 400). The sanitizer build runs a sample: it looks
+// for memory errors, which the search meets in the first shapes as in the last.
+int main(int argc, char** argv) {
+  int shapes = 400;
+  if (argc == 3 && std::strcmp(argv[1], "--shapes") == 0) shapes = std::atoi(argv[2]);
+  if (argc != 1 && argc != 3) shapes = 0;
+  if (shapes < 1 || shapes > 100000) {
+    std::fprintf(stderr, "usage: memory_plan_test [--shapes N], N from 1 to 100000\n");
+    return 2;
+  }
   group_within_room();
   seed_workload();
   pinned_by_host_budget();
   pinned_by_key_rate();
-  random_shapes();
+  random_shapes(shapes);
   bad_requests();
   return cuzk_test::finish("memory_plan_test");
 }
