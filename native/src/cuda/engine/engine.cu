@@ -498,8 +498,7 @@ class GpuEngine final : public engine::Engine<C> {
       // The area held now is given back first, so it counts as room.
       const uint64_t room = pinnable_bytes();
       group_ = engine::group_within_room(group_, nd * 32, room == UINT64_MAX ? room : room + h_host_bytes_);
-    }
-    if (grouped() && store_.streamed(formats::kSecH) && group_ * nd * 32 > h_host_bytes_) {
+      if (!grouped() || group_ * nd * 32 <= h_host_bytes_) return CUZK_OK;
       pinned_free(h_host_, h_host_bytes_);
       h_host_ = nullptr;
       h_host_bytes_ = 0;
