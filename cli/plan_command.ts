@@ -104,6 +104,10 @@ function planText(plan: MemoryPlan, words: string, backend: BackendName): string
   const rows = plan.rowsChunkBytes === 0n ? "the A/B rows held whole" : `the A/B rows in chunks of ${sizeText(plan.rowsChunkBytes)}`;
   const groups = plan.msmWindowGroups > 1 ? `; each MSM's windows sorted and summed in ${plan.msmWindowGroups} groups` : "";
   lines.push(`chunk: ${powerText(plan.msmChunkPoints)} points per MSM chunk and streamed chunk; ${rows}${groups}`);
+  if (plan.hChunkPoints !== plan.msmChunkPoints || plan.hWindowGroups !== plan.msmWindowGroups) {
+    const hGroups = plan.hWindowGroups > 1 ? `, its windows in ${plan.hWindowGroups} groups` : ", its windows all at once";
+    lines.push(`H chunk: ${powerText(plan.hChunkPoints)} points per chunk of the H MSM${hGroups} (in the same workspace)`);
+  }
   const total = [
     ["fixed", plan.fixedBytes],
     [`${plan.nttVectors} NTT vectors`, BigInt(plan.nttVectors) * plan.vectorBytes],

@@ -58,6 +58,13 @@ export interface MemoryPlan {
    * more groups take a smaller workspace at the same chunk, for a few ms more a chunk. 1 on the CPU.
    */
   msmWindowGroups: number;
+  /**
+   * Points per chunk of the H MSM and the groups of its windows: `msmChunkPoints` and
+   * `msmWindowGroups`, or (CUDA) a larger chunk of its own where its buffers fit beside the other
+   * MSMs' in the same workspace (fewer chunks, fewer bucket reductions).
+   */
+  hChunkPoints: bigint;
+  hWindowGroups: number;
   /** Points stored in the engine's memory. */
   residentBytes: bigint;
   /** Two chunks of the widest streamed point. */
@@ -241,6 +248,8 @@ export function decodeMemoryPlan(bytes: Uint8Array): MemoryPlan {
     msmChunkPoints: plan.msm_chunk_points,
     msmWorkspaceBytes: plan.msm_workspace_bytes,
     msmWindowGroups: plan.msm_window_groups,
+    hChunkPoints: plan.h_chunk_points,
+    hWindowGroups: plan.h_window_groups,
     residentBytes: plan.resident_bytes,
     streamBufferBytes: plan.stream_buffer_bytes,
     totalBytes: plan.total_bytes,

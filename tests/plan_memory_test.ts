@@ -45,6 +45,12 @@ function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   if (plan.phasesShared) assert.equal(plan.backend, "cuda", "only the CUDA engine shares its phases' memory");
   assert.ok([1, 2, 4, 8].includes(plan.msmWindowGroups), `${plan.msmWindowGroups} window groups`);
   if (plan.backend === "cpu") assert.equal(plan.msmWindowGroups, 1, "the CPU engine sorts no windows");
+  // The H MSM's chunk: the others', or (CUDA) a larger power of two of its own.
+  const h = plan.hChunkPoints, q = plan.msmChunkPoints;
+  assert.ok(h >= q && (h & (h - 1n)) === 0n && h <= q * 8n, `H chunk ${h}, others ${q}`);
+  assert.ok(h === q || plan.backend === "cuda", "only the CUDA engine gives H a chunk of its own");
+  assert.ok([1, 2, 4, 8].includes(plan.hWindowGroups), `${plan.hWindowGroups} window groups of H`);
+  if (h === q) assert.equal(plan.hWindowGroups, plan.msmWindowGroups);
   assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
   assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);
@@ -105,14 +111,18 @@ test("the MSM's windows in groups: the minimum plan sorts them in the most group
   const least = planMemory(options(unlimited.minBudget));
   assertConsistent(least, unlimited.minBudget);
   assert.equal(least.msmWindowGroups, 8, `at the minimum the most groups: ${least.msmWindowGroups}`);
-  // Between the two, each budget's plan, whatever groups it takes.
+  // Between the two, each budget's plan, whatever groups it takes; some give the H MSM larger
+  // chunks of its own in the same workspace.
   let before = Number.POSITIVE_INFINITY;
+  let ownH = 0;
   for (const gib of [16, 20, 24, 32, 48, 64]) {
     const plan = planMemory(options(gib * GiB));
     assertConsistent(plan, BigInt(gib * GiB));
     assert.ok(Number(plan.predictedExtraNs) <= before, `${gib} GiB predicts no slower than a smaller budget`);
     before = Number(plan.predictedExtraNs);
+    if (plan.hChunkPoints > plan.msmChunkPoints) ownH++;
   }
+  assert.ok(ownH > 0, "some budget gives the H MSM chunks of its own");
 });
 
 test("the host budget decides which streamed sections are pinned: none in one byte, some in 64 GiB, all in 256 GiB, never a slower prediction for more", needs(...api), () => {

@@ -146,7 +146,8 @@ const randomness = buffers.map((_, i) => ({ r: 1000n + BigInt(i), s: 2000n + Big
 
 const planText = (p: MemoryPlan) =>
   `total ${gib(p.totalBytes)} of ${gib(p.budget)} GiB (min ${gib(p.minBudget)}; fixed ${gib(p.fixedBytes)}, rows ${gib(p.rowsBytes)}, ` +
-  `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))}, resident ${gib(p.residentBytes)}, ` +
+  `MSM ${gib(p.msmWorkspaceBytes)} at chunk 2^${Math.log2(Number(p.msmChunkPoints))} in ${p.msmWindowGroups} window groups` +
+  `${p.hChunkPoints !== p.msmChunkPoints ? ` (H 2^${Math.log2(Number(p.hChunkPoints))} in ${p.hWindowGroups})` : ""}, resident ${gib(p.residentBytes)}, ` +
   `stream buffers ${gib(p.streamBufferBytes)}, ${p.nttVectors} vectors ${gib(BigInt(p.nttVectors) * p.vectorBytes)}` +
   `${p.phasesShared ? `, less ${gib(p.sharedBytes)} shared by the proof and stream phases` : ""}` +
   `${p.overlapBytes > 0n ? `, overlap ${gib(p.overlapBytes)}` : ""}${p.hCopies ? `, ${p.hCopies} H copies ${gib(p.hCopiesBytes)}` : ""}); host ${gib(p.hostBytes)} GiB${pinnedText(p)}; ` +
@@ -226,6 +227,6 @@ console.log(`| variant | plan total (min) | chunk | streamed sections | peak dev
 console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 for (const r of rows) {
   const streamed = Object.entries(r.plan.sections).filter(([, x]) => x.placement === "streamed").map(([name]) => name).join(" ") || "-";
-  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))} | ${streamed} | ${gib(r.peak)} GiB | ${gib(r.rss)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.overlap.toFixed(1)} ms | ${r.same ? "same" : "DIFFER"} |`);
+  console.log(`| ${r.label} | ${gib(r.plan.totalBytes)} (${gib(r.plan.minBudget)}) GiB | 2^${Math.log2(Number(r.plan.msmChunkPoints))}${r.plan.hChunkPoints !== r.plan.msmChunkPoints ? ` (H 2^${Math.log2(Number(r.plan.hChunkPoints))})` : ""} | ${streamed} | ${gib(r.peak)} GiB | ${gib(r.rss)} GiB | ${r.perCircuit.toFixed(1)} ms | ${(r.perCircuit / rows[0].perCircuit).toFixed(2)}x | ${r.overlap.toFixed(1)} ms | ${r.same ? "same" : "DIFFER"} |`);
 }
 if (rows.some((r) => !r.same) || rows.length < variants.length) process.exitCode = 1;

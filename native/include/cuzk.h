@@ -71,8 +71,9 @@ extern "C" {
  *     cuzk_prove_abc are its inputs CUZK_INPUT_WITNESS_LIST and CUZK_INPUT_ABC);
  *     the header ordered by topic.
  *  4: cuzk_prover_options memory and host budgets, chunk_points; cuzk_memory_plan, cuzk_plan_memory.
- *  5: cuzk_memory_plan.points_pinned (all or none) became pinned_sections (a mask of sections). */
-#define CUZK_ABI_VERSION 5
+ *  5: cuzk_memory_plan.points_pinned (all or none) became pinned_sections (a mask of sections).
+ *  6: cuzk_memory_plan grew h_chunk_points and h_window_groups (416 bytes). */
+#define CUZK_ABI_VERSION 6
 
 /* Defined in the last section; taken by the long calls of the sections before it. */
 typedef struct cuzk_progress cuzk_progress;
@@ -406,7 +407,7 @@ CUZK_API cuzk_status cuzk_prover_create_with(cuzk_context* ctx, cuzk_key* key, c
  * host_budget holds it, else from the key: the plan chooses which sections to pin). Of the plans
  * that fit the budget, the one predicted to cost the least time per proof. */
 typedef struct cuzk_memory_plan {
-  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 400 */
+  uint32_t struct_size;              /* = sizeof(cuzk_memory_plan) = 416 */
   uint32_t backend;                  /* cuzk_backend of the engine */
   uint64_t budget;                   /* bytes of the engine's memory the plan may use (the option, or automatic) */
   uint64_t fixed_bytes;              /* needed whatever the plan: witness, indices, margin (CPU: also the
@@ -469,6 +470,11 @@ typedef struct cuzk_memory_plan {
                                         after another (1: all at once), so that its sort pairs and buckets
                                         take a group's room: more groups, a smaller workspace at the same
                                         chunk (a few ms more a chunk); 1 on the CPU */
+  uint64_t h_chunk_points;           /* points per chunk of the H MSM: msm_chunk_points, or (CUDA) a larger
+                                        chunk of its own where its buffers fit beside the other MSMs' in
+                                        the same workspace (fewer chunks: fewer bucket reductions) */
+  uint32_t h_window_groups;          /* the groups the H MSM's windows are sorted and summed in */
+  uint32_t reserved;                 /* 0 */
 } cuzk_memory_plan;
 
 /* The plan the prover was made with. */

@@ -2,6 +2,7 @@
 // PoRep-profile key at 2^27, BLS12-381, a batch of 10) planned for the GPU budgets its users own;
 // many random shapes checked against the plan's invariants (it fits its budget, a budget below
 // the minimum is refused naming it, more budget never predicts a slower plan); bad requests.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -68,7 +69,7 @@ void check_plan(const Planned& p, uint64_t budget) {
     CHECK((p.plan.h_copies >= 2) == (p.plan.h_copies_bytes > 0) && p.plan.h_copies != 1);
     if (p.plan.h_copies) {
       CHECK(p.plan.backend == CUZK_BACKEND_CUDA && p.plan.placement[4] == CUZK_PLACEMENT_RESIDENT);
-      CHECK(p.plan.msm_chunk_points >= p.plan.stored[4]);
+      CHECK(p.plan.h_chunk_points >= p.plan.stored[4]);
       CHECK(p.plan.h_copies_bytes == (uint64_t)(p.plan.h_copies - 1) * p.plan.stored_bytes[4]);
     }
     // The MSM's windows in groups only on the CUDA engine, one of the plan's choices.
@@ -91,6 +92,14 @@ void check_plan(const Planned& p, uint64_t budget) {
     CHECK(p.plan.ntt_vectors == 3 || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.ntt_vectors == 2));
     const uint64_t q = p.plan.msm_chunk_points;
     CHECK(q >= CUZK_CHUNK_POINTS_MIN && (q & (q - 1)) == 0);
+    // The H MSM's own chunk: the others', or (CUDA) a larger power of two, at most 2^3 times it,
+    // its windows in one of the plan's choices of groups; only where H takes more than one chunk.
+    const uint64_t hq = p.plan.h_chunk_points;
+    CHECK(hq >= q && (hq & (hq - 1)) == 0 && hq <= (q << cuzk::engine::kMaxHChunkSteps));
+    CHECK(hq == q || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.stored[4] > q));
+    const uint32_t hg = p.plan.h_window_groups;
+    CHECK(hg == 1 || hg == 2 || hg == 4 || hg == 8);
+    CHECK(hq != q || hg == p.plan.msm_window_groups);
     CHECK(p.plan.group_size >= 1 && p.plan.group_size <= p.plan.batch);
     uint64_t resident = 0, streamed = 0;
     for (int s = 0; s < CUZK_POINT_SECTIONS; s++) {
@@ -122,11 +131,12 @@ void print_plan(const char* label, const Planned& p) {
     std::printf("%-8s refused: %s\n", label, p.err);
     return;
   }
-  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d in %u window groups, resident %.2f, stream buffers %.2f, "
+  std::printf("%-8s total %6.2f GiB (fixed %.2f, %u vectors %.2f, rows %.2f, MSM %.2f at chunk 2^%d in %u window groups (H 2^%d in %u), resident %.2f, stream buffers %.2f, "
               "shared %.2f, overlap %.2f, %u H copies %.2f); min %.2f GiB; host %.1f GiB; group %" PRIu64 "; %.2f GiB over the link a proof; +%.0f ms predicted;",
               label, m.total_bytes / (double)kGiB, m.fixed_bytes / (double)kGiB, m.ntt_vectors,
               m.ntt_vectors * m.vector_bytes / (double)kGiB, m.rows_bytes / (double)kGiB,
-              m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.msm_window_groups, m.resident_bytes / (double)kGiB,
+              m.msm_workspace_bytes / (double)kGiB, __builtin_ctzll(m.msm_chunk_points), m.msm_window_groups,
+              __builtin_ctzll(m.h_chunk_points), m.h_window_groups, m.resident_bytes / (double)kGiB,
               m.stream_buffer_bytes / (double)kGiB, m.shared_bytes / (double)kGiB, m.overlap_bytes / (double)kGiB, m.h_copies, m.h_copies_bytes / (double)kGiB, m.min_budget / (double)kGiB,
               m.host_bytes / (double)kGiB, m.group_size, m.link_bytes_per_proof / (double)kGiB, m.predicted_extra_ns / 1e6);
   for (int s = 0; s < CUZK_POINT_SECTIONS; s++) std::printf(" %s %s", kSectionNames[s], where(m.placement[s]));
@@ -348,6 +358,51 @@ void random_shapes(int shapes) {
               planned, refused, host_plans);
 }
 
+// The H MSM in chunks of its own. The workspace is priced buffer by buffer: an H chunk of the
+// others' size takes no buffer larger than theirs (G1 against the widest point), so the sum of the
+// larger of each is the others' workspace; a forced chunk is every group's; and at the 2^26
+// budgets where the chunks are small the H MSM takes larger ones (fewer bucket reductions).
+void h_chunks() {
+  namespace engine = cuzk::engine;
+  for (uint32_t curve : {CUZK_CURVE_BLS12_381, CUZK_CURVE_BN254}) {
+    const engine::KeyShape shape = engine::describe_key(curve, (1u << 24) + 5, 4, (1u << 24) - 16, 3u << 24);
+    const engine::EngineCosts c = cuzk::cuda::gpu_costs(shape, false);
+    CHECK(c.h_own_chunk);
+    for (int g = 0; g < engine::kWindowGroupChoices; g++)
+      for (int k = engine::kMinChunkLog; k <= 26; k++) {
+        uint64_t others = 0, larger = 0;
+        for (int i = 0; i < engine::EngineCosts::kWorkspaceParts; i++) {
+          others += c.msm_parts[g][k][i];
+          larger += std::max(c.msm_parts[g][k][i], c.h_msm_parts[g][k][i]);
+        }
+        CHECK(others == c.msm_workspace[g][k] && larger == others);
+        // A chunk twice as large takes more of some buffer.
+        if (k < 24) {
+          uint64_t twice = 0;
+          for (int i = 0; i < engine::EngineCosts::kWorkspaceParts; i++)
+            twice += std::max(c.msm_parts[g][k][i], c.h_msm_parts[g][k + 1][i]);
+          CHECK(twice > others);
+        }
+      }
+  }
+  int own = 0;
+  for (uint32_t curve : {CUZK_CURVE_BLS12_381, CUZK_CURVE_BN254})
+    for (uint64_t gib : {8, 12, 16, 24}) {
+      const cuzk_plan_request r = porep(curve, 26, 10);
+      const Planned p = plan(r, gib * kGiB, 256 * kGiB);
+      check_plan(p, gib * kGiB);
+      char label[32];
+      std::snprintf(label, sizeof label, "2^26 %s %" PRIu64 " GiB", curve == CUZK_CURVE_BN254 ? "bn254" : "bls", gib);
+      print_plan(label, p);
+      own += p.st == CUZK_OK && p.plan.h_chunk_points > p.plan.msm_chunk_points;
+      const Planned forced = plan(r, gib * kGiB, 256 * kGiB, 1u << 20);
+      check_plan(forced, gib * kGiB);
+      if (forced.st == CUZK_OK) CHECK(forced.plan.h_chunk_points == (1u << 20));
+    }
+  CHECK(own > 0);
+  std::printf("2^26 budgets with the H MSM in chunks of its own: %d of 8\n", own);
+}
+
 void bad_requests() {
   char err[512];
   cuzk_memory_plan out{};
@@ -442,6 +497,7 @@ int main(int argc, char** argv) {
   seed_workload();
   pinned_by_host_budget();
   pinned_by_key_rate();
+  h_chunks();
   random_shapes(shapes);
   bad_requests();
   return cuzk_test::finish("memory_plan_test");

@@ -149,12 +149,12 @@ export const PROVER_OPTIONS_LAYOUT = {
 } as const satisfies StructLayout;
 
 /**
- * `cuzk_memory_plan`, 400 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
+ * `cuzk_memory_plan`, 416 bytes: where an engine keeps the key's points (arrays: A, B1, B2, C, H),
  * the chunk its MSMs and streams run in, the NTT stage's vectors, and the bytes against the budgets.
  */
 export const MEMORY_PLAN_LAYOUT = {
   name: "cuzk_memory_plan",
-  size: 400,
+  size: 416,
   fields: {
     struct_size: { offset: 0, type: "u32" },
     backend: { offset: 4, type: "u32" },
@@ -192,6 +192,9 @@ export const MEMORY_PLAN_LAYOUT = {
     h_copies_bytes: { offset: 384, type: "u64" },
     h_copies: { offset: 392, type: "u32" },
     msm_window_groups: { offset: 396, type: "u32" },
+    h_chunk_points: { offset: 400, type: "u64" },
+    h_window_groups: { offset: 408, type: "u32" },
+    reserved: { offset: 412, type: "u32" },
   },
 } as const satisfies StructLayout;
 

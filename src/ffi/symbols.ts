@@ -168,7 +168,7 @@ export const STATUS_NAMES = [
 
 /** Constants of cuzk.h that the TypeScript side uses. */
 export const ABI = {
-  ABI_VERSION: 5,
+  ABI_VERSION: 6,
   CURVE_BN254: 1,
   CURVE_BLS12_381: 2,
   BACKEND_AUTO: 0,

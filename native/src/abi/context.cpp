@@ -21,7 +21,8 @@ static_assert(sizeof(cuzk_prover_options) == 40 && offsetof(cuzk_prover_options,
                   offsetof(cuzk_prover_options, host_memory_budget) == 24 &&
                   offsetof(cuzk_prover_options, chunk_points) == 32,
               "cuzk_prover_options layout");
-static_assert(sizeof(cuzk_memory_plan) == 400 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
+static_assert(sizeof(cuzk_memory_plan) == 416 && offsetof(cuzk_memory_plan, h_chunk_points) == 400 &&
+                  offsetof(cuzk_memory_plan, h_window_groups) == 408 && offsetof(cuzk_memory_plan, shared_bytes) == 368 &&
                   offsetof(cuzk_memory_plan, overlap_bytes) == 376 && offsetof(cuzk_memory_plan, h_copies_bytes) == 384 &&
                   offsetof(cuzk_memory_plan, h_copies) == 392 && offsetof(cuzk_memory_plan, msm_window_groups) == 396 &&
                   offsetof(cuzk_memory_plan, points_dropped) == 56 &&
@@ -353,6 +354,8 @@ void write_plan(const cuzk::engine::MemoryPlan& p, uint32_t backend, uint64_t ke
   out->overlap_bytes = p.overlap_bytes;
   out->h_copies_bytes = p.h_copies_bytes;
   out->msm_window_groups = p.msm_window_groups;
+  out->h_chunk_points = p.chunk_of(cuzk::engine::kGroupH);
+  out->h_window_groups = p.window_groups_of(cuzk::engine::kGroupH);
   out->h_copies = p.h_copies;
 }
 

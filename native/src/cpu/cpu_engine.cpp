@@ -205,14 +205,14 @@ class CpuEngine final : public engine::Engine<C> {
                           size_t count, engine::PhaseTimes& times, std::string& err) {
     const cuzk_phase phase = engine::msm_phase(s);
     const auto& z = *key_.zkey;
-    const uint64_t pb = z.point_bytes(s);
+    const uint64_t pb = z.point_bytes(s), q = plan_.chunk_of(engine::group_of(s));
     for (size_t k = 0; k < count; k++) *outs[k] = X::infinity();
     if (!compact_) {  // in place; C's points belong to the scalars after w[n_public]
       const size_t lead = s == formats::kSecC ? (size_t)key_.n_public + 1 : 0;
       const uint64_t n = z.point_count(s);
-      for (uint64_t j = 0; j < n; j += plan_.msm_chunk) {
+      for (uint64_t j = 0; j < n; j += q) {
         if (j > 0 && batch_ && batch_->cancelled()) return cancelled_in(s, err);
-        const uint64_t m = std::min(plan_.msm_chunk, n - j);
+        const uint64_t m = std::min(q, n - j);
         for (size_t k = 0; k < count; k++) {
           PhaseScope t(times, proofs[k], phase);
           *outs[k] = outs[k]->add(msm<C, F>(pool_, z.points(s) + j * pb, scalars[k] + (lead + j) * 32, m));
@@ -223,9 +223,9 @@ class CpuEngine final : public engine::Engine<C> {
     const engine::Support& sup = keys_.support[engine::group_of(s)];
     const bool is_streamed = plan_.placement[s] == engine::kStreamed;
     const uint64_t n = plan_.stored[s];
-    for (uint64_t j = 0; j < n; j += plan_.msm_chunk) {
+    for (uint64_t j = 0; j < n; j += q) {
       if (j > 0 && batch_ && batch_->cancelled()) return cancelled_in(s, err);
-      const uint64_t m = std::min(plan_.msm_chunk, n - j);
+      const uint64_t m = std::min(q, n - j);
       const uint8_t* points = nullptr;
       if (is_streamed) {
         PhaseScope t(times, proofs[0], phase);  // the chunk's read, in the first proof's phase
@@ -238,7 +238,7 @@ class CpuEngine final : public engine::Engine<C> {
         PhaseScope t(times, proofs[k], phase);
         const uint8_t* chunk_scalars = scalars[k] + j * 32;
         if (!sup.all) {  // the scalars of the stored points, in their order
-          uint8_t* dst = gathered_.reserve((size_t)plan_.msm_chunk * 32);
+          uint8_t* dst = gathered_.reserve((size_t)q * 32);
           const uint8_t* from = scalars[k];
           pool_.parallel_range(m, [&](size_t lo, size_t hi) {
             for (size_t i = lo; i < hi; i++) std::memcpy(dst + i * 32, from + (size_t)sup.index[j + i] * 32, 32);

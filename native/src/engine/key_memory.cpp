@@ -164,20 +164,33 @@ void shape_of(const ZkeyGroth16& z, const CompactKey& key, KeyShape& out) {
     out.support[g] = sup.size();
     if (!sup.all) out.index_count += sup.index.size();
   }
-  for (int k = 0; k < kMinChunkLog; k++) out.span[k] = 1ull << k;  // no plan chunks so few
+  for (int k = 0; k < kMinChunkLog; k++) {  // no plan chunks so few
+    out.span[k] = 1ull << k;
+    for (int g = 0; g < kPointGroups; g++) out.group_span[g][k] = 1ull << k;
+  }
   for (int k = kMinChunkLog; k < 32; k++) {
     const uint64_t chunk = 1ull << k;
     uint64_t widest = 0;
-    for (const Support& sup : key.support) {
-      if (sup.all || sup.index.empty()) { widest = std::max<uint64_t>(widest, std::min<uint64_t>(chunk, sup.n)); continue; }
-      for (uint64_t j = 0; j < sup.index.size(); j += chunk) {
-        const uint64_t last = std::min<uint64_t>(j + chunk, sup.index.size()) - 1;
-        widest = std::max<uint64_t>(widest, (uint64_t)sup.index[last] - sup.index[j] + 1);
+    for (int g = 0; g < kPointGroups; g++) {
+      const Support& sup = key.support[g];
+      uint64_t group_widest = 0;
+      if (sup.all || sup.index.empty()) {
+        group_widest = std::min<uint64_t>(chunk, sup.n);
+      } else {
+        for (uint64_t j = 0; j < sup.index.size(); j += chunk) {
+          const uint64_t last = std::min<uint64_t>(j + chunk, sup.index.size()) - 1;
+          group_widest = std::max<uint64_t>(group_widest, (uint64_t)sup.index[last] - sup.index[j] + 1);
+        }
       }
+      out.group_span[g][k] = group_widest;
+      widest = std::max(widest, group_widest);
     }
     out.span[k] = widest;
     if (chunk >= std::max<uint64_t>(key.support[0].n, key.support[2].n)) {
-      for (int r = k + 1; r < 32; r++) out.span[r] = widest;
+      for (int r = k + 1; r < 32; r++) {
+        out.span[r] = widest;
+        for (int g = 0; g < kPointGroups; g++) out.group_span[g][r] = out.group_span[g][k];
+      }
       break;
     }
   }

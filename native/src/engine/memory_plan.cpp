@@ -30,7 +30,20 @@ struct Shape {
   uint64_t rows_chunk;  // 0: whole
   uint32_t vectors;     // the NTT stage's full-length vectors
   int window_choice = 0;  // kWindowGroups[window_choice] groups of an MSM's windows
+  int h_chunk_log = 0;    // the H MSM's own chunk (0: chunk_log) and its window groups' choice
+  int h_window_choice = 0;
 };
+
+// The MSM workspace of a shape: the other groups' MSMs at its chunk and, when H has a larger chunk
+// of its own, the larger of each buffer of theirs and of H's.
+uint64_t workspace_of(const EngineCosts& c, const Shape& sh) {
+  if (sh.h_chunk_log <= sh.chunk_log) return c.msm_workspace[sh.window_choice][sh.chunk_log];
+  const uint64_t* others = c.msm_parts[sh.window_choice][sh.chunk_log];
+  const uint64_t* h = c.h_msm_parts[sh.h_window_choice][sh.h_chunk_log];
+  uint64_t bytes = 0;
+  for (int i = 0; i < EngineCosts::kWorkspaceParts; i++) bytes += std::max(others[i], h[i]);
+  return bytes;
+}
 
 }  // namespace
 
@@ -55,7 +68,10 @@ KeyShape describe_key(uint32_t curve, uint64_t n_vars, uint64_t n_public, uint64
   k.support[0] = k.support[1] = n_vars;
   k.support[2] = k.domain;
   // Every point kept: a chunk of stored points is a chunk of scalars.
-  for (int j = 0; j < 32; j++) k.span[j] = std::min<uint64_t>(1ull << j, std::max(n_vars, k.domain));
+  for (int j = 0; j < 32; j++) {
+    k.span[j] = std::min<uint64_t>(1ull << j, std::max(n_vars, k.domain));
+    for (int g = 0; g < kPointGroups; g++) k.group_span[g][j] = std::min<uint64_t>(1ull << j, k.support[g]);
+  }
   return k;
 }
 
@@ -96,7 +112,10 @@ uint64_t MemoryPlan::stream_buffer_bytes() const {
       most = std::max(most, stored[s]);
       widest = std::max(widest, point_bytes[s]);
     }
-  return stream_buffers * std::min(msm_chunk, most) * widest;
+  uint64_t slot = std::min(msm_chunk, most) * widest;
+  if (h_chunk > msm_chunk && placement[formats::kSecH] == kStreamed && stored[formats::kSecH])
+    slot = std::max(slot, std::min(h_chunk, stored[formats::kSecH]) * point_bytes[formats::kSecH]);
+  return stream_buffers * slot;
 }
 
 bool streamed(const MemoryPlan& plan, PointSection s) { return plan.placement[s] == kStreamed && plan.stored[s] > 0; }
@@ -123,17 +142,26 @@ namespace {
 // its group, host bytes, traffic and cost; false when the pinned sections do not fit the host budget.
 bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint32_t resident, uint32_t pinned,
               bool share, MemoryPlan& p) {
+  const bool own_h = sh.h_chunk_log > sh.chunk_log;
   p.msm_chunk = 1ull << sh.chunk_log;
   p.vectors = sh.vectors;
   p.msm_window_groups = kWindowGroups[sh.window_choice];
-  p.msm_workspace = c.msm_workspace[sh.window_choice][sh.chunk_log];
+  p.h_chunk = own_h ? 1ull << sh.h_chunk_log : p.msm_chunk;
+  p.h_window_groups = own_h ? kWindowGroups[sh.h_window_choice] : p.msm_window_groups;
+  const uint64_t workspace = workspace_of(c, sh);
+  p.msm_workspace = workspace;
   p.rows_chunk = sh.rows_chunk;
   p.rows_bytes = sh.rows_chunk ? 2 * sh.rows_chunk : c.rows;
   for (int s = 0; s < kSections; s++)
     if (p.stored_bytes[s]) p.placement[s] = (resident & (1u << s)) ? kResident : kStreamed;
   const uint64_t streamed_bytes = p.streamed_bytes();
-  if (streamed_bytes) p.msm_workspace += c.stream_scalars[sh.chunk_log];
   const bool h_streams = streamed(p, formats::kSecH);
+  uint64_t stream_scalars = 0;  // the scalars of a streamed chunk (of the largest chunk's)
+  if (streamed_bytes) {
+    stream_scalars = c.stream_scalars[sh.chunk_log];
+    if (own_h && h_streams) stream_scalars = std::max(stream_scalars, c.h_stream_scalars[sh.h_chunk_log]);
+    p.msm_workspace += stream_scalars;
+  }
   // A streamed section is copied once to pinned host memory when it is in `pinned` and the host
   // budget holds it (GPU), else packed from the key per group; the H scalars a group keeps go to
   // the host (GPU) or the room. Rows read in chunks come from a pinned copy on the host (GPU) or
@@ -163,8 +191,7 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
     // summed in a proof's work too (then both phases hold it).
     const bool resident_sums = p.resident_bytes() > 0;
     const uint64_t proof_phase = c.proof_only + (uint64_t)sh.vectors * c.vector_bytes + (sh.rows_chunk ? p.rows_bytes : 0);
-    const uint64_t stream_phase = p.stream_buffer_bytes() + c.stream_scalars[sh.chunk_log] +
-                                  (resident_sums ? 0 : c.msm_workspace[sh.window_choice][sh.chunk_log]);
+    const uint64_t stream_phase = p.stream_buffer_bytes() + stream_scalars + (resident_sums ? 0 : workspace);
     p.shared_bytes = std::min(proof_phase, stream_phase);
     p.phase_slack = stream_phase > proof_phase ? stream_phase - proof_phase : 0;
   }
@@ -191,14 +218,16 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
   const double row_passes = sh.rows_chunk ? (sh.vectors >= 3 ? 1 : 2) : 0;
   link += (double)c.rows * row_passes;
   p.link_bytes_per_proof = (uint64_t)link;
-  uint64_t extra_chunks = 0;
+  uint64_t extra_chunks = 0, h_extra_chunks = 0;
   double window_groups_s = 0;
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) {
+      const PointGroup g = group_of((PointSection)s);
       const uint64_t chunks = p.chunks_of((PointSection)s);
       extra_chunks += chunks - 1;
-      const double per_group = c.window_group_cost_s + (double)std::min(p.msm_chunk, p.stored[s]) * c.window_group_point_s;
-      window_groups_s += (double)chunks * (double)(p.msm_window_groups - 1) * per_group;
+      if (g == kGroupH) h_extra_chunks += chunks - 1;
+      const double per_group = c.window_group_cost_s + (double)std::min(p.chunk_of(g), p.stored[s]) * c.window_group_point_s;
+      window_groups_s += (double)chunks * (double)(p.window_groups_of(g) - 1) * per_group;
     }
   const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
   // What is not pinned is packed from the key once per group (GPU; the CPU engine's link is the key).
@@ -208,6 +237,7 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
                         (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
   p.predicted_groups_s = window_groups_s;
+  p.predicted_h_chunks_s = (double)h_extra_chunks * c.chunk_cost_s;
   return true;
 }
 
@@ -245,10 +275,13 @@ cuzk_status choose_h_copies(const EngineCosts& c, const PlanLimits& lim, MemoryP
 }
 
 // Of two plans predicted to cost the same: the larger MSM chunk, then fewer window groups, then the
-// larger row chunk, then fewer resident bytes, then fewer host bytes.
+// larger H chunk and fewer groups of its windows, then the larger row chunk, then fewer resident
+// bytes, then fewer host bytes.
 bool wins_tie(const MemoryPlan& p, const MemoryPlan& best) {
   if (p.msm_chunk != best.msm_chunk) return p.msm_chunk > best.msm_chunk;
   if (p.msm_window_groups != best.msm_window_groups) return p.msm_window_groups < best.msm_window_groups;
+  if (p.h_chunk != best.h_chunk) return p.h_chunk > best.h_chunk;
+  if (p.h_window_groups != best.h_window_groups) return p.h_window_groups < best.h_window_groups;
   if (p.rows_chunk != best.rows_chunk) return p.rows_chunk > best.rows_chunk;
   if (p.resident_bytes() != best.resident_bytes()) return p.resident_bytes() < best.resident_bytes();
   return p.host_bytes < best.host_bytes;
@@ -275,6 +308,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
   }
   // The chunks to try: one chunk for the largest MSM first, then halves.
   const int full_log = std::clamp(log2_of(pow2_at_least(std::max<uint64_t>(c.largest_msm, 1))), kMinChunkLog, kMaxChunkLog);
+  const int h_full_log = std::clamp(log2_of(pow2_at_least(std::max<uint64_t>(c.stored[formats::kSecH], 1))), kMinChunkLog, kMaxChunkLog);
   int hi = full_log, lo = kMinChunkLog;
   if (lim.chunk_points) {
     const uint64_t q = lim.chunk_points;
@@ -324,14 +358,34 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
         if (p.host_bytes > lim.host_budget && rows_chunk) continue;  // no host room for the rows' copy
         least = std::min(least, p.total());
         if (p.total() > lim.budget) continue;
-        // With fewer groups this shape costs at least its cost without them: past the best, done.
-        if (found && p.predicted_extra_s - p.predicted_groups_s > best.predicted_extra_s + 1e-12) continue;
+        // With fewer groups and H in fewer chunks this shape costs at least its cost without
+        // either: past the best, done.
+        if (found && p.predicted_extra_s - p.predicted_groups_s - p.predicted_h_chunks_s > best.predicted_extra_s + 1e-12)
+          continue;
+        Shape chosen{k, rows_chunk, vectors, most};
         for (int g = 0; g < most; g++) {
           MemoryPlan q = plan;
           if (evaluate(c, lim, Shape{k, rows_chunk, vectors, g}, resident, pinned, share, q) && q.total() <= lim.budget) {
             p = q;
+            chosen.window_choice = g;
             break;
           }
+        }
+        // H in larger chunks of its own, where they fit beside the rest: the cheapest.
+        if (c.h_own_chunk && !lim.chunk_points && p.chunks_of(formats::kSecH) > 1) {
+          for (int kh = std::min(h_full_log, k + kMaxHChunkSteps); kh > k; kh--)
+            for (int gh = 0; gh <= most; gh++) {
+              Shape with_h = chosen;
+              with_h.h_chunk_log = kh;
+              with_h.h_window_choice = gh;
+              MemoryPlan q = plan;
+              if (!evaluate(c, lim, with_h, resident, pinned, share, q) || q.total() > lim.budget) continue;
+              if (share && !q.phases_shared) continue;
+              if (q.host_bytes > lim.host_budget && rows_chunk) continue;
+              if (q.predicted_extra_s < p.predicted_extra_s - 1e-12 ||
+                  (q.predicted_extra_s <= p.predicted_extra_s + 1e-12 && wins_tie(q, p)))
+                p = q;
+            }
         }
         const bool better = !found || p.predicted_extra_s < best.predicted_extra_s - 1e-12 ||
                             (p.predicted_extra_s <= best.predicted_extra_s + 1e-12 && wins_tie(p, best));

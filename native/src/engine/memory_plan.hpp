@@ -40,6 +40,8 @@ enum Placement : uint32_t {
 constexpr int kMinChunkLog = 10;
 constexpr int kMaxChunkLog = 31;
 constexpr uint64_t kMaxGroup = 1u << 20;  // the largest batch a call takes
+// An H chunk of its own is at most 2^kMaxHChunkSteps times the other groups' chunk.
+constexpr int kMaxHChunkSteps = 3;
 // The groups an engine may sort and sum an MSM's windows in (EngineCosts::window_group_choices of
 // them, fewest first): more groups, a smaller workspace at the same chunk.
 constexpr int kWindowGroupChoices = 4;
@@ -62,8 +64,9 @@ struct KeyShape {
   // rate; 0: unknown, taken as a key whose points are in memory).
   double key_read_bytes_per_s = 0;
   // Per chunk of 2^k points, the widest range of scalar indices one chunk of a support covers
-  // (0: unknown, taken as the group's whole length).
+  // (0: unknown, taken as the group's whole length): of any support, and of each group's.
   uint64_t span[32] = {};
+  uint64_t group_span[kPointGroups][32] = {};
 };
 
 // The counts of a key with n_vars wires, n_public public inputs, n_constraints rows and `coefs`
@@ -87,6 +90,15 @@ struct EngineCosts {
   // shared by sections sorts a group again): window_group_cost_s + m * window_group_point_s.
   uint64_t msm_workspace[kWindowGroupChoices][kMaxChunkLog + 1] = {};
   uint32_t window_group_choices = 1;
+  // The H section's MSM in chunks of its own, larger than the other groups' (h_own_chunk): the
+  // MSM workspace as the buffers it is allocated in, each of which grows to the largest any MSM
+  // run in it takes (msm_parts: the other groups' MSMs, their sum msm_workspace; h_msm_parts: an
+  // H chunk's), and the scalars an H chunk brings up when H streams (h_stream_scalars).
+  static constexpr int kWorkspaceParts = 12;
+  bool h_own_chunk = false;
+  uint64_t msm_parts[kWindowGroupChoices][kMaxChunkLog + 1][kWorkspaceParts] = {};
+  uint64_t h_msm_parts[kWindowGroupChoices][kMaxChunkLog + 1][kWorkspaceParts] = {};
+  uint64_t h_stream_scalars[kMaxChunkLog + 1] = {};
   double window_group_cost_s = 0, window_group_point_s = 0;
   uint64_t stream_scalars[kMaxChunkLog + 1] = {};  // a streamed chunk's scalar buffer (only when one streams)
   uint64_t largest_msm = 0;       // points of the largest MSM (a chunk of this many is no chunking)
@@ -149,6 +161,9 @@ struct MemoryPlan {
   uint64_t msm_chunk = 0;           // points per MSM chunk (>= largest_msm: one chunk)
   uint64_t msm_workspace = 0;       // MSM scratch at that chunk, with a streamed chunk's scalars
   uint32_t msm_window_groups = 1;   // the groups each MSM's windows are sorted and summed in
+  uint64_t h_chunk = 0;             // points per chunk of the H MSM (msm_chunk, or larger in the
+                                    // same workspace: EngineCosts::h_own_chunk)
+  uint32_t h_window_groups = 1;     // and the groups its windows are sorted and summed in
   uint64_t points[kSections] = {};    // points of each section in the key
   uint64_t infinity[kSections] = {};  // of which at infinity
   uint64_t stored[kSections] = {};    // points the engine holds (0 for kInKey)
@@ -174,6 +189,7 @@ struct MemoryPlan {
   uint64_t link_bytes_per_proof = 0;  // predicted bytes read over the link per proof of the batch
   double predicted_extra_s = 0;     // predicted cost per proof over the unconstrained plan
   double predicted_groups_s = 0;    // of which the window groups beyond the first
+  double predicted_h_chunks_s = 0;  // and the H MSM's chunks beyond its first
 
   uint64_t resident_bytes() const { return bytes_where(kResident); }
   uint64_t streamed_bytes() const { return bytes_where(kStreamed); }
@@ -183,7 +199,8 @@ struct MemoryPlan {
   // Bytes of one point of each streamed section of group g together.
   uint64_t streamed_point_bytes(PointGroup g) const;
   // Chunk buffers (two: one filling while the other is summed) of the widest streamed point, or of
-  // the widest group's streamed points together when streams_groups.
+  // the widest group's streamed points together when streams_groups; a streamed H chunk of its own
+  // takes at most that, or the buffers are its size.
   uint64_t stream_buffer_bytes() const;
   uint64_t total() const {
     return fixed + vectors * vector_bytes + rows_bytes + msm_workspace + resident_bytes() + stream_buffer_bytes() -
@@ -193,7 +210,13 @@ struct MemoryPlan {
   // The room while a proof's own work is allocated (with shared phases, the streamed sums' extra
   // bytes are free then).
   uint64_t proof_phase_room() const { return room() + phase_slack; }
-  uint64_t chunks_of(PointSection s) const { return msm_chunk ? (stored[s] + msm_chunk - 1) / msm_chunk : 0; }
+  // A group's MSM chunk and window groups (H's may be its own).
+  uint64_t chunk_of(PointGroup g) const { return g == kGroupH && h_chunk ? h_chunk : msm_chunk; }
+  uint32_t window_groups_of(PointGroup g) const { return g == kGroupH && h_chunk ? h_window_groups : msm_window_groups; }
+  uint64_t chunks_of(PointSection s) const {
+    const uint64_t q = chunk_of(group_of(s));
+    return q ? (stored[s] + q - 1) / q : 0;
+  }
 
  private:
   uint64_t bytes_where(Placement where) const;
@@ -204,7 +227,8 @@ bool streams_any(const MemoryPlan& plan);
 
 // Chooses the plan: of the choices that fit the budget (MSM chunk, rows whole or chunked, the NTT
 // stage's vectors, the set of sections kept resident; for each, the fewest window groups whose
-// workspace fits), the one predicted to cost the least time per proof (streamed bytes
+// workspace fits, and where the engine can, a larger chunk of H's own), the one predicted to cost
+// the least time per proof (streamed bytes
 // over the link, shared by a group; rows read per proof; one more chunk's fixed work; each more
 // window group's reading of the scalars), a larger chunk and fewer resident bytes on a tie. Fills plan (counts: points/infinity from the caller).
 // Then, when asked (overlap), where the engine can and the chosen plan keeps everything resident

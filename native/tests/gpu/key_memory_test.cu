@@ -5,8 +5,9 @@
 // resident plan, the all-streamed plan, the smallest chunks, the minimum budget and budgets
 // between it and the resident plan's must be byte-identical to the CPU proof of the key read
 // whole (same r, s; every GPU proof self-checked); a budget one byte below the minimum is
-// CUZK_ERR_OUT_OF_MEMORY naming the minimum, before any device memory is taken. Batches that stream
-// read each streamed section once per group of proofs (plan_check.hpp's check_grouped_batches).
+// CUZK_ERR_OUT_OF_MEMORY naming the minimum, before any device memory is taken. Budgets whose plan
+// gives the H MSM larger chunks of its own give the same proofs. Batches that stream read each
+// streamed section once per group of proofs (plan_check.hpp's check_grouped_batches).
 #include <filesystem>
 
 #include "gpu_check.cuh"
@@ -51,8 +52,23 @@ using cuzk_test::count_placement;
 // whole and on demand. Returns false when a plan could not be made (the failures are recorded).
 // *mixed_seen: set when a budget between gave a plan with resident and streamed sections (a
 // small key may have none: its sections are not much larger than a stream buffer).
+// The plan a prover with `budget` and `prover_flags` is made with (false: none could be made).
+bool plan_of(cuzk_context* ctx, cuzk_key* key, uint64_t budget, uint32_t prover_flags, cuzk_memory_plan* out) {
+  cuzk_prover_options opt{};
+  opt.struct_size = sizeof opt;
+  opt.flags = prover_flags;
+  opt.memory_budget = budget;
+  opt.h_copies = CUZK_H_COPIES_AUTO;
+  cuzk_prover* prover = nullptr;
+  if (cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, nullptr, 0) != CUZK_OK) return false;
+  const bool ok = cuzk_prover_memory_plan(prover, out, nullptr, 0) == CUZK_OK;
+  cuzk_prover_destroy(prover, nullptr, 0);
+  return ok;
+}
+
 bool same_proofs(const std::string& label, const std::string& zkey, const std::string& r1cs,
-                 const std::vector<uint8_t>& wtns, cuzk_context* cpu, cuzk_context* gpu, bool* mixed_seen_any) {
+                 const std::vector<uint8_t>& wtns, cuzk_context* cpu, cuzk_context* gpu, bool* mixed_seen_any,
+                 bool* h_own_seen_any) {
   char err[1024];
   cuzk_key* whole = nullptr;
   if (cuzk_key_open(zkey.c_str(), 0, &whole, err, sizeof err) != CUZK_OK) {
@@ -178,6 +194,24 @@ bool same_proofs(const std::string& label, const std::string& zkey, const std::s
     }
     EXPECT(all_same, "%s: a plan between the minimum and all resident gave another proof", where.c_str());
     *mixed_seen_any |= mixed_seen;
+    // The H MSM in chunks of its own, larger than the other MSMs' in the same workspace: budgets
+    // between the minimum and the resident plan's where the plan takes them (resident, and every
+    // section streamed) give the CPU proof.
+    for (uint32_t prover_flags : {0u, (uint32_t)CUZK_PROVER_STREAM_ALL}) {
+      int proved = 0;
+      for (int i = 0; i < 24 && proved < 2; i++) {
+        const uint64_t budget = lo + (hi - lo) * i / 24;
+        cuzk_memory_plan p{};
+        if (!plan_of(gpu, key, budget, prover_flags, &p) || p.h_chunk_points <= p.msm_chunk_points) continue;
+        Attempt a = prove_with(gpu, key, budget, wtns, CUZK_PROVE_SELF_CHECK, prover_flags);
+        EXPECT(a.create == CUZK_OK && a.prove == CUZK_OK && a.proof == ref.proof,
+               "%s: H in chunks of 2^%d (the others 2^%d), %s: %s", where.c_str(), __builtin_ctzll(p.h_chunk_points),
+               __builtin_ctzll(p.msm_chunk_points), prover_flags ? "all streamed" : "the chooser's placements",
+               a.prove == CUZK_OK && a.proof != ref.proof ? "another proof" : a.err);
+        proved++;
+      }
+      *h_own_seen_any |= proved > 0;
+    }
 
     Attempt tight = prove_with(gpu, key, lo - 1, wtns, CUZK_PROVE_SELF_CHECK);
     const std::string least_text = "at least " + std::to_string(lo) + " bytes";
@@ -213,11 +247,13 @@ void run_all() {
   cuzk_context *cpu = nullptr, *gpu = nullptr;
   if (!open_cpu_and_gpu(&cpu, &gpu)) return;
   bool mixed[2] = {false, false};  // per curve: some key gave a mixed plan between its budgets
+  bool h_own[2] = {false, false};  // and some budget an H chunk of its own
   for (const char* curve : {"bn254", "bls12_381"})
     for (const char* name : {"mulchain_4", "many_public", "poseidon_10"}) {
       const std::string dir = fixture_dir(curve, name);
       same_proofs(std::string(curve) + "/" + name, dir + "/circuit.zkey", dir + "/circuit.r1cs",
-                  read_file(dir + "/witness.wtns"), cpu, gpu, &mixed[std::string(curve) == "bls12_381"]);
+                  read_file(dir + "/witness.wtns"), cpu, gpu, &mixed[std::string(curve) == "bls12_381"],
+                  &h_own[std::string(curve) == "bls12_381"]);
     }
   // Synthetic PoRep-shaped keys (INSECURE dev setup, made here): most B points are infinity.
   char tmpl[] = "/tmp/cuzk_gpu_key_memory_XXXXXX";
@@ -236,12 +272,15 @@ void run_all() {
         continue;
       }
       const std::string label = "porep 2^" + std::to_string(log) + (curve == CUZK_CURVE_BN254 ? " bn254" : " bls12_381");
-      same_proofs(label, zkey, r1cs, read_file(wtns), cpu, gpu, &mixed[curve == CUZK_CURVE_BLS12_381]);
+      same_proofs(label, zkey, r1cs, read_file(wtns), cpu, gpu, &mixed[curve == CUZK_CURVE_BLS12_381],
+                  &h_own[curve == CUZK_CURVE_BLS12_381]);
       // Batches of 5 witnesses with streamed sections read once per group (CPU proofs as reference).
       EXPECT(cuzk_test::check_grouped_batches(label + " batch", zkey, curve, n, cpu, gpu, true) == 0,
              "%s: grouped streaming batches", label.c_str());
     }
   EXPECT(mixed[0] && mixed[1], "no key of one curve gave a mixed plan (bn254 %d, bls12_381 %d)", mixed[0], mixed[1]);
+  EXPECT(h_own[0] && h_own[1], "no budget of one curve gave the H MSM a chunk of its own (bn254 %d, bls12_381 %d)",
+         h_own[0], h_own[1]);
   // Host memory while a GPU prover holds the key resident: the key read whole keeps its file in
   // host memory; on demand it keeps the headers, IC and coefficients only.
   if (dir) {

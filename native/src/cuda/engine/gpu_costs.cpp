@@ -38,15 +38,34 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.rows_can_chunk = true;
   const size_t xyzz = b2_on_cpu ? sizeof(typename C::G1x) : sizeof(typename C::G2x);
   c.largest_msm = std::max({key.support[0], key.support[1], key.support[2], (uint64_t)1});
+  // The H MSM may take larger chunks of its own within the same buffers. Its scalars are gathered
+  // only when its support drops points (else a chunk's are a slice of them, or of the span).
+  const uint64_t h_support = key.support[engine::kGroupH];
+  const bool h_gathers = h_support < key.points[formats::kSecH];
+  c.h_own_chunk = true;
+  static_assert(MsmBuffers::kCount + 1 <= engine::EngineCosts::kWorkspaceParts, "the workspace's parts hold an MSM's buffers");
+  auto parts = [](uint64_t* out, const MsmBuffers& b, uint64_t gathered) {
+    for (int i = 0; i < MsmBuffers::kCount; i++) out[i] = b.bytes[i];
+    out[MsmBuffers::kCount] = gathered;
+  };
+  const uint64_t all_scalars = std::max(key.n_vars, key.domain);
   for (int k = engine::kMinChunkLog; k <= engine::kMaxChunkLog; k++) {
-    const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm);
+    const uint64_t m = std::min<uint64_t>(1ull << k, c.largest_msm), mh = std::min<uint64_t>(1ull << k, h_support);
     // The MSM itself and the chunk's gathered scalars, its windows in each choice of groups.
-    for (int g = 0; g < engine::kWindowGroupChoices; g++)
-      c.msm_workspace[g][k] = msm_workspace_bytes(m, C::Fr::Params::BITS, xyzz, (int)engine::kWindowGroups[g]) + m * fr;
+    for (int g = 0; g < engine::kWindowGroupChoices; g++) {
+      const int groups = (int)engine::kWindowGroups[g];
+      parts(c.msm_parts[g][k], MsmBuffers::of(m, C::Fr::Params::BITS, xyzz, groups), m * fr);
+      parts(c.h_msm_parts[g][k], MsmBuffers::of(mh, C::Fr::Params::BITS, sizeof(typename C::G1x), groups),
+            h_gathers ? mh * fr : 0);
+      c.msm_workspace[g][k] = 0;
+      for (uint64_t b : c.msm_parts[g][k]) c.msm_workspace[g][k] += b;
+    }
     // A streamed chunk's scalars come up as the range of indices it covers, gathered on the device;
     // two such ranges, the next one coming up while the current one is summed.
-    const uint64_t span = k < 32 && key.span[k] ? key.span[k] : std::max(key.n_vars, key.domain);
-    c.stream_scalars[k] = 2 * (std::min<uint64_t>(span, std::max(key.n_vars, key.domain)) * fr + 16);
+    const uint64_t span = k < 32 && key.span[k] ? key.span[k] : all_scalars;
+    c.stream_scalars[k] = 2 * (std::min<uint64_t>(span, all_scalars) * fr + 16);
+    const uint64_t h_span = k < 32 && key.group_span[engine::kGroupH][k] ? key.group_span[engine::kGroupH][k] : all_scalars;
+    c.h_stream_scalars[k] = 2 * (std::min<uint64_t>(h_span, all_scalars) * fr + 16);
   }
   for (int s = 0; s < engine::kSections; s++) {
     c.stored[s] = key.support[engine::group_of((formats::PointSection)s)];

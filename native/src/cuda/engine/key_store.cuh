@@ -99,10 +99,16 @@ class GpuKeyStore {
       plan_.points[s] = shape.points[s];
       plan_.infinity[s] = shape.infinity[s];
     }
-    // The most scalar indices one chunk of a support covers: a streamed chunk's scalars come up so.
-    int chunk_log = 0;
-    while ((1ull << chunk_log) < plan_.msm_chunk && chunk_log < 31) chunk_log++;
-    chunk_span_ = shape.span[chunk_log];
+    // The most scalar indices one chunk of a support covers (a streamed H chunk of its own: of
+    // H's): a streamed chunk's scalars come up so.
+    auto log_of = [](uint64_t q) {
+      int k = 0;
+      while ((1ull << k) < q && k < 31) k++;
+      return k;
+    };
+    chunk_span_ = shape.span[log_of(plan_.msm_chunk)];
+    if (plan_.h_chunk > plan_.msm_chunk && engine::streamed(plan_, formats::kSecH))
+      chunk_span_ = std::max(chunk_span_, shape.group_span[engine::kGroupH][log_of(plan_.h_chunk)]);
     return CUZK_OK;
   }
 
@@ -249,7 +255,9 @@ class GpuKeyStore {
     return CUZK_OK;
   }
   const MsmBases& h_copies() const { return h_copies_; }
-  uint64_t chunk() const { return plan_.msm_chunk; }
+  // Group g's MSM chunk and the groups its windows are sorted and summed in.
+  uint64_t chunk(engine::PointGroup g) const { return plan_.chunk_of(g); }
+  int window_groups(engine::PointGroup g) const { return (int)plan_.window_groups_of(g); }
   // Section s's resident points (the H copies when they are held), from stored point `first` on.
   const void* resident_points(PointSection s, uint64_t first) const {
     const size_t pb = s == formats::kSecB2 ? sizeof(A2) : sizeof(A1);
@@ -263,7 +271,7 @@ class GpuKeyStore {
   cuzk_status load_chunk(const std::vector<PointSection>& secs, uint64_t first, uint64_t count, int slot,
                          std::string& err) {
     uint8_t* dst = stream_points_.as<uint8_t>() + (size_t)slot * slot_bytes();
-    if (count > slot_points() || section_offset(secs, secs.size()) > slot_bytes()) {
+    if (count > slot_points(secs) || section_offset(secs, secs.size()) > slot_bytes()) {
       err = "a streamed chunk is larger than its buffer";
       return CUZK_ERR_INTERNAL;
     }
@@ -300,7 +308,7 @@ class GpuKeyStore {
   // Where section secs[i]'s points start in a chunk slot (i = secs.size(): the bytes they all take).
   uint64_t section_offset(const std::vector<PointSection>& secs, size_t i) const {
     uint64_t at = 0;
-    for (size_t j = 0; j < i; j++) at += slot_points() * plan_.point_bytes[secs[j]];
+    for (size_t j = 0; j < i; j++) at += slot_points(secs) * plan_.point_bytes[secs[j]];
     return at;
   }
   // Waits until nothing on the copy streams is in flight (before the caller's memory goes away).
@@ -414,14 +422,20 @@ class GpuKeyStore {
     for (const engine::Support& sup : compact_.support) m = std::max<uint64_t>(m, sup.size());
     return m;
   }
-  uint64_t gathered_bytes() const { return std::min<uint64_t>(plan_.msm_chunk, largest_support()) * 32 + 16; }
-  // One of the stream buffer's chunk slots, and the points of each section it holds.
+  // A chunk's gathered scalars: of the largest chunk of any group, H's only when its support
+  // drops points (else its chunks' scalars are read in place).
+  uint64_t gathered_bytes() const {
+    const engine::Support& h = compact_.support[engine::kGroupH];
+    const uint64_t h_gathered = h.all ? 0 : std::min<uint64_t>(plan_.h_chunk, h.size());
+    return std::max<uint64_t>(std::min<uint64_t>(plan_.msm_chunk, largest_support()), h_gathered) * 32 + 16;
+  }
+  // One of the stream buffer's chunk slots, and the points of each of sections `secs` it holds
+  // (as many as fit, each section's one after another).
   uint64_t slot_bytes() const { return plan_.stream_buffer_bytes() / plan_.stream_buffers; }
-  uint64_t slot_points() const {
-    uint64_t most = 0;
-    for (int s = 0; s < kPointSections; s++)
-      if (streamed((PointSection)s)) most = std::max(most, plan_.stored[s]);
-    return std::min(plan_.msm_chunk, most);
+  uint64_t slot_points(const std::vector<PointSection>& secs) const {
+    uint64_t per_point = 0;
+    for (PointSection s : secs) per_point += plan_.point_bytes[s];
+    return per_point ? slot_bytes() / per_point : 0;
   }
   // Work queued on `copy` from now on waits for all the work queued so far on the device's stream
   // (a buffer's last readers among it), marked by `ev`.

@@ -97,7 +97,7 @@ class GpuMsmDispatch {
     const Preloaded pre = preloaded_;
     preloaded_.valid = false;
     const engine::Support& sup = store_.support(g);
-    const uint64_t n = sup.size(), q = store_.chunk();
+    const uint64_t n = sup.size(), q = store_.chunk(g);
     const bool streams = store_.streamed(secs[0]);
     for (size_t k = 0; k < count; k++)
       for (PointSection s : secs) clear(sums[first + k], s);
@@ -134,8 +134,9 @@ class GpuMsmDispatch {
         } else if (!next.secs.empty() && store_.streamed(next.secs[0])) {
           const uint64_t next_n = store_.support(next.g).size();
           if (next_n > 0) {
-            CUZK_TRY(store_.load_chunk(next.secs, 0, std::min(q, next_n), other, err));
-            preloaded_ = Preloaded{true, next, other, std::min(q, next_n)};
+            const uint64_t next_m = std::min(store_.chunk(next.g), next_n);
+            CUZK_TRY(store_.load_chunk(next.secs, 0, next_m, other, err));
+            preloaded_ = Preloaded{true, next, other, next_m};
           }
         }
       }
@@ -302,8 +303,7 @@ class GpuMsmDispatch {
       if (m != sup.size()) { err = "msm_h: the H copies serve one MSM over all the points"; return CUZK_ERR_INTERNAL; }
       return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, copies.c, s, err, copies.copies);
     }
-    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err, 1, 0,
-                                            (int)store_.memory_plan().msm_window_groups);
+    return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err, 1, 0, store_.window_groups(g));
   }
 
   // The MSM of the current plan over `points` (device), added into the partial sums at `sums`.

@@ -120,21 +120,36 @@ struct MsmExecuteSizes {
   size_t total() const { return buckets + 2 * carry + tail_key + long_runs + 2 * segments + sums + fold_parts; }
 };
 
-// Bytes of the scalar plan (MsmPlan) for m scalars of `bits` bits at window c, its windows sorted
-// in `groups`: the 0/1 split's index lists, one group's digit pairs double-buffered for the sort,
-// and the sort's temporary storage (cub's onesweep: a few histograms; priced generously).
-inline size_t msm_plan_bytes(uint64_t m, int bits, int c, int groups = 1) {
-  const uint64_t pairs = m * (uint64_t)msm_group_windows(msm_windows(bits, c), groups);
-  return (size_t)(8 * m + 16 * pairs + pairs / 8 + (32u << 20));
-}
+// The device buffers one MSM over m points holds at its chosen window, without copies, buffer by
+// buffer. Each is allocated on its own (MsmPlan, MsmScratch) and grows to the largest any MSM run
+// with it asks for, so MSMs of several shapes on one plan and scratch hold, buffer by buffer, the
+// largest of each.
+struct MsmBuffers {
+  static constexpr int kCount = 10;
+  // The scalar plan's (MsmPlan) 0/1 split index lists, one window group's digit pairs
+  // double-buffered for the sort, and the sort's temporary storage (cub's onesweep: a few
+  // histograms; priced generously); the execute step's (MsmExecuteSizes) buckets, carries and
+  // tails, tail keys, long runs, two segment arrays, sums and fold parts.
+  size_t bytes[kCount] = {};
+  static MsmBuffers of(uint64_t m, int bits, size_t xyzz_bytes, int groups = 1) {
+    const int c = msm_window_bits((size_t)m, bits), nwin = msm_windows(bits, c), at_once = msm_group_windows(nwin, groups);
+    const uint64_t pairs = m * (uint64_t)at_once;
+    const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
+    const MsmExecuteSizes z = MsmExecuteSizes::of(c, nwin, total, xyzz_bytes, at_once);
+    return MsmBuffers{{(size_t)(8 * m), (size_t)(16 * pairs), (size_t)(pairs / 8 + (32u << 20)), z.buckets, 2 * z.carry,
+                       z.tail_key, z.long_runs, 2 * z.segments, z.sums, z.fold_parts}};
+  }
+  size_t total() const {
+    size_t t = 0;
+    for (size_t b : bytes) t += b;
+    return t;
+  }
+};
 
 // Everything one MSM over m points holds on the device at its chosen window, without copies:
 // the plan and the execute scratch at the larger of the G1 and G2 XYZZ sizes in use.
 inline size_t msm_workspace_bytes(uint64_t m, int bits, size_t xyzz_bytes, int groups = 1) {
-  const int c = msm_window_bits((size_t)m, bits), nwin = msm_windows(bits, c), at_once = msm_group_windows(nwin, groups);
-  const uint64_t pairs = m * (uint64_t)at_once;
-  const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
-  return msm_plan_bytes(m, bits, c, groups) + MsmExecuteSizes::of(c, nwin, total, xyzz_bytes, at_once).total();
+  return MsmBuffers::of(m, bits, xyzz_bytes, groups).total();
 }
 
 }  // namespace cuzk::cuda
