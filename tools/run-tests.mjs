@@ -47,8 +47,9 @@ const stripAnsi = (text) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 /**
  * Files whose subject is not the runtime that drives them, run (in a whole-suite run) under one
  * runtime only: the service's processes are Bun processes whichever runtime sends them requests,
- * and snarkjs_compat compares the CLI's files with snarkjs's (cli_test runs the CLI under every
- * runtime). The bindings' tests run under all three. Files named on the command line run wherever
+ * snarkjs_compat compares the CLI's files with snarkjs's (cli_test runs the CLI under every
+ * runtime), and witness_command's subject is the native witness executable (witness_native_test
+ * makes the library's witness calls under every runtime). The bindings' tests run under all three. Files named on the command line run wherever
  * asked; CUZK_TEST_ALL_RUNTIMES=1 runs every file everywhere.
  */
 const ONE_RUNTIME = {
@@ -58,6 +59,7 @@ const ONE_RUNTIME = {
   "service_progress_test.ts": "bun",
   "service_api_role_test.ts": "bun",
   "snarkjs_compat_test.ts": "node",
+  "witness_command_test.ts": "deno",
 };
 
 /** The files `name` runs: all of them, less those ONE_RUNTIME gives to another runtime of this run. */

@@ -30,6 +30,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__has_include)
+#if __has_include(<sanitizer/asan_interface.h>)
+#include <sanitizer/asan_interface.h>
+#endif
+#endif
+#ifndef ASAN_POISON_MEMORY_REGION
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#endif
+
 #include "formats/binfile.hpp"
 #include "formats/file_bytes.hpp"
 #include "formats/primes.hpp"
@@ -226,12 +236,41 @@ struct MutationStats {
 
 MutationStats g_total;
 
-// Parses one mutant from an exact-size heap copy, so AddressSanitizer sees any read past its end.
+// Where each mutant is parsed from: the end of a heap buffer, the bytes before it poisoned, so that
+// AddressSanitizer sees a read past the mutant's end (the heap's redzone) or before its start, as
+// with an exact-size copy. The buffers are reused (one per size modulo 8, which keeps the start
+// 8-byte aligned: ASan poisons in 8-byte granules); a fresh copy per mutant would map and unmap
+// every large one under ASan, most of the test's time.
+class MutantBuffers {
+ public:
+  ~MutantBuffers() {
+    for (int r = 0; r < 8; r++) ASAN_UNPOISON_MEMORY_REGION(buf_[r].get(), size_[r]);
+  }
+  const uint8_t* place(const Bytes& mutant) {
+    const size_t n = mutant.size(), r = n % 8;
+    if (size_[r] < n || !buf_[r]) {
+      ASAN_UNPOISON_MEMORY_REGION(buf_[r].get(), size_[r]);
+      size_[r] = n ? n : 8;
+      buf_[r].reset(new uint8_t[size_[r]]);
+    }
+    uint8_t* base = buf_[r].get();
+    ASAN_UNPOISON_MEMORY_REGION(base, size_[r]);
+    uint8_t* at = base + (size_[r] - n);
+    if (n != 0) std::memcpy(at, mutant.data(), n);
+    ASAN_POISON_MEMORY_REGION(base, size_[r] - n);
+    return at;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> buf_[8];
+  size_t size_[8] = {};
+};
+MutantBuffers g_mutant_buffers;
+
+// Parses one mutant, placed so that AddressSanitizer sees any read outside it.
 void run_mutant(FileKind kind, const Bytes& mutant, const std::string& label, MutationStats& stats) {
   const size_t n = mutant.size();
-  std::unique_ptr<uint8_t[]> copy(new uint8_t[n]);
-  if (n != 0) std::memcpy(copy.get(), mutant.data(), n);
-  const uint8_t* data = copy.get();
+  const uint8_t* data = g_mutant_buffers.place(mutant);
 
   std::string err;
   Status status = CUZK_ERR_INTERNAL;
@@ -405,6 +444,12 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
   }
   const size_t size = original.size();
   auto run = [&](const Bytes& m, const std::string& label) { run_mutant(kind, m, name + " " + label, stats); };
+  // Each mutant starts as a copy of the original in one reused vector (no allocation per mutant).
+  Bytes scratch;
+  auto copy_of_original = [&](size_t length) -> Bytes& {
+    scratch.assign(original.begin(), original.begin() + length);
+    return scratch;
+  };
 
   // Truncations: every length for small files, else the start, every section boundary and a sample.
   std::vector<uint64_t> lengths;
@@ -421,23 +466,23 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
     }
     for (int i = 0; i < 300; ++i) lengths.push_back(rng() % size);
   }
-  for (uint64_t l : lengths) run(Bytes(original.begin(), original.begin() + l), "truncated to " + std::to_string(l));
+  for (uint64_t l : lengths) run(copy_of_original(l), "truncated to " + std::to_string(l));
 
   // Trailing bytes.
   for (size_t extra : {1, 4, 12, 100}) {
-    Bytes m = original;
+    Bytes& m = copy_of_original(size);
     m.resize(size + extra, 0);
     run(m, "with " + std::to_string(extra) + " trailing bytes");
   }
 
   // Magic.
   for (int i = 0; i < 4; ++i) {
-    Bytes m = original;
+    Bytes& m = copy_of_original(size);
     m[i] ^= 0x20;
     run(m, "magic byte " + std::to_string(i) + " changed");
   }
   for (const char* other : {"zkey", "wtns", "r1cs", "ptau", "\0\0\0\0"}) {
-    Bytes m = original;
+    Bytes& m = copy_of_original(size);
     std::memcpy(m.data(), other, 4);
     run(m, std::string("magic ") + other);
   }
@@ -460,7 +505,7 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
     for (const SectionEntry& s : bin.sections) candidates.push_back(s.id);  // duplicate ids
     for (uint64_t c : candidates) {
       if (c == v) continue;
-      Bytes m = original;
+      Bytes& m = copy_of_original(size);
       if (f.width == 4) {
         put_u32(m, f.offset, static_cast<uint32_t>(c));
       } else {
@@ -481,7 +526,7 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
              {"= prime - 1", below},
              {"= all ones", Bytes(f.n8, 0xff)},
              {"= 0", Bytes(f.n8, 0)}}) {
-      Bytes m = original;
+      Bytes& m = copy_of_original(size);
       std::copy(bytes.begin(), bytes.end(), m.begin() + f.offset);
       run(m, f.name + " " + label);
     }
@@ -506,7 +551,7 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
     }
     run(rebuild(original, bin, dropped), "section " + std::to_string(bin.sections[i].id) + " dropped");
     for (size_t j = i + 1; j < n_sections; ++j) {
-      Bytes m = original;
+      Bytes& m = copy_of_original(size);
       put_u32(m, bin.sections[i].header_offset, bin.sections[j].id);
       put_u32(m, bin.sections[j].header_offset, bin.sections[i].id);
       run(m, "section ids " + std::to_string(i) + "," + std::to_string(j) + " swapped");
@@ -523,7 +568,7 @@ MutationStats mutate_file(FileKind kind, const Bytes& original, const std::strin
   }
   const int n_random = 600 * scale;
   for (int i = 0; i < n_random; ++i) {
-    Bytes m = original;
+    Bytes& m = copy_of_original(size);
     const int flips = 1 << (rng() % 5);  // 1..16
     const bool on_structure = i % 2 == 1;
     for (int f = 0; f < flips; ++f) {
