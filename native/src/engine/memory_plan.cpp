@@ -218,26 +218,26 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
   const double row_passes = sh.rows_chunk ? (sh.vectors >= 3 ? 1 : 2) : 0;
   link += (double)c.rows * row_passes;
   p.link_bytes_per_proof = (uint64_t)link;
-  uint64_t extra_chunks = 0, h_extra_chunks = 0;
+  uint64_t extra_chunks = 0, h_extra_chunks = 0;  // beyond each section's first (H's apart)
   double window_groups_s = 0;
   for (int s = 0; s < kSections; s++)
     if (p.stored[s]) {
       const PointGroup g = group_of((PointSection)s);
       const uint64_t chunks = p.chunks_of((PointSection)s);
-      extra_chunks += chunks - 1;
-      if (g == kGroupH) h_extra_chunks += chunks - 1;
+      (g == kGroupH ? h_extra_chunks : extra_chunks) += chunks - 1;
       const double per_group = c.window_group_cost_s + (double)std::min(p.chunk_of(g), p.stored[s]) * c.window_group_point_s;
       window_groups_s += (double)chunks * (double)(p.window_groups_of(g) - 1) * per_group;
     }
+  const double h_chunk_cost = c.h_chunk_cost_s > 0 ? c.h_chunk_cost_s : c.chunk_cost_s;
   const double row_chunks = sh.rows_chunk ? (double)((c.rows + sh.rows_chunk - 1) / sh.rows_chunk) * row_passes : 0;
   // What is not pinned is packed from the key once per group (GPU; the CPU engine's link is the key).
   const double from_key = c.kept_on_host ? (double)(streamed_bytes - p.pinned_bytes()) * reads_per_proof : 0.0;
   p.predicted_extra_s = link / c.link_bytes_per_s + from_key / c.key_read_bytes_per_s +
-                        (double)extra_chunks * c.chunk_cost_s + window_groups_s +
+                        (double)extra_chunks * c.chunk_cost_s + (double)h_extra_chunks * h_chunk_cost + window_groups_s +
                         row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
                         (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
   p.predicted_groups_s = window_groups_s;
-  p.predicted_h_chunks_s = (double)h_extra_chunks * c.chunk_cost_s;
+  p.predicted_h_chunks_s = (double)h_extra_chunks * h_chunk_cost;
   return true;
 }
 

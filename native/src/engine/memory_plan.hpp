@@ -114,6 +114,8 @@ struct EngineCosts {
   // points in memory, its file, or its generator), beside the link.
   double key_read_bytes_per_s = 6e9;
   double chunk_cost_s = 0.5e-3;   // the fixed cost of one more chunk of an MSM
+  double h_chunk_cost_s = 0;      // of the H MSM's (its dense scalars take a wide window: more
+                                  // buckets to reduce a chunk); 0: chunk_cost_s
   double row_chunk_cost_s = 30e-6;  // the fixed cost of one more chunk of rows read (its copies, its launch)
   // The engine can hand the memory of a proof's own work (the witness on it, the NTT vectors, the
   // row chunks) to a group's streamed sums (the MSM workspace, the stream buffers) and back, once

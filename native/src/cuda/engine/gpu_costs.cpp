@@ -77,13 +77,18 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   c.link_bytes_per_s = 25e9;  // PCIe 4/5 x16 from pinned memory, conservatively
   if (key.key_read_bytes_per_s > 0) c.key_read_bytes_per_s = key.key_read_bytes_per_s;
   c.streams_groups = true;    // A with C, B1 with B2: one plan per chunk for both
-  c.chunk_cost_s = 5e-3;      // one more chunk of a section: its plan, sort and bucket reduction
+  // One more chunk of a section: its plan, sort and bucket reduction; of H's, whose dense scalars
+  // take a wide window (c = 20 from 2^23: 2^19 buckets a window), ~10 ms on an H100 (a 2^26 MSM
+  // in chunks of 2^23, 2^24 and whole: 496, 458 and 420 ms).
+  c.chunk_cost_s = 5e-3;
+  c.h_chunk_cost_s = 10e-3;
   // An MSM's windows in groups (msm_plan's window_groups): each group beyond the first reads the
-  // chunk's scalars again for its digits (32 bytes a point at ~2 TB/s), launches its kernels, and a
-  // plan shared by sections sorts a group again.
+  // chunk's scalars again for its digits, sorts its pairs in a sort of its own, launches its
+  // kernels, and a plan shared by sections sorts a group again: ~2.5 ms a group of a 2^24 chunk of
+  // dense scalars on an H100 (the 2^26 H MSM in 4 and 8 groups against the chunk's time whole).
   c.window_group_choices = engine::kWindowGroupChoices;
   c.window_group_cost_s = 0.2e-3;
-  c.window_group_point_s = 32.0 / 2e12;
+  c.window_group_point_s = 150e-12;
   // A group's streamed sums take the memory of the witness, the NTT vectors and the row chunks
   // (freed and allocated again around them).
   c.phases_share = true;
