@@ -154,9 +154,11 @@ class GpuKeyStore {
       } else if (plan_.pinned_section(s)) {
         // What the host cannot lock now stays in the key, read per group as the plan prices an
         // unpinned section; the plan the caller sees says so.
-        if (pinnable(plan_.stored_bytes[s])) {
+        if (pinned_alloc(&host_points_[s], plan_.stored_bytes[s]) == cudaSuccess) {
           CUZK_TRY(pin_section(s, progress, err));
         } else {
+          (void)cudaGetLastError();
+          host_points_[s] = nullptr;
           plan_.pinned &= ~(1u << s);
           plan_.host_bytes -= std::min(plan_.host_bytes, plan_.stored_bytes[s]);
         }
@@ -402,11 +404,10 @@ class GpuKeyStore {
     return CUZK_OK;
   }
 
-  // Streamed section s's stored points, packed once into pinned host memory (progress: a step per
-  // chunk, with its cancel check).
+  // Streamed section s's stored points, packed once into its pinned host memory (host_points_[s],
+  // allocated by the caller; progress: a step per chunk, with its cancel check).
   cuzk_status pin_section(PointSection s, const Progress& progress, std::string& err) {
     const uint64_t n = plan_.stored[s], pb = plan_.point_bytes[s];
-    CUZK_CU(pinned_alloc(&host_points_[s], plan_.stored_bytes[s]));
     uint8_t* dst = static_cast<uint8_t*>(host_points_[s]);
     const uint64_t per_chunk = kPackChunk / pb;
     for (uint64_t j = 0; j < n; j += per_chunk) {
