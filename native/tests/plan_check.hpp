@@ -27,6 +27,19 @@ struct PlanAttempt {
   char err[1024] = {0};
 };
 
+// The options of a prover made with `budget` (0: automatic) and `prover_flags` (CUZK_PROVER_*).
+inline cuzk_prover_options prover_options(uint64_t budget, uint32_t prover_flags, uint32_t chunk_points = 0,
+                                          uint64_t host_budget = 0, int32_t h_copies = CUZK_H_COPIES_AUTO) {
+  cuzk_prover_options opt{};
+  opt.struct_size = sizeof opt;
+  opt.flags = prover_flags;
+  opt.memory_budget = budget;
+  opt.h_copies = h_copies;
+  opt.chunk_points = chunk_points;
+  opt.host_memory_budget = host_budget;
+  return opt;
+}
+
 // The proof of `wtns` (a .wtns file) with fixed r, s; the prover is destroyed before this returns.
 // between(): called after the prover is made (and after a refused creation), e.g. to measure memory.
 template <class Between>
@@ -36,13 +49,7 @@ PlanAttempt prove_with_budget(cuzk_context* ctx, cuzk_key* key, uint64_t budget,
   PlanAttempt a;
   cuzk_key_info info{};
   cuzk_key_get_info(key, &info, nullptr, 0);
-  cuzk_prover_options opt{};
-  opt.struct_size = sizeof opt;
-  opt.flags = prover_flags;
-  opt.memory_budget = budget;
-  opt.h_copies = CUZK_H_COPIES_AUTO;
-  opt.chunk_points = chunk_points;
-  opt.host_memory_budget = host_budget;
+  const cuzk_prover_options opt = prover_options(budget, prover_flags, chunk_points, host_budget);
   cuzk_prover* prover = nullptr;
   a.create = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, a.err, sizeof a.err);
   between();
@@ -161,11 +168,7 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   auto prove_batch = [&](cuzk_context* c, cuzk_key* key, uint64_t budget, uint32_t flags, cuzk_memory_plan* plan,
                          cuzk_timings* timings, const uint8_t* values_in = nullptr,
                          int32_t h_copies = CUZK_H_COPIES_AUTO) {
-    cuzk_prover_options opt{};
-    opt.struct_size = sizeof opt;
-    opt.flags = flags;
-    opt.memory_budget = budget;
-    opt.h_copies = h_copies;
+    const cuzk_prover_options opt = prover_options(budget, flags, 0, 0, h_copies);
     cuzk_prover* prover = nullptr;
     std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0);
     cuzk_status st = cuzk_prover_create_with(c, key, &opt, &prover, nullptr, err, sizeof err);
@@ -236,11 +239,7 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   // A bad witness in proof 3 of 5 (key, flags, budget): the batch fails naming it, returns no
   // proof, and the same prover then proves the good batch.
   auto refuses_bad_witness = [&](cuzk_key* key, uint32_t flags, uint64_t budget, const char* what) {
-    cuzk_prover_options opt{};
-    opt.struct_size = sizeof opt;
-    opt.flags = flags;
-    opt.memory_budget = budget;
-    opt.h_copies = CUZK_H_COPIES_AUTO;
+    const cuzk_prover_options opt = prover_options(budget, flags);
     cuzk_prover* prover = nullptr;
     cuzk_status made = cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, err, sizeof err);
     std::vector<uint8_t> proofs(kBatch * info.proof_bytes, 0xAA);

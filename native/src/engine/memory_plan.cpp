@@ -18,11 +18,6 @@ uint64_t pow2_at_least(uint64_t x) {
   return p;
 }
 
-int log2_of(uint64_t p) {
-  int k = 0;
-  while ((1ull << k) < p) k++;
-  return k;
-}
 
 // One candidate: everything but the placements, which are searched per candidate.
 struct Shape {
@@ -46,6 +41,12 @@ uint64_t workspace_of(const EngineCosts& c, const Shape& sh) {
 }
 
 }  // namespace
+
+int chunk_log_of(uint64_t points) {
+  int k = 0;
+  while (k < 63 && (1ull << k) < points) k++;
+  return k;
+}
 
 std::string bytes_text(uint64_t bytes) {
   char b[64];
@@ -307,8 +308,8 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
     if (plan.stored_bytes[s]) held |= 1u << s;
   }
   // The chunks to try: one chunk for the largest MSM first, then halves.
-  const int full_log = std::clamp(log2_of(pow2_at_least(std::max<uint64_t>(c.largest_msm, 1))), kMinChunkLog, kMaxChunkLog);
-  const int h_full_log = std::clamp(log2_of(pow2_at_least(std::max<uint64_t>(c.stored[formats::kSecH], 1))), kMinChunkLog, kMaxChunkLog);
+  const int full_log = std::clamp(chunk_log_of(pow2_at_least(std::max<uint64_t>(c.largest_msm, 1))), kMinChunkLog, kMaxChunkLog);
+  const int h_full_log = std::clamp(chunk_log_of(pow2_at_least(std::max<uint64_t>(c.stored[formats::kSecH], 1))), kMinChunkLog, kMaxChunkLog);
   int hi = full_log, lo = kMinChunkLog;
   if (lim.chunk_points) {
     const uint64_t q = lim.chunk_points;
@@ -317,7 +318,7 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
             " to 2^" + std::to_string(kMaxChunkLog) + ", or 0 to let the plan choose";
       return CUZK_ERR_INVALID_ARGUMENT;
     }
-    hi = lo = std::min(log2_of(q), full_log);
+    hi = lo = std::min(chunk_log_of(q), full_log);
   }
   // Rows: whole (unless forced into chunks), or chunks of a power of two from the smallest that
   // holds the largest row up to kMaxRowChunk.

@@ -250,6 +250,9 @@ uint64_t stream_group(const MemoryPlan& plan, uint64_t n, bool per_proof_only);
 // often, where page-locking more than the host has would end the process); at least 1.
 uint64_t group_within_room(uint64_t group, uint64_t per_proof, uint64_t room);
 
+// The k of the smallest 2^k at least `points` (a plan's chunks are powers of two).
+int chunk_log_of(uint64_t points);
+
 // "123 bytes (0.1 MiB)", for messages.
 std::string bytes_text(uint64_t bytes);
 

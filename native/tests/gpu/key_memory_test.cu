@@ -48,17 +48,9 @@ Attempt prove_with(cuzk_context* ctx, cuzk_key* key, uint64_t budget, const std:
 
 using cuzk_test::count_placement;
 
-// The CPU proof of the key read whole against the CUDA proofs of three plans, for the key read
-// whole and on demand. Returns false when a plan could not be made (the failures are recorded).
-// *mixed_seen: set when a budget between gave a plan with resident and streamed sections (a
-// small key may have none: its sections are not much larger than a stream buffer).
 // The plan a prover with `budget` and `prover_flags` is made with (false: none could be made).
 bool plan_of(cuzk_context* ctx, cuzk_key* key, uint64_t budget, uint32_t prover_flags, cuzk_memory_plan* out) {
-  cuzk_prover_options opt{};
-  opt.struct_size = sizeof opt;
-  opt.flags = prover_flags;
-  opt.memory_budget = budget;
-  opt.h_copies = CUZK_H_COPIES_AUTO;
+  const cuzk_prover_options opt = cuzk_test::prover_options(budget, prover_flags);
   cuzk_prover* prover = nullptr;
   if (cuzk_prover_create_with(ctx, key, &opt, &prover, nullptr, nullptr, 0) != CUZK_OK) return false;
   const bool ok = cuzk_prover_memory_plan(prover, out, nullptr, 0) == CUZK_OK;
@@ -66,6 +58,10 @@ bool plan_of(cuzk_context* ctx, cuzk_key* key, uint64_t budget, uint32_t prover_
   return ok;
 }
 
+// The CPU proof of the key read whole against the CUDA proofs of three plans, for the key read
+// whole and on demand. Returns false when a plan could not be made (the failures are recorded).
+// *mixed_seen: set when a budget between gave a plan with resident and streamed sections (a
+// small key may have none: its sections are not much larger than a stream buffer).
 bool same_proofs(const std::string& label, const std::string& zkey, const std::string& r1cs,
                  const std::vector<uint8_t>& wtns, cuzk_context* cpu, cuzk_context* gpu, bool* mixed_seen_any,
                  bool* h_own_seen_any) {

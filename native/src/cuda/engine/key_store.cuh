@@ -101,14 +101,9 @@ class GpuKeyStore {
     }
     // The most scalar indices one chunk of a support covers (a streamed H chunk of its own: of
     // H's): a streamed chunk's scalars come up so.
-    auto log_of = [](uint64_t q) {
-      int k = 0;
-      while ((1ull << k) < q && k < 31) k++;
-      return k;
-    };
-    chunk_span_ = shape.span[log_of(plan_.msm_chunk)];
+    chunk_span_ = shape.span[engine::chunk_log_of(plan_.msm_chunk)];
     if (plan_.h_chunk > plan_.msm_chunk && engine::streamed(plan_, formats::kSecH))
-      chunk_span_ = std::max(chunk_span_, shape.group_span[engine::kGroupH][log_of(plan_.h_chunk)]);
+      chunk_span_ = std::max(chunk_span_, shape.group_span[engine::kGroupH][engine::chunk_log_of(plan_.h_chunk)]);
     return CUZK_OK;
   }
 
