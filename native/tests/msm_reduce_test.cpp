@@ -7,7 +7,8 @@
 // MSM whose windows are taken in groups (cuda/msm/digit_steps.hpp: the digits msm_digits emits,
 // group by group; each group's buckets accumulated and reduced into its windows' sums, as
 // msm_execute_into does): the combined sums equal sum_i s_i P_i for every window c and grouping,
-// with and without the points' copies.
+// with and without the points' copies, and with small scalars (below 2^32) taking only their own
+// windows (msm_choose_windows: its choices, and that they fit the workspace priced for the MSM).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -95,11 +96,14 @@ uint64_t scalar_mod(const uint32_t (&s)[9]) {
 
 // sum_i s_i P_i through the GPU's steps at window c, its windows in groups of `group_windows` (or,
 // with copies, over `copies` copies of the points: copy j of P is 2^(j c V) P, V windows a copy).
+// windows: those reduced (0: every window of the field); a small scalar's digits (2 <= s < 2^32)
+// are emitted for the first small_windows of them only, as msm_sort_windows does.
 Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
-                int group_windows, int copies) {
+                int group_windows, int copies, int windows = 0, int small_windows = 1 << 20) {
   using namespace cuzk::cuda;
-  const int bits = 255, windows = msm_windows(bits, c);
-  const int per_copy = msm_windows_per_copy(bits, c, copies), nwin = per_copy;  // reduced windows
+  const int bits = 255;
+  if (windows == 0) windows = msm_windows(bits, c);
+  const int per_copy = copies > 1 ? msm_windows_per_copy(bits, c, copies) : windows, nwin = per_copy;  // reduced windows
   const uint32_t n = (uint32_t)points.size();
   // The copies' points, as bases.cuh lays them out: copy j at j * n.
   std::vector<Toy> pts(points);
@@ -119,7 +123,8 @@ Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::
     for (uint32_t i = 0; i < n; i++) {
       uint32_t s[9];
       std::copy(scalars[i].begin(), scalars[i].end(), s);
-      scalar_digits(s, c, first, last, per_copy, [&](int, int local, int copy, uint32_t d, uint32_t neg) {
+      const int own_last = small_scalar_bits(s) >= 2 ? std::min(last, small_windows) : last;
+      scalar_digits(s, c, first, own_last, per_copy, [&](int, int local, int copy, uint32_t d, uint32_t neg) {
         if (d == 0) return;
         const size_t key = ((size_t)(local - (copies > 1 ? 0 : first)) << (c - 1)) + d - 1;
         const Toy p = pts[(size_t)copy * n + i];
@@ -187,10 +192,130 @@ void windows_in_groups() {
   std::printf("windows in groups: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
 }
 
+// Scalars below 2^32 take only their own windows: mixed with large ones (every window reduced,
+// theirs the first few), alone (only theirs reduced), at every window, in groups, over copies.
+void small_scalars() {
+  using namespace cuzk::cuda;
+  std::mt19937_64 rng(17);
+  const uint32_t n = 48;
+  std::vector<Toy> points(n);
+  for (Toy& p : points) p.v = rng() % kP;
+  int runs = 0;
+  for (int small_bits : {2, 8, 9, 16, 31, 32}) {
+    for (int mixed : {0, 1}) {
+      std::vector<std::array<uint32_t, 9>> scalars(n);
+      for (uint32_t i = 0; i < n; i++) {
+        scalars[i].fill(0);
+        if (mixed && i % 3 == 0) {  // large
+          for (int k = 0; k < 8; k++) scalars[i][k] = (uint32_t)rng();
+          scalars[i][7] &= 0x7fffffffu;
+          scalars[i][1] |= 1;  // at least 2^32
+        } else {  // small: below 2^small_bits, the top one at exactly small_bits bits
+          const uint64_t top = 1ull << small_bits;
+          uint64_t v = i == 1 ? top - 1 : i == 2 ? top / 2 : 2 + rng() % (top - 2);
+          scalars[i][0] = (uint32_t)v;
+        }
+      }
+      scalars[4].fill(0);  // a 0 and a 1 among them (not small: summed apart on the GPU)
+      scalars[5].fill(0);
+      scalars[5][0] = 1;
+      uint64_t expect = 0;
+      int longest = 0;
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t s[9];
+        std::copy(scalars[i].begin(), scalars[i].end(), s);
+        expect = (expect + mul_mod(scalar_mod(s), points[i].v)) % kP;
+        longest = std::max(longest, small_scalar_bits(s));
+      }
+      CHECK(longest == small_bits);
+      const uint64_t large = mixed ? (n + 2) / 3 : 0, small = n - large - 2;
+      for (int c = 2; c <= 16; c++) {
+        for (int forced : {0, 1}) {
+          // The windows msm_plan takes: at this window (forced: every window reduced), or with no
+          // large scalar only the small ones'.
+          MsmWindowChoice wc = msm_choose_windows(small, small_bits, large, 255, 1, c);
+          if (!forced && !large) wc.windows = wc.small_windows = msm_windows(small_bits, c);
+          for (int groups : {1, 2, 3}) {
+            const int gw = msm_group_windows(wc.windows, groups);
+            const Toy got = grouped_msm(scalars, points, c, gw, 1, wc.windows, wc.small_windows);
+            if (got.v != expect)
+              std::fprintf(stderr, "small scalars of %d bits%s, c = %d, %d windows (%d small) in %d groups: wrong sum\n",
+                           small_bits, mixed ? " with large ones" : "", c, wc.windows, wc.small_windows, groups);
+            CHECK(got.v == expect);
+            runs++;
+          }
+        }
+        for (int copies : {2, 3}) {
+          const MsmWindowChoice wc = msm_choose_windows(small, small_bits, large, 255, 1, c);
+          const Toy got = grouped_msm(scalars, points, c, wc.windows, copies, 0, wc.small_windows);
+          if (got.v != expect) std::fprintf(stderr, "small scalars of %d bits, c = %d over %d copies: wrong sum\n", small_bits, c, copies);
+          CHECK(got.v == expect);
+          runs++;
+        }
+      }
+    }
+  }
+  std::printf("small scalars: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
+}
+
+// msm_choose_windows: without small scalars the count's window (msm_window_bits), forced windows
+// reduce every window, a PoRep chunk's bytes take one window, and no choice holds more than the
+// workspace MsmBuffers prices for the MSM, buffer by buffer.
+void window_choices() {
+  using namespace cuzk::cuda;
+  for (uint64_t m : {1ull, 100ull, 5000ull, 1ull << 16, 1ull << 20, 3ull << 21, 1ull << 23, 1ull << 26})
+    for (int groups : {1, 2, 4, 16}) {
+      const MsmWindowChoice wc = msm_choose_windows(0, 0, m, 255, groups);
+      CHECK(wc.c == msm_window_bits(m, 255) && wc.windows == msm_windows(255, wc.c) && wc.small_windows == 0);
+    }
+  const MsmWindowChoice forced = msm_choose_windows(1000, 8, 0, 255, 1, 16);
+  CHECK(forced.c == 16 && forced.windows == msm_windows(255, 16) && forced.small_windows == 1);
+  // A PoRep chunk's non-binary witness values are bytes: one window, a few hundred buckets.
+  for (uint64_t m : {1ull << 18, 1ull << 21, 13ull << 20}) {
+    const MsmWindowChoice wc = msm_choose_windows(m, 8, 0, 255, 1);
+    if (wc.windows != 1) std::fprintf(stderr, "%llu bytes: c = %d, %d windows\n", (unsigned long long)m, wc.c, wc.windows);
+    CHECK(wc.windows == 1 && wc.small_windows == 1 && wc.c >= 9);
+  }
+  // The carries are sized by msm_chunks_bound: at least the chunks of that many pairs, and never
+  // less for more pairs.
+  std::mt19937_64 rng(23);
+  uint64_t last_bound = 0;
+  for (uint64_t total = 1; total < (3ull << 28); total += 1 + total / 997 + rng() % 64) {
+    const uint64_t bound = msm_chunks_bound(total);
+    CHECK(MsmShape::of(16, (uint32_t)std::min<uint64_t>(total, 0xffffffffu)).chunks <= bound && bound >= last_bound);
+    last_bound = bound;
+  }
+  int checked = 0;
+  for (int t = 0; t < 20000; t++) {
+    const int bits = rng() % 2 ? 255 : 254, groups = 1 + (int)(rng() % 16), small_bits = 2 + (int)(rng() % 31);
+    const uint64_t m = 1 + rng() % (1ull << (4 + rng() % 23));
+    const uint64_t small = rng() % 4 == 0 ? m : rng() % 4 == 0 ? 0 : rng() % (m + 1), large = m - small;
+    const MsmWindowChoice wc = msm_choose_windows(small, small_bits, large, bits, groups);
+    CHECK(wc.c >= 2 && wc.c <= 22 && wc.small_windows <= wc.windows);
+    CHECK(wc.windows == msm_windows(large || !small ? bits : small_bits, wc.c) || wc.windows == msm_windows(bits, wc.c));
+    if (small) CHECK(wc.small_windows == std::min(wc.windows, msm_windows(small_bits, wc.c)));
+    const int at_once = msm_group_windows(wc.windows, groups);
+    const uint64_t pairs = large * at_once + small * std::min(at_once, wc.small_windows);
+    const MsmBuffers limit = MsmBuffers::of(m, bits, 1, groups);
+    const MsmExecuteSizes z = MsmExecuteSizes::of(wc.c, wc.windows, (uint32_t)std::min<uint64_t>(pairs, 0xffffffffu), 1, at_once);
+    const bool fits = 16 * pairs <= limit.bytes[1] && z.buckets <= limit.bytes[3] && 2 * z.carry <= limit.bytes[4] &&
+                      z.tail_key <= limit.bytes[5] && z.long_runs <= limit.bytes[6] && 2 * z.segments <= limit.bytes[7] &&
+                      z.sums <= limit.bytes[8] && z.fold_parts <= limit.bytes[9];
+    if (!fits)
+      std::fprintf(stderr, "%llu small (%d bits) + %llu large in %d groups: c = %d, %d windows beyond the priced workspace\n",
+                   (unsigned long long)small, small_bits, (unsigned long long)large, groups, wc.c, wc.windows);
+    CHECK(fits);
+    checked++;
+  }
+  std::printf("window choices: %d random shapes within the priced workspace\n", checked);
+}
+
 }  // namespace
 
 int main() {
   windows();
   windows_in_groups();
+  small_scalars();
+  window_choices();
   return cuzk_test::finish("msm_reduce_test");
 }

@@ -410,9 +410,35 @@ struct KnownPoints {
   }
 };
 
+// Scalars the MSM plan calls small (below 2^32, other than 0 and 1) among others: a fraction
+// zero_one of 0s and 1s, `large` of uniform ones below r, the rest small, each below 2^b for b
+// drawn from 2..max_bits, with 2^max_bits - 1 and 2^(max_bits - 1) among them.
+template <class Fr>
+std::vector<uint8_t> small_scalars(size_t n, uint64_t seed, double zero_one, double large, int max_bits) {
+  std::vector<uint8_t> s = random_scalars<Fr>(n, seed, 0.0);  // the large ones
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t* w = reinterpret_cast<uint64_t*>(&s[i * 32]);
+    const double x = u(rng);
+    if (x >= zero_one + large || x < zero_one) {
+      const int b = 2 + (int)(rng() % (uint64_t)(max_bits - 1));
+      w[0] = x < zero_one ? (rng() & 1) : 2 + rng() % ((1ull << b) - 2);
+      w[1] = w[2] = w[3] = 0;
+    }
+  }
+  if (n >= 2) {
+    reinterpret_cast<uint64_t*>(&s[0])[0] = (1ull << max_bits) - 1;
+    reinterpret_cast<uint64_t*>(&s[32])[0] = 1ull << (max_bits - 1);
+    for (size_t k : {size_t(0), size_t(1)})
+      for (int j = 1; j < 4; j++) reinterpret_cast<uint64_t*>(&s[k * 32])[j] = 0;
+  }
+  return s;
+}
+
 // The scalar sets of the MSM checks over n points from KnownPoints::fill: random (30 % 0/1 from
-// n = 1000, KnownPoints::edge_cases applied to it and to the points), and from n = 1000 all equal
-// and 99 % 0/1; each with its expected sum (the discrete-log reference) and its device copy.
+// n = 1000, KnownPoints::edge_cases applied to it and to the points), and from n = 1000 all equal,
+// 99 % 0/1, bytes among 0s and 1s, and small scalars (below 2^32) among large ones; each with its expected sum (the discrete-log reference) and its device copy.
 template <class HC, int G>
 struct MsmScalarSets {
   using Fr = typename HC::Fr;
@@ -434,6 +460,8 @@ struct MsmScalarSets {
       for (size_t i = 0; i < n; i++) std::memcpy(&equal[i * 32], value, 32);
       sets.push_back({"all equal", std::move(equal), {}, nullptr});
       sets.push_back({"99% 0/1", random_scalars<Fr>(n, zero_one_seed, 0.99), {}, nullptr});
+      sets.push_back({"bytes among 0/1", small_scalars<Fr>(n, zero_one_seed + 1, 0.8, 0.0, 8), {}, nullptr});
+      sets.push_back({"small and large", small_scalars<Fr>(n, zero_one_seed + 2, 0.3, 0.2, 32), {}, nullptr});
     }
     for (Set& set : sets) {
       set.expect = dlog_reference<HC, G>(set.sc, n, 0, &ks);

@@ -1,7 +1,8 @@
 // MSMs on the GPU against the CPU MSM and a discrete-log reference, in all four groups: n in
 // {1, 2, 3, 1000, 2^16+1, 2^20, 2^24} with infinities, repeated points, P and -P, scalars 0, 1,
 // r-1 and scalars >= r; every window path (forced sizes, with and without the 0/1 split) on the
-// smaller sizes; the windows sorted and summed in groups (2, 3, the most), each size.
+// smaller sizes; the windows sorted and summed in groups (2, 3, the most), each size; small
+// scalars (below 2^32) alone and among 0/1 and large ones.
 // MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY picks groups by name.
 #include "cpu/msm.hpp"
 #include "gpu_check.cuh"
@@ -56,6 +57,28 @@ void msm_check(const char* name) {
           std::printf("  %s n=%zu window=%d in %d window groups: wrong\n", name, n, window, groups);
         }
       }
+    // Small scalars (below 2^32) take only their own windows: bytes among 0s and 1s (a PoRep
+    // witness), small ones of up to 32 bits alone, and among large ones; automatic and forced
+    // windows, in window groups.
+    if (n >= 1000) {
+      const struct { const char* what; double zero_one, large; int bits; } mixes[] = {
+          {"bytes among 0/1", 0.8, 0.0, 8}, {"small", 0.0, 0.0, 32}, {"small and large", 0.3, 0.2, 32}};
+      for (const auto& mix : mixes) {
+        auto small = small_scalars<Fr>(n, 41 + n, mix.zero_one, mix.large, mix.bits);
+        auto want = dlog_reference<HC, G>(small, n, 0, &ks);
+        ds.upload(small.data());
+        for (int window : {0, 9, 13})
+          for (int groups : {1, 3}) {
+            if (big && (window != 0 || groups != 1)) continue;
+            auto got = gpu_msm<HC, G>(dp.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, window, groups);
+            runs++;
+            if (!got.equals(want)) {
+              bad++;
+              std::printf("  %s n=%zu %s window=%d in %d window groups: wrong\n", name, n, mix.what, window, groups);
+            }
+          }
+      }
+    }
     EXPECT(bad == 0, "%s n=%zu: %d of %d GPU MSM variants wrong", name, n, bad, runs);
     std::printf("msm-check %s n=%zu: %d/%d variants right\n", name, n, runs - bad, runs);
   }

@@ -4,8 +4,9 @@
 // keeps every point) and runs each section's MSM over the chunk's points with it. Partial sums of
 // one window add up on the device, so a pass keeps, per proof and section, one set at the window
 // of a full chunk and one at a second window, the first other one a chunk's own scalars call for
-// (a PoRep chunk of A, B or C, whose scalars are mostly 0 and 1, reduces far fewer buckets at its
-// own window); a chunk whose own window is neither is planned again at the full chunk's. Each set
+// (a PoRep chunk of A, B or C, whose scalars are 0, 1 and bytes, reduces one window of a few
+// hundred buckets at its own); a chunk whose own window is neither is planned again at the full
+// chunk's, every window of the field reduced. Each set
 // is combined once, on the host, at the end of the pass (each chunk reduces its own buckets). Scalars
 // are on the device (the proof's witness or H scalars) or, for a group of proofs that share a
 // streamed section, on the host: then each step's range of scalar indices comes up on its own
@@ -154,7 +155,7 @@ class GpuMsmDispatch {
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
         // A chunk of only 0s and 1s writes its ones' sum alone (no window): any set takes it.
-        int set = dev_->plan.total == 0 ? 0 : sum_set(dev_->plan.c, dev_->plan.nwin);
+        int set = dev_->plan.n_rest == 0 ? 0 : sum_set(dev_->plan.c, dev_->plan.nwin);
         if (set < 0) {  // a third window: this chunk at the full chunk's, which the plan priced
           CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err, window_));
           set = sum_set(dev_->plan.c, dev_->plan.nwin);

@@ -17,6 +17,16 @@ CUZK_HD uint32_t shift_right_pair(uint32_t lo, uint32_t hi, int shift) {
 #endif
 }
 
+// The bit length of a scalar below 2^32 (0 for 0, 1 for 1), -1 for a larger one (s: its eight
+// little-endian 32-bit words, reduced). A scalar below 2^b has no nonzero digit beyond its first
+// msm_windows(b, c) windows, the last of which takes the carry.
+CUZK_HD int small_scalar_bits(const uint32_t* s) {
+  if (s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7]) return -1;
+  int b = 0;
+  for (uint32_t v = s[0]; v; v >>= 1) b++;
+  return b;
+}
+
 // The signed c-bit digits of one scalar (s: its bits as eight little-endian 32-bit words, then a
 // ninth 0 for the top digit's carry), each in (-2^(c-1), 2^(c-1)]: a digit above half borrows from
 // the next window. For each window w in [first, last), emit(w, local, copy, magnitude, negative),

@@ -2,9 +2,12 @@
 //
 //   plan (scalars only, reusable for every point set that shares them):
 //     classify  scalars equal to 0 are dropped, those equal to 1 listed apart (summed by a plain
-//               batch addition: no buckets), the rest compacted;
+//               batch addition: no buckets), the rest compacted: the small ones (below 2^32: a
+//               witness's bytes and counters) first, then the large;
 //     digits    each remaining scalar cut into signed c-bit digits (|d| <= 2^(c-1)), one
-//               (bucket key, point index | sign) pair per window and nonzero digit;
+//               (bucket key, point index | sign) pair per window, a small scalar's only for the
+//               windows its bits reach (msm_choose_windows: with no large scalar only those
+//               windows are reduced, at a window chosen for them);
 //     sort      one radix sort of all pairs by key = window * 2^(c-1) + |d| - 1.
 //   With t precomputed copies of the points (msm/bases.cuh: copy j = 2^(j*c*V) P, V = the
 //   windows per copy, ceil(W/t) of the scalar's W windows), window w's digit goes to copy w / V's
@@ -22,9 +25,11 @@
 //                 combined on the host (where a sequential chain of doublings is cheapest).
 #pragma once
 
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 
 #include <algorithm>
 #include <vector>
@@ -75,6 +80,31 @@ template <class P, int Class>
 struct ScalarIs {
   const uint32_t* scalars;
   __device__ __forceinline__ bool operator()(uint32_t i) const { return scalar_class<P>(scalars, i) == Class; }
+};
+
+// A small scalar other than 0 and 1 (digit_steps.hpp); the longest one's bit length goes to *bits.
+template <class P>
+struct SmallScalar {
+  const uint32_t* scalars;
+  uint32_t* bits;
+  __device__ __forceinline__ bool operator()(uint32_t i) const {
+    uint32_t s[8];
+    load_scalar<P>(scalars, i, s);
+    const int b = small_scalar_bits(s);
+    if (b < 2) return false;
+    // Read first: the maximum is reached early, so few threads write.
+    if ((uint32_t)b > *reinterpret_cast<volatile uint32_t*>(bits)) atomicMax(bits, (uint32_t)b);
+    return true;
+  }
+};
+template <class P>
+struct LargeScalar {
+  const uint32_t* scalars;
+  __device__ __forceinline__ bool operator()(uint32_t i) const {
+    uint32_t s[8];
+    load_scalar<P>(scalars, i, s);
+    return small_scalar_bits(s) < 0;
+  }
 };
 
 // The pairs of windows [first, last) of the m scalars (idx: their indices, or all): per window and
@@ -274,7 +304,10 @@ __global__ void msm_sum_points(const X* __restrict__ in, uint32_t count, X* __re
 
 // The scalar side of an MSM (see the top of this file).
 struct MsmPlan {
-  uint32_t n = 0, n_ones = 0, n_rest = 0;
+  // n_rest = n_small + n_large: the scalars summed in buckets, the small ones (of at most
+  // small_bits bits, their digits in the first small_windows windows) listed first
+  uint32_t n = 0, n_ones = 0, n_rest = 0, n_small = 0, n_large = 0;
+  int small_bits = 0, small_windows = 0;
   // nwin: the windows the execute step reduces (the scalar's windows, or one copy's: copies > 1
   // means the points are `copies` arrays of n points, msm/bases.cuh's layout)
   int c = 0, nwin = 0, copies = 1, scalar_windows = 0;
@@ -284,7 +317,9 @@ struct MsmPlan {
   // copies); sentinel, total, keys and vals are that group's.
   int group_windows = 0, group_first = 0, group_count = 0, group_nwin = 0;
   uint32_t sentinel = 0;
-  uint32_t total = 0;  // n_rest * group_count sorted pairs (zero digits sorted last, as sentinel)
+  // the group's sorted pairs: n_large * group_count + n_small * (its windows among the small
+  // scalars'); zero digits sorted last, as sentinel
+  uint32_t total = 0;
   const uint32_t* keys = nullptr;
   const uint32_t* vals = nullptr;
   const uint32_t* ones = nullptr;
@@ -294,9 +329,10 @@ struct MsmPlan {
   uint32_t copy_stride = 0;
   int groups() const { return group_windows > 0 ? (scalar_windows + group_windows - 1) / group_windows : 1; }
   DeviceBuffer idx_ones, idx_rest, keys0, keys1, vals0, vals1, temp, counts;
-  uint32_t* host_counts = nullptr;  // pinned, 2 words
+  static constexpr int kCounts = 4;  // ones, small, large, the small scalars' bit length
+  uint32_t* host_counts = nullptr;   // pinned, kCounts words
   ~MsmPlan() {
-    pinned_free(host_counts, 2 * sizeof(uint32_t));
+    pinned_free(host_counts, kCounts * sizeof(uint32_t));
   }
   // Gives the device buffers back (the next plan allocates them again).
   void release() {
@@ -309,29 +345,41 @@ struct MsmPlan {
 // digits and sort, replacing the group sorted before. Does not synchronise.
 template <class P>
 cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::string& err) {
-  const uint32_t m = plan.n_rest;
   const int count = std::min(plan.group_windows, plan.scalar_windows - first);
   if (first < 0 || count <= 0 || (plan.copies > 1 && first != 0)) {
     err = "MSM plan: no window group at window " + std::to_string(first);
     return CUZK_ERR_INTERNAL;
   }
+  // The small scalars' windows among the group's.
+  const int count_small = std::max(0, std::min(first + count, plan.small_windows) - first);
   plan.group_first = first;
   plan.group_count = count;
   plan.group_nwin = plan.copies > 1 ? plan.nwin : count;
   plan.sentinel = (uint32_t)plan.group_nwin << (plan.c - 1);
-  plan.total = m * (uint32_t)count;
+  const uint32_t small_pairs = plan.n_small * (uint32_t)count_small;
+  plan.total = small_pairs + plan.n_large * (uint32_t)count;
   plan.keys = plan.vals = nullptr;
-  if (m == 0) return CUZK_OK;
+  if (plan.total == 0) return CUZK_OK;
   KernelTrace trace("msm_plan", s);
   const size_t pair_bytes = (size_t)plan.total * 4;
   CUZK_TRY(plan.keys0.ensure(pair_bytes, err));
   CUZK_TRY(plan.keys1.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals0.ensure(pair_bytes, err));
   CUZK_TRY(plan.vals1.ensure(pair_bytes, err));
-  msm_digits<P><<<ceil_div(m, 256), 256, 0, s>>>(plan.scalars, plan.rest_idx, m, plan.c, first, first + count, plan.nwin,
-                                                 plan.copy_stride, plan.sentinel, plan.keys0.as<uint32_t>(),
-                                                 plan.vals0.as<uint32_t>());
-  CUZK_LAUNCHED("msm_digits");
+  if (small_pairs) {
+    msm_digits<P><<<ceil_div(plan.n_small, 256), 256, 0, s>>>(plan.scalars, plan.rest_idx, plan.n_small, plan.c, first,
+                                                              first + count_small, plan.nwin, plan.copy_stride,
+                                                              plan.sentinel, plan.keys0.as<uint32_t>(),
+                                                              plan.vals0.as<uint32_t>());
+    CUZK_LAUNCHED("msm_digits");
+  }
+  if (plan.n_large) {
+    msm_digits<P><<<ceil_div(plan.n_large, 256), 256, 0, s>>>(
+        plan.scalars, plan.rest_idx ? plan.rest_idx + plan.n_small : nullptr, plan.n_large, plan.c, first, first + count,
+        plan.nwin, plan.copy_stride, plan.sentinel, plan.keys0.as<uint32_t>() + small_pairs,
+        plan.vals0.as<uint32_t>() + small_pairs);
+    CUZK_LAUNCHED("msm_digits");
+  }
   trace.mark("digits");
   int key_bits = 1;
   while ((1ull << key_bits) <= plan.sentinel) key_bits++;
@@ -349,8 +397,9 @@ cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::stri
 }
 
 // split: drop zeros and sum the ones apart (else every scalar goes through the buckets).
-// window: 0 = chosen from the count, else forced (benchmarks; and the window the copies were
-// made for: required with copies > 1). copies: of the points (msm/bases.cuh), 1 for none.
+// window: 0 = chosen from the counts of small and large scalars (msm_choose_windows), else forced
+// (benchmarks; a chunk summed at its pass's window; and the window the copies were made for:
+// required with copies > 1), every window of the field then reduced. copies: of the points (msm/bases.cuh), 1 for none.
 // copy_stride: the points between one copy and the next (0: n); a chunk of a point set with
 // copies is n points at an offset into copies of copy_stride points each. window_groups: the
 // windows are sorted and summed in this many groups (at most; 1: all at once; ignored with
@@ -374,42 +423,63 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
   }
   KernelTrace trace("msm_plan", s);
   plan.n = n;
-  plan.n_ones = 0;
-  plan.n_rest = n;
+  plan.n_ones = plan.n_small = 0;
+  plan.n_rest = plan.n_large = n;
+  plan.small_bits = 0;
   plan.ones = nullptr;
-  if (!plan.host_counts) CUZK_CU(pinned_alloc(reinterpret_cast<void**>(&plan.host_counts), 2 * sizeof(uint32_t)));
+  if (!plan.host_counts)
+    CUZK_CU(pinned_alloc(reinterpret_cast<void**>(&plan.host_counts), MsmPlan::kCounts * sizeof(uint32_t)));
   const uint32_t* rest_idx = nullptr;
   if (split && n > 0) {
+    static_assert(kMsmSmallBits == 32, "SmallScalar takes the scalars below 2^32");
+    // The large scalars' indices land in keys1 (free until the sort), then after the small ones'.
     CUZK_TRY(plan.idx_ones.ensure((size_t)n * 4, err));
     CUZK_TRY(plan.idx_rest.ensure((size_t)n * 4, err));
-    CUZK_TRY(plan.counts.ensure(2 * sizeof(uint32_t), err));
+    CUZK_TRY(plan.keys1.ensure((size_t)n * 4, err));
+    CUZK_TRY(plan.counts.ensure(MsmPlan::kCounts * sizeof(uint32_t), err));
+    uint32_t* counts = plan.counts.as<uint32_t>();
+    CUZK_CU(cudaMemsetAsync(counts, 0, MsmPlan::kCounts * sizeof(uint32_t), s));
     thrust::counting_iterator<uint32_t> first(0);
+    auto dropped = thrust::make_discard_iterator();  // the 0s and 1s the partition leaves
+    const SmallScalar<P> small{d_scalars, counts + 3};
+    const LargeScalar<P> large{d_scalars};
     size_t bytes_ones = 0, bytes_rest = 0;
-    CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_ones, first, plan.idx_ones.as<uint32_t>(), plan.counts.as<uint32_t>(), n,
+    CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_ones, first, plan.idx_ones.as<uint32_t>(), counts, n,
                                   ScalarIs<P, 1>{d_scalars}, s));
-    CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_rest, first, plan.idx_rest.as<uint32_t>(), plan.counts.as<uint32_t>() + 1,
-                                  n, ScalarIs<P, 2>{d_scalars}, s));
+    CUZK_CU(cub::DevicePartition::If(nullptr, bytes_rest, first, plan.idx_rest.as<uint32_t>(), plan.keys1.as<uint32_t>(),
+                                     dropped, counts + 1, n, small, large, s));
     CUZK_TRY(plan.temp.ensure(std::max(bytes_ones, bytes_rest), err));
     bytes_ones = bytes_rest = plan.temp.bytes();
-    CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_ones, first, plan.idx_ones.as<uint32_t>(), plan.counts.as<uint32_t>(),
-                                  n, ScalarIs<P, 1>{d_scalars}, s));
-    CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_rest, first, plan.idx_rest.as<uint32_t>(),
-                                  plan.counts.as<uint32_t>() + 1, n, ScalarIs<P, 2>{d_scalars}, s));
+    CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_ones, first, plan.idx_ones.as<uint32_t>(), counts, n,
+                                  ScalarIs<P, 1>{d_scalars}, s));
+    CUZK_CU(cub::DevicePartition::If(plan.temp.as(), bytes_rest, first, plan.idx_rest.as<uint32_t>(),
+                                     plan.keys1.as<uint32_t>(), dropped, counts + 1, n, small, large, s));
     trace.mark("classify");
-    CUZK_CU(cudaMemcpyAsync(plan.host_counts, plan.counts.as(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CU(cudaMemcpyAsync(plan.host_counts, counts, MsmPlan::kCounts * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     CUZK_CU(cudaStreamSynchronize(s));
     plan.n_ones = plan.host_counts[0];
-    plan.n_rest = plan.host_counts[1];
+    plan.n_small = plan.host_counts[1];
+    plan.n_large = plan.host_counts[2];
+    plan.small_bits = (int)plan.host_counts[3];
+    plan.n_rest = plan.n_small + plan.n_large;
     plan.ones = plan.idx_ones.as<uint32_t>();
     rest_idx = plan.idx_rest.as<uint32_t>();
+    if (plan.n_large)
+      CUZK_CU(cudaMemcpyAsync(plan.idx_rest.as<uint32_t>() + plan.n_small, plan.keys1.as(), (size_t)plan.n_large * 4,
+                              cudaMemcpyDeviceToDevice, s));
   }
-  const uint32_t m = plan.n_rest;
-  plan.c = window > 0 ? window : msm_window_bits(m, P::BITS);
-  plan.scalar_windows = msm_windows(P::BITS, plan.c);
+  // With copies the window is the copies' (forced), so every window is reduced.
+  const MsmWindowChoice wc = msm_choose_windows(plan.n_small, plan.small_bits, plan.n_large, P::BITS,
+                                                copies > 1 ? 1 : window_groups, window);
+  plan.c = wc.c;
+  plan.scalar_windows = wc.windows;
+  plan.small_windows = wc.small_windows;
   plan.copies = msm_copies_used(P::BITS, plan.c, copies);
-  plan.nwin = msm_windows_per_copy(P::BITS, plan.c, copies);
+  plan.nwin = copies > 1 ? msm_windows_per_copy(P::BITS, plan.c, copies) : plan.scalar_windows;
   plan.group_windows = copies > 1 ? plan.scalar_windows : msm_group_windows(plan.scalar_windows, window_groups);
-  if ((uint64_t)m * plan.group_windows >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
+  const uint64_t first_group_pairs = (uint64_t)plan.n_large * plan.group_windows +
+                                     (uint64_t)plan.n_small * std::min(plan.group_windows, plan.small_windows);
+  if (first_group_pairs >= (1ull << 32)) { err = "MSM too large for one plan"; return CUZK_ERR_INVALID_ARGUMENT; }
   plan.scalars = d_scalars;
   plan.rest_idx = rest_idx;
   plan.copy_stride = copy_stride;
@@ -533,12 +603,13 @@ cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine*
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
                              MsmMarks* marks = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
-  if (plan.total) {
+  if (plan.n_rest) {
     const int groups = plan.groups(), current = plan.group_first / plan.group_windows;
     const uint32_t per_window = MsmShape::of(plan.c, 1).J + 1;  // folded sums a window leaves
     for (int i = 0; i < groups; i++) {
       const int first = ((current + i) % groups) * plan.group_windows;
       if (first != plan.group_first) CUZK_TRY(msm_sort_windows<typename HC::Fr::Params>(plan, first, s, err));
+      if (!plan.total) continue;  // windows only small scalars' digits could reach, and none do
       const size_t bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
       CUZK_TRY(sc.buckets.ensure(bytes, err));
       X* buckets = sc.buckets.as<X>();

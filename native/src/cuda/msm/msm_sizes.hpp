@@ -67,8 +67,9 @@ struct MsmShape {
   static MsmShape of(int c, uint32_t total) {
     MsmShape sh{};
     sh.nb = 1u << (c - 1);
-    // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads.
-    uint32_t K = total >> 18;
+    // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads. (Rounded up:
+    // then no total has more chunks than msm_chunks_bound of a larger one.)
+    uint32_t K = (uint32_t)(((uint64_t)total + (1u << 18) - 1) >> 18);
     sh.K = K < 16 ? 16 : K > 512 ? 512 : K;
     sh.chunks = (uint32_t)(((uint64_t)total + sh.K - 1) / sh.K);
     // Segments of L buckets, one thread each (2 additions a bucket either way). About 4096 a window
@@ -85,6 +86,12 @@ struct MsmShape {
     return sh;
   }
 };
+
+// The most chunk threads MsmShape gives any count of pairs up to `total`: what the carries are sized
+// by, so that an MSM of fewer pairs than its workspace was priced for never needs more.
+inline uint64_t msm_chunks_bound(uint64_t total) {
+  return std::min((total + 15) / 16, std::max<uint64_t>(1u << 18, (total + 511) / 512));
+}
 
 // The buckets of window c over nwin reduced windows, XYZZ points of xyzz_bytes.
 inline size_t msm_bucket_bytes(int c, int nwin, size_t xyzz_bytes) { return (size_t)nwin * ((size_t)1 << (c - 1)) * xyzz_bytes; }
@@ -109,9 +116,10 @@ struct MsmExecuteSizes {
     const size_t n_fold = total ? (size_t)at_once * (sh.J + 1) : 0;
     MsmExecuteSizes z{};
     z.buckets = msm_bucket_bytes(c, at_once, xyzz_bytes);
-    z.carry = (size_t)sh.chunks * xyzz_bytes;  // and as much for the tails
-    z.tail_key = (size_t)sh.chunks * 4;
-    z.long_runs = ((size_t)sh.chunks / 32 + 2) * 4;
+    const size_t chunks = (size_t)msm_chunks_bound(total);
+    z.carry = chunks * xyzz_bytes;  // and as much for the tails
+    z.tail_key = chunks * 4;
+    z.long_runs = (chunks / 32 + 2) * 4;
     z.segments = (size_t)at_once * sh.S * xyzz_bytes;  // each of seg_t and seg_r
     z.sums = (size_t)msm_sums_points(c, nwin) * xyzz_bytes;
     z.fold_parts = n_fold * sh.parts * xyzz_bytes;
@@ -145,6 +153,58 @@ struct MsmBuffers {
     return t;
   }
 };
+
+// Scalars below 2^kMsmSmallBits (other than 0 and 1) are "small": a witness's bits and bytes
+// packed into field elements, counters, indices. Their top digits are zero, so each takes only the
+// windows its bits need (msm_windows(small_bits, c)) instead of every window of the field.
+constexpr int kMsmSmallBits = 32;
+
+// An MSM's window and its windows, for `small` scalars of at most small_bits bits and `large`
+// ones of `bits` bits (0s and 1s dropped). windows: those reduced (every window of the field when
+// a large scalar is among them or the window is forced, else only the small scalars'); the small
+// scalars' digit pairs cover the first small_windows of them. With no small scalars this is
+// msm_window_bits's choice. An automatic choice never holds more, buffer by buffer, than
+// MsmBuffers::of prices for small + large scalars of `bits` bits in `groups` window groups, so a
+// chunk's own window fits the workspace its plan was priced at.
+struct MsmWindowChoice {
+  int c = 2, windows = 0, small_windows = 0;
+};
+inline MsmWindowChoice msm_choose_windows(uint64_t small, int small_bits, uint64_t large, int bits, int groups,
+                                          int window = 0) {
+  const auto small_windows = [&](int c, int windows) {
+    return small ? std::min(msm_windows(small_bits, c), windows) : 0;
+  };
+  if (window > 0) {
+    const int w = msm_windows(bits, window);
+    return MsmWindowChoice{window, w, small_windows(window, w)};
+  }
+  const uint64_t m = small + large;
+  const MsmBuffers limit = MsmBuffers::of(m, bits, 1, groups);
+  const int c0 = msm_window_bits((size_t)m, bits);
+  MsmWindowChoice best{c0, msm_windows(bits, c0), small_windows(c0, msm_windows(bits, c0))};
+  double best_cost = 1e300;
+  for (int c = 2; c <= 22; c++) {
+    const int top = large ? bits : small_bits, windows = msm_windows(top, c), ws = small_windows(c, windows);
+    // As msm_window_bits: no top window of a few bits (a few huge buckets).
+    const int top_bits = top + 1 - (windows - 1) * c;
+    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
+    const double cost = (double)large * windows + (double)small * ws + 3.0 * windows * (double)(1u << (c - 1));
+    if (cost >= best_cost) continue;
+    // The first window group holds the most pairs: every scalar's digits of its windows.
+    const int at_once = msm_group_windows(windows, groups);
+    const uint64_t pairs = large * (uint64_t)at_once + small * (uint64_t)std::min(at_once, ws);
+    const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
+    const MsmExecuteSizes z = MsmExecuteSizes::of(c, windows, total, 1, at_once);
+    const MsmBuffers mine{{(size_t)(8 * m), (size_t)(16 * pairs), (size_t)(pairs / 8 + (32u << 20)), z.buckets, 2 * z.carry,
+                           z.tail_key, z.long_runs, 2 * z.segments, z.sums, z.fold_parts}};
+    bool fits = true;
+    for (int i = 0; i < MsmBuffers::kCount; i++) fits = fits && mine.bytes[i] <= limit.bytes[i];
+    if (!fits) continue;
+    best_cost = cost;
+    best = MsmWindowChoice{c, windows, ws};
+  }
+  return best;
+}
 
 // Everything one MSM over m points holds on the device at its chosen window, without copies:
 // the plan and the execute scratch at the larger of the G1 and G2 XYZZ sizes in use.
