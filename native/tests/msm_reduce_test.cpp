@@ -9,6 +9,8 @@
 // msm_execute_into does): the combined sums equal sum_i s_i P_i for every window c and grouping,
 // with and without the points' copies, and with small scalars (below 2^32) taking only their own
 // windows (msm_choose_windows: its choices, and that they fit the workspace priced for the MSM).
+// Last, a pass's chunks at their own windows, their sums kept in sets by window size (SumSets, as
+// the dispatch keeps them): the pass's sum.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "cuda/engine/sum_sets.hpp"
 #include "cuda/msm/digit_steps.hpp"
 #include "cuda/msm/msm_sizes.hpp"
 #include "cuda/msm/reduce_steps.hpp"
@@ -98,8 +101,10 @@ uint64_t scalar_mod(const uint32_t (&s)[9]) {
 // with copies, over `copies` copies of the points: copy j of P is 2^(j c V) P, V windows a copy).
 // windows: those reduced (0: every window of the field); a small scalar's digits (2 <= s < 2^32)
 // are emitted for the first small_windows of them only, as msm_sort_windows does.
-Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
-                int group_windows, int copies, int windows = 0, int small_windows = 1 << 20) {
+// Its folded sums are added into `sums` (msm_sums_points(c, nwin) of them at least, nwin: the
+// windows reduced) and combined by grouped_msm.
+void msm_sums(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
+              int group_windows, int copies, int windows, int small_windows, std::vector<Toy>& sums) {
   using namespace cuzk::cuda;
   const int bits = 255;
   if (windows == 0) windows = msm_windows(bits, c);
@@ -115,7 +120,7 @@ Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::
     }
   const MsmShape sh = MsmShape::of(c, 1);
   const uint32_t per_window = sh.J + 1;
-  std::vector<Toy> sums(msm_sums_points(c, nwin));
+  if (sums.size() < msm_sums_points(c, nwin)) sums.resize(msm_sums_points(c, nwin));
   const int step = copies > 1 ? windows : group_windows;
   for (int first = 0; first < windows; first += step) {
     const int last = std::min(windows, first + step), group_nwin = copies > 1 ? nwin : last - first;
@@ -143,7 +148,14 @@ Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::
       out[block / sh.parts] = out[block / sh.parts].add(acc);
     }
   }
-  return msm_combine(sums.data(), c, nwin);
+}
+Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
+                int group_windows, int copies, int windows = 0, int small_windows = 1 << 20) {
+  using namespace cuzk::cuda;
+  if (windows == 0) windows = msm_windows(255, c);
+  std::vector<Toy> sums;
+  msm_sums(scalars, points, c, group_windows, copies, windows, small_windows, sums);
+  return msm_combine(sums.data(), c, copies > 1 ? msm_windows_per_copy(255, c, copies) : windows);
 }
 
 void windows_in_groups() {
@@ -258,6 +270,91 @@ void small_scalars() {
   std::printf("small scalars: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
 }
 
+// An MSM pass's chunks each planned at their own window (msm_choose_windows over the chunk's
+// small and large scalars), their sums added into the set of their window size (SumSets: a plan
+// of fewer windows into the first ones), a chunk whose size finds no set planned again at set 0's,
+// each set combined once at its most windows: the sum of every chunk. Chunks: the one with the
+// public inputs (large scalars among bytes), bytes, bits only, 32-bit counters; with more window
+// sizes than sets too.
+void pass_sum_sets() {
+  using namespace cuzk::cuda;
+  std::mt19937_64 rng(29);
+  // Enough scalars a chunk that its bytes take one window (c = 9), as a PoRep chunk's do.
+  const uint32_t q = 1u << 17;
+  // Each pass's chunks by their scalars' bits: 0 only 0s and 1s, -8 bytes with the 4 public inputs
+  // (large), else b-bit values. A bytes chunk before a 16-bit one: the same window, one window then
+  // two. The last pass has more window sizes than sets.
+  const std::vector<std::vector<int>> passes = {
+      {-8, 8, 0, 32, 8, 16}, {16, 8, 32, 0, 8, -8}, {8, 16, 12, 15, 18, 24, 32, -8}};
+  int right = 0, replanned = 0, widened = 0;
+  for (const std::vector<int>& kinds : passes) {
+    const uint32_t chunks = (uint32_t)kinds.size(), n = q * chunks;
+    std::vector<Toy> points(n);
+    for (Toy& p : points) p.v = rng() % kP;
+    std::vector<std::array<uint32_t, 9>> scalars(n);
+    for (uint32_t i = 0; i < n; i++) {
+      scalars[i].fill(0);
+      const int kind = kinds[i / q];
+      if (kind == -8 && i % q < 4) {  // a public input: large
+        for (int k = 0; k < 8; k++) scalars[i][k] = (uint32_t)rng();
+        scalars[i][7] &= 0x7fffffffu;
+        scalars[i][1] |= 1;
+      } else {
+        const int bits = kind == 0 ? 1 : kind < 0 ? -kind : kind;
+        scalars[i][0] = (uint32_t)(rng() % (1ull << bits));
+      }
+    }
+    uint64_t expect = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t s[9];
+      std::copy(scalars[i].begin(), scalars[i].end(), s);
+      expect = (expect + mul_mod(scalar_mod(s), points[i].v)) % kP;
+    }
+    const int c0 = msm_window_bits(q, 255);
+    SumSets sets;
+    sets.reset(c0, msm_windows(255, c0));
+    std::vector<Toy> set_sums[SumSets::kCount];
+    for (uint32_t chunk = 0; chunk < chunks; chunk++) {
+      const std::vector<std::array<uint32_t, 9>> cs(scalars.begin() + chunk * q, scalars.begin() + (chunk + 1) * q);
+      const std::vector<Toy> cp(points.begin() + chunk * q, points.begin() + (chunk + 1) * q);
+      uint64_t small = 0, large = 0;
+      int small_bits = 0;
+      for (const auto& sc : cs) {
+        uint32_t s[9];
+        std::copy(sc.begin(), sc.end(), s);
+        const int b = small_scalar_bits(s);
+        if (b < 0) large++;
+        else if (b >= 2) small++, small_bits = std::max(small_bits, b);
+      }
+      // As the dispatch: only 0s and 1s, its ones' sum into set 0 (here at set 0's window).
+      MsmWindowChoice wc = msm_choose_windows(small, small_bits, large, 255, 1, small + large ? 0 : c0);
+      int set = small + large ? sets.take(wc.c, wc.windows) : 0;
+      if (set < 0) {
+        wc = msm_choose_windows(small, small_bits, large, 255, 1, c0);
+        set = sets.take(wc.c, wc.windows);
+        replanned++;
+        CHECK(set == 0);
+        if (set != 0) continue;
+      }
+      msm_sums(cs, cp, wc.c, wc.windows, 1, wc.windows, wc.small_windows, set_sums[set]);
+    }
+    // A set whose later plan reduced more windows than its first (bytes, then 16-bit values).
+    for (int set = 1; set < SumSets::kCount; set++) widened += sets.c[set] == 9 && sets.nwin[set] == 2;
+    uint64_t got = 0;
+    for (int set = 0; set < SumSets::kCount; set++)
+      if (sets.c[set] && !set_sums[set].empty()) {
+        set_sums[set].resize(std::max<size_t>(set_sums[set].size(), msm_sums_points(sets.c[set], sets.nwin[set])));
+        got = (got + msm_combine(set_sums[set].data(), sets.c[set], sets.nwin[set]).v) % kP;
+      }
+    if (got != expect) std::fprintf(stderr, "a pass of %u chunks: wrong sum\n", chunks);
+    CHECK(got == expect);
+    right += got == expect;
+  }
+  CHECK(replanned > 0 && widened > 0);  // both paths taken
+  std::printf("pass sum sets: %d of %zu passes right (%d chunks planned again at the pass's window)\n", right,
+              passes.size(), replanned);
+}
+
 // msm_choose_windows: without small scalars the count's window (msm_window_bits), forced windows
 // reduce every window, a PoRep chunk's bytes take one window, and no choice holds more than the
 // workspace MsmBuffers prices for the MSM, buffer by buffer.
@@ -317,5 +414,6 @@ int main() {
   windows_in_groups();
   small_scalars();
   window_choices();
+  pass_sum_sets();
   return cuzk_test::finish("msm_reduce_test");
 }

@@ -20,6 +20,7 @@
 
 #include "cuda/context/device_context.cuh"
 #include "cuda/engine/key_store.cuh"
+#include "cuda/engine/sum_sets.hpp"
 
 namespace cuzk::cuda {
 
@@ -156,10 +157,10 @@ class GpuMsmDispatch {
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
         // A chunk of only 0s and 1s writes its ones' sum alone (no window): any set takes it.
-        int set = dev_->plan.n_rest == 0 ? 0 : sum_set(dev_->plan.c, dev_->plan.nwin);
+        int set = dev_->plan.n_rest == 0 ? 0 : sets_.take(dev_->plan.c, dev_->plan.nwin);
         if (set < 0) {  // no set left: this chunk at the full chunk's window, which the plan priced
           CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err, window_));
-          set = sum_set(dev_->plan.c, dev_->plan.nwin);
+          set = sets_.take(dev_->plan.c, dev_->plan.nwin);
           if (set != 0) { err = "MSM pass: a chunk planned at the pass's window is not in its sums"; return CUZK_ERR_INTERNAL; }
         }
         used_[set][k] = true;
@@ -179,8 +180,8 @@ class GpuMsmDispatch {
     CUZK_CU(cudaMemcpyAsync(host_sums_.as(), sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
     CUZK_CU(cudaStreamSynchronize(s));
     tl.flush(times);
-    for (int set = 0; set < kSumSets; set++) {
-      const int c = set_c_[set], nwin = set_nwin_[set];
+    for (int set = 0; set < SumSets::kCount; set++) {
+      const int c = sets_.c[set], nwin = sets_.nwin[set];
       if (c == 0) continue;
       for (size_t k = 0; k < count; k++) {
         if (!used_[set][k]) continue;
@@ -212,14 +213,12 @@ class GpuMsmDispatch {
     else sums.g1(s) = C::G1x::infinity();
   }
 
-  // The pass's partial sums on the device, zeroed, in kSumSets sets: set 0 at the window of a full
-  // chunk, the others at the next window sizes plans take (chunks' own, or the H copies'). One
+  // The pass's partial sums on the device, zeroed, in SumSets::kCount sets: set 0 at the window of a
+  // full chunk, the others at the next window sizes plans take (chunks' own, or the H copies'). One
   // slot per set, proof and section, as wide as a G2 point's when B2 is among the sections and as
   // many points as the sums of any window size take, so that it is at slot(set, k, i).
   cuzk_status begin_sums(size_t count, const std::vector<PointSection>& secs, std::string& err) {
-    set_c_[0] = window_;
-    set_nwin_[0] = msm_windows(C::Fr::Params::BITS, window_);
-    for (int set = 1; set < kSumSets; set++) set_c_[set] = set_nwin_[set] = 0;
+    sets_.reset(window_, msm_windows(C::Fr::Params::BITS, window_));
     sums_secs_ = secs.size();
     sums_count_ = count;
     const bool g2 = std::find(secs.begin(), secs.end(), formats::kSecB2) != secs.end();
@@ -227,7 +226,7 @@ class GpuMsmDispatch {
     for (int c = 2; c <= std::max(kMsmMaxWindowWithCopies, std::max(window_, dev_->plan.c)); c++)
       most = std::max(most, msm_sums_points(c, msm_windows(C::Fr::Params::BITS, c)));
     sums_stride_ = (size_t)most * (g2 ? sizeof(G2x) : sizeof(G1x));
-    sums_bytes_ = kSumSets * count * secs.size() * sums_stride_;
+    sums_bytes_ = SumSets::kCount * count * secs.size() * sums_stride_;
     CUZK_TRY(sums_.ensure(sums_bytes_, err));
     CUZK_TRY(host_sums_.ensure(sums_bytes_, err));
     CUZK_CU(cudaMemsetAsync(sums_.as(), 0, sums_bytes_, dev_->stream));  // zero bytes: empty sums
@@ -237,23 +236,6 @@ class GpuMsmDispatch {
   }
   uint8_t* slot(int set, size_t k, size_t i) {
     return sums_.as<uint8_t>() + (((size_t)set * sums_count_ + k) * sums_secs_ + i) * sums_stride_;
-  }
-  // The set of sums a plan of window c and nwin reduced windows adds into: the one at window c
-  // (a plan of fewer windows adds into its first ones: the sums of window w weigh 2^(c w) in every
-  // plan at c), else the next unused one, else -1.
-  int sum_set(int c, int nwin) {
-    for (int set = 0; set < kSumSets; set++)
-      if (set_c_[set] == c) {
-        set_nwin_[set] = std::max(set_nwin_[set], nwin);
-        return set;
-      }
-    for (int set = 1; set < kSumSets; set++)
-      if (set_c_[set] == 0) {
-        set_c_[set] = c;
-        set_nwin_[set] = nwin;
-        return set;
-      }
-    return -1;
   }
 
   // Starts the host scalars of the chunk [j0, j0 + m) of group g's stored points up into span slot
@@ -345,10 +327,8 @@ class GpuMsmDispatch {
   Preloaded preloaded_;
   const engine::WitnessSource* batch_ = nullptr;
   int window_ = 0;              // the window of a full chunk of the pass
-  static constexpr int kSumSets = 4;
-  int set_c_[kSumSets] = {};     // each set's window (0: unused yet)
-  int set_nwin_[kSumSets] = {};  // and the most windows any plan added into it reduced
-  std::vector<bool> used_[kSumSets];  // per set, the proofs whose sums it holds
+  SumSets sets_;                          // the window of each set of the pass's sums
+  std::vector<bool> used_[SumSets::kCount];  // per set, the proofs whose sums it holds
   bool span_packed_[2] = {false, false};  // what each span slot holds: packed scalars (of that range) or raw
   engine::PackedRange span_range_[2];
   bool sums_ready_ = false;
