@@ -13,8 +13,9 @@
 //                          with its phase breakdown: by default, without H copies
 //                          (EngineOptions::h_copies = 0), and with B2 on the CPU
 //   gpu_bench engine-stream [log]  a batch of 4 on a BLS12-381 synthetic key of 2^log (24; 16..26):
-//                          resident in one chunk and in 4, and streamed in 4 chunks; one streamed
-//                          batch traced (where a streamed pass's time goes)
+//                          resident in one chunk and in 4, and streamed in 4 chunks, for a 90 % 0/1
+//                          witness with uniform rest and a PoRep profile's (bits and bytes); one
+//                          streamed batch of each traced (where a streamed pass's time goes)
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, each
 //                          chunk reduced and its partial sums added; traced
@@ -250,15 +251,25 @@ void engine_bench(const char* name, const std::vector<uint32_t>& logs) {
   }
 }
 
-// engine-stream: where a streamed pass's time goes. A BLS12-381 synthetic key of 2^log (a 90 %
-// 0/1 witness, like PoRep's), a batch of 4 proofs in one group: resident in one chunk, resident
-// in 4 chunks, and every section streamed in 4 chunks (the budget runs' shape at 12 GiB), each
-// timed (median of 2 batches after a warm-up), then one streamed batch traced (KernelTrace lines
-// for every plan, bucket walk, reduction and ones' sum of every step).
+// engine-stream: where a streamed pass's time goes. A BLS12-381 synthetic key of 2^log, a batch of
+// 4 proofs in one group: resident in one chunk, resident in 4 chunks, and every section streamed
+// in 4 chunks (the budget runs' shape at 12 GiB), each timed (median of 2 batches after a
+// warm-up), for two witnesses: 90 % 0/1 and the rest uniform, and a PoRep profile's (80 % 0/1,
+// the rest bytes, 4 uniform public inputs). Then one streamed batch of each traced (KernelTrace
+// lines for every plan, bucket walk, reduction and ones' sum of every step).
 void section_engine_stream(int lg) {
   using HC = curve::Bls12381;
+  using Fr = typename HC::Fr;
   SyntheticKey<HC> key((uint32_t)lg);
   constexpr size_t kBatch = 4;
+  std::vector<uint8_t> porep = small_scalars<Fr>(key.witness.size() / 32, 13, 0.8, 0.0, 8);
+  const std::vector<uint8_t> inputs = random_scalars<Fr>(4, 17, 0.0);
+  std::memcpy(porep.data(), key.witness.data(), 32);   // the constant 1
+  std::memcpy(porep.data() + 32, inputs.data(), 4 * 32);  // 4 uniform public inputs
+  const struct {
+    const char* name;
+    const std::vector<uint8_t>* w;
+  } witnesses[] = {{"uniform rest", &key.witness}, {"porep bytes", &porep}};
   struct Variant {
     const char* name;
     bool stream_all;
@@ -266,6 +277,7 @@ void section_engine_stream(int lg) {
   } variants[] = {{"resident, one chunk", false, 0},
                   {"resident, 4 chunks", false, (uint64_t)1 << (lg - 2)},
                   {"streamed, 4 chunks", true, (uint64_t)1 << (lg - 2)}};
+  for (const auto& wit : witnesses)
   for (const Variant& v : variants) {
     engine::EngineOptions options;
     options.h_copies = 0;
@@ -275,13 +287,13 @@ void section_engine_stream(int lg) {
     CHECK_OK(make_engine<HC>(g_dev, key.view, options, cuzk::Progress(), &gpu, err));
     engine::WitnessBatch batch;
     batch.n = kBatch;
-    batch.w.assign(kBatch, key.witness.data());
+    batch.w.assign(kBatch, wit.w->data());
     const bool traced_variant = v.stream_all;
     std::vector<double> ms;
     cuzk_timings rec[kBatch] = {};
     for (int r = 0; r < (traced_variant ? 4 : 3); r++) {
       const bool traced = traced_variant && r == 3;
-      if (traced) std::printf("trace: engine-stream bls12-381 2^%d %s, a batch of %zu\n", lg, v.name, kBatch);
+      if (traced) std::printf("trace: engine-stream bls12-381 2^%d %s, %s, a batch of %zu\n", lg, v.name, wit.name, kBatch);
       g_kernel_trace = traced;
       engine::PhaseTimes t(rec, kBatch, CUZK_BACKEND_CUDA);
       std::vector<engine::ProofSums<HC>> out(kBatch);
@@ -291,7 +303,7 @@ void section_engine_stream(int lg) {
       g_kernel_trace = false;
       if (r > 0 && !traced) ms.push_back((now_ms() - a) / kBatch);
     }
-    const std::string label = std::string("engine-stream bls12-381 2^") + std::to_string(lg) + " " + v.name;
+    const std::string label = std::string("engine-stream bls12-381 2^") + std::to_string(lg) + " " + v.name + ", " + wit.name;
     std::printf("%s: %.2f ms/proof in a batch of %zu; proof 0's phases ms:", label.c_str(), median(ms), kBatch);
     static const char* names[] = {"parse", "wcheck", "abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c",
                                   "msm_h", "batch_add", "upload", "download"};

@@ -31,7 +31,8 @@
 #   msm-windows[:log] (one MSM of 2^log (26) uniform scalars whole and in chunks of 2^22..2^24, at
 #                     each window the chooser could take: is its pick the fastest)
 #   engine-stream[:log]  (a batch of 4 on a 2^log synthetic key: resident, resident in 4 chunks,
-#                     streamed in 4 chunks; one streamed batch traced)
+#                     streamed in 4 chunks, for a uniform-rest and a PoRep-profile witness; one
+#                     streamed batch of each traced)
 #   cli               a GPU proof of every committed fixture through the CLI (Deno, --backend cuda,
 #                     self-checked): $OUT/proofs/<curve>_<name>.{proof,public}.json, timings, waterfall
 #   digests           every fixture's CUDA proof with fixed r, s (tools/proof_digest) compared byte for

@@ -262,6 +262,7 @@ class GpuMsmDispatch {
     const engine::Support& sup = store_.support(g);
     cudaStream_t s = dev_->stream;
     const uint32_t* scalars = nullptr;
+    KernelTrace trace("msm_scalars", s);
     if (from.device) {
       if (sup.all) {
         scalars = reinterpret_cast<const uint32_t*>(from.device + j0 * 32);
@@ -273,6 +274,7 @@ class GpuMsmDispatch {
       }
     } else {
       CUZK_TRY(store_.span_ready(slot, err));
+      trace.mark("span_wait");
       uint4* span = store_.scalar_span(slot);
       if (span_packed_[slot]) {
         gather_packed<<<ceil_div(m, 256), 256, 0, s>>>(reinterpret_cast<const uint8_t*>(span), span_range_[slot],
@@ -289,6 +291,7 @@ class GpuMsmDispatch {
         scalars = reinterpret_cast<const uint32_t*>(store_.gathered_scalars());
       }
     }
+    trace.mark("gather");
     const MsmBases& copies = store_.h_copies();
     if (g == engine::kGroupH && copies.copies > 1) {
       if (m != sup.size()) { err = "msm_h: the H copies serve one MSM over all the points"; return CUZK_ERR_INTERNAL; }
