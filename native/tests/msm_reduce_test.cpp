@@ -282,8 +282,8 @@ void pass_sum_sets() {
   // Enough scalars a chunk that its bytes take one window (c = 9), as a PoRep chunk's do.
   const uint32_t q = 1u << 17;
   // Each pass's chunks by their scalars' bits: 0 only 0s and 1s, -8 bytes with the 4 public inputs
-  // (large), else b-bit values. A bytes chunk before a 16-bit one: the same window, one window then
-  // two. The last pass has more window sizes than sets.
+  // (large), else b-bit values. A bytes chunk before a 16-bit one or the inputs': the same window,
+  // one window, then more. The last pass has more window sizes than sets.
   const std::vector<std::vector<int>> passes = {
       {-8, 8, 0, 32, 8, 16}, {16, 8, 32, 0, 8, -8}, {8, 16, 12, 15, 18, 24, 32, -8}};
   int right = 0, replanned = 0, widened = 0;
@@ -328,7 +328,10 @@ void pass_sum_sets() {
       }
       // As the dispatch: only 0s and 1s, its ones' sum into set 0 (here at set 0's window).
       MsmWindowChoice wc = msm_choose_windows(small, small_bits, large, 255, 1, small + large ? 0 : c0);
+      const SumSets before = sets;
       int set = small + large ? sets.take(wc.c, wc.windows) : 0;
+      // A set that a later plan of more windows widened (bytes, then 16-bit values or the inputs).
+      if (set > 0 && before.c[set] == wc.c && sets.nwin[set] > before.nwin[set]) widened++;
       if (set < 0) {
         wc = msm_choose_windows(small, small_bits, large, 255, 1, c0);
         set = sets.take(wc.c, wc.windows);
@@ -338,8 +341,6 @@ void pass_sum_sets() {
       }
       msm_sums(cs, cp, wc.c, wc.windows, 1, wc.windows, wc.small_windows, set_sums[set]);
     }
-    // A set whose later plan reduced more windows than its first (bytes, then 16-bit values).
-    for (int set = 1; set < SumSets::kCount; set++) widened += sets.c[set] == 9 && sets.nwin[set] == 2;
     uint64_t got = 0;
     for (int set = 0; set < SumSets::kCount; set++)
       if (sets.c[set] && !set_sums[set].empty()) {
@@ -375,6 +376,11 @@ void window_choices() {
   }
   // The carries are sized by msm_chunks_bound: at least the chunks of that many pairs, and never
   // less for more pairs.
+  // The chunk with the public inputs: 4 large scalars among its bytes take the bytes' window.
+  for (uint64_t m : {1ull << 21, 13ull << 20}) {
+    const MsmWindowChoice bytes = msm_choose_windows(m, 8, 0, 255, 1), inputs = msm_choose_windows(m, 8, 4, 255, 1);
+    CHECK(inputs.c == bytes.c && inputs.windows == msm_windows(255, inputs.c) && inputs.small_windows == 1);
+  }
   std::mt19937_64 rng(23);
   uint64_t last_bound = 0;
   for (uint64_t total = 1; total < (3ull << 28); total += 1 + total / 997 + rng() % 64) {
@@ -397,7 +403,7 @@ void window_choices() {
     const MsmExecuteSizes z = MsmExecuteSizes::of(wc.c, wc.windows, (uint32_t)std::min<uint64_t>(pairs, 0xffffffffu), 1, at_once);
     const bool fits = 16 * pairs <= limit.bytes[1] && z.buckets <= limit.bytes[3] && 2 * z.carry <= limit.bytes[4] &&
                       z.tail_key <= limit.bytes[5] && z.long_runs <= limit.bytes[6] && 2 * z.segments <= limit.bytes[7] &&
-                      z.sums <= limit.bytes[8] && z.fold_parts <= limit.bytes[9];
+                      z.fold_parts <= limit.bytes[9];  // (the sums: the dispatch's, sized for any window)
     if (!fits)
       std::fprintf(stderr, "%llu small (%d bits) + %llu large in %d groups: c = %d, %d windows beyond the priced workspace\n",
                    (unsigned long long)small, small_bits, (unsigned long long)large, groups, wc.c, wc.windows);

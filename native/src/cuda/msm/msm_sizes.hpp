@@ -139,6 +139,7 @@ struct MsmBuffers {
   // histograms; priced generously); the execute step's (MsmExecuteSizes) buckets, carries and
   // tails, tail keys, long runs, two segment arrays, sums and fold parts.
   size_t bytes[kCount] = {};
+  static constexpr int kSumsBuffer = 8;
   static MsmBuffers of(uint64_t m, int bits, size_t xyzz_bytes, int groups = 1) {
     const int c = msm_window_bits((size_t)m, bits), nwin = msm_windows(bits, c), at_once = msm_group_windows(nwin, groups);
     const uint64_t pairs = m * (uint64_t)at_once;
@@ -185,9 +186,11 @@ inline MsmWindowChoice msm_choose_windows(uint64_t small, int small_bits, uint64
   double best_cost = 1e300;
   for (int c = 2; c <= 22; c++) {
     const int top = large ? bits : small_bits, windows = msm_windows(top, c), ws = small_windows(c, windows);
-    // As msm_window_bits: no top window of a few bits (a few huge buckets).
+    // As msm_window_bits: no top window of a few bits (a few huge buckets), unless the large
+    // scalars are too few to fill one (the public inputs among a chunk of bytes).
     const int top_bits = top + 1 - (windows - 1) * c;
-    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8)) continue;
+    const bool few_large = small > 0 && large <= (1ull << (c - 1));
+    if (top_bits < (c <= 8 ? (c + 1) / 2 : 8) && !few_large) continue;
     const double cost = (double)large * windows + (double)small * ws + 3.0 * windows * (double)(1u << (c - 1));
     if (cost >= best_cost) continue;
     // The first window group holds the most pairs: every scalar's digits of its windows.
@@ -197,8 +200,10 @@ inline MsmWindowChoice msm_choose_windows(uint64_t small, int small_bits, uint64
     const MsmExecuteSizes z = MsmExecuteSizes::of(c, windows, total, 1, at_once);
     const MsmBuffers mine{{(size_t)(8 * m), (size_t)(16 * pairs), (size_t)(pairs / 8 + (32u << 20)), z.buckets, 2 * z.carry,
                            z.tail_key, z.long_runs, 2 * z.segments, z.sums, z.fold_parts}};
+    // (The sums, a few hundred points, are held by the caller of a chunked MSM at the most any
+    // window takes: msm_dispatch.cuh.)
     bool fits = true;
-    for (int i = 0; i < MsmBuffers::kCount; i++) fits = fits && mine.bytes[i] <= limit.bytes[i];
+    for (int i = 0; i < MsmBuffers::kCount; i++) fits = fits && (i == MsmBuffers::kSumsBuffer || mine.bytes[i] <= limit.bytes[i]);
     if (!fits) continue;
     best_cost = cost;
     best = MsmWindowChoice{c, windows, ws};
