@@ -252,9 +252,12 @@ class Groth16Prover final : public Prover {
       std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // nothing of a failed or cancelled batch is returned
       return st;
     }
+    // r and s in order (one random source), then each proof's finalize and self-check on the pool:
+    // the proofs are independent, and one after another they are a serial tail after the engine.
+    std::vector<uint8_t> rs_bytes(n * 64);
     for (size_t p = 0; p < n; p++) {
-      PhaseScope t(times, p, CUZK_PHASE_FINALIZE);
-      uint8_t rb[32], sb[32];
+      uint8_t* rb = &rs_bytes[p * 64];
+      uint8_t* sb = rb + 32;
       if (args.r) {
         std::memcpy(rb, args.r + p * 32, 32);
         std::memcpy(sb, args.s + p * 32, 32);
@@ -266,23 +269,26 @@ class Groth16Prover final : public Prover {
         if ((st = random_scalar<Fr>(rb, err)) != CUZK_OK) return st;
         if ((st = random_scalar<Fr>(sb, err)) != CUZK_OK) return st;
       }
-      finalize(sums_[p], rb, sb, args.proofs + p * C::PROOF_BYTES);
     }
-    if (!(args.flags & CUZK_PROVE_NO_SELF_CHECK)) {
-      for (size_t p = 0; p < n; p++) {
-        bool valid;
-        {
-          PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
-          valid = self_check(args.proofs + p * C::PROOF_BYTES, batch.checked(p).w);
-        }
-        if (!valid) {
-          std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // a proof that failed is never returned
-          err = "proof " + std::to_string(p) + " failed its self-check (pairing) and was not returned: " +
-                blame(args, r1cs, batch.checked(p).w, times, p);
-          return CUZK_ERR_SELF_CHECK;
-        }
+    const bool check = !(args.flags & CUZK_PROVE_NO_SELF_CHECK);
+    std::vector<uint8_t> valid(n, 1);
+    pool_.parallel_for(n, [&](size_t p) {
+      {
+        PhaseScope t(times, p, CUZK_PHASE_FINALIZE);
+        finalize(sums_[p], &rs_bytes[p * 64], &rs_bytes[p * 64 + 32], args.proofs + p * C::PROOF_BYTES);
       }
-    }
+      if (check) {
+        PhaseScope t(times, p, CUZK_PHASE_SELF_CHECK);
+        valid[p] = self_check(args.proofs + p * C::PROOF_BYTES, batch.checked(p).w);
+      }
+    });
+    for (size_t p = 0; p < n; p++)
+      if (!valid[p]) {  // the first that failed is named
+        std::memset(args.proofs, 0, n * C::PROOF_BYTES);  // a proof that failed is never returned
+        err = "proof " + std::to_string(p) + " failed its self-check (pairing) and was not returned: " +
+              blame(args, r1cs, batch.checked(p).w, times, p);
+        return CUZK_ERR_SELF_CHECK;
+      }
     return CUZK_OK;
   }
 
