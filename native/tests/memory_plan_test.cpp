@@ -13,6 +13,7 @@
 #include "cuda/engine/gpu_costs.hpp"
 #include "cuzk.h"
 #include "engine/memory_plan.hpp"
+#include "plan_check.hpp"
 #include "setup/synth.hpp"
 
 
@@ -41,13 +42,7 @@ cuzk_plan_request porep(uint32_t curve, uint32_t log_domain, uint64_t batch) {
 
 Planned plan(const cuzk_plan_request& r, uint64_t budget, uint64_t host_budget, uint32_t chunk = 0, uint32_t flags = 0,
              int32_t h_copies = CUZK_H_COPIES_AUTO) {
-  cuzk_prover_options o{};
-  o.struct_size = sizeof o;
-  o.flags = flags;
-  o.memory_budget = budget;
-  o.h_copies = h_copies;
-  o.host_memory_budget = host_budget;
-  o.chunk_points = chunk;
+  const cuzk_prover_options o = cuzk_test::prover_options(budget, flags, chunk, host_budget, h_copies);
   Planned p;
   p.st = cuzk_plan_memory(&r, &o, &p.plan, p.err, sizeof p.err);
   return p;

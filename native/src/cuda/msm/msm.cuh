@@ -66,20 +66,15 @@ __device__ __forceinline__ void load_scalar(const uint32_t* scalars, uint32_t i,
   }
 }
 
-// 0: zero, 1: one, 2: anything else.
+// The scalars equal to 1 (summed apart, without buckets).
 template <class P>
-__device__ __forceinline__ int scalar_class(const uint32_t* scalars, uint32_t i) {
-  uint32_t s[8];
-  load_scalar<P>(scalars, i, s);
-  uint32_t high = s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7];
-  if (high) return 2;
-  return s[0] == 0 ? 0 : s[0] == 1 ? 1 : 2;
-}
-
-template <class P, int Class>
-struct ScalarIs {
+struct OneScalar {
   const uint32_t* scalars;
-  __device__ __forceinline__ bool operator()(uint32_t i) const { return scalar_class<P>(scalars, i) == Class; }
+  __device__ __forceinline__ bool operator()(uint32_t i) const {
+    uint32_t s[8];
+    load_scalar<P>(scalars, i, s);
+    return small_scalar_bits(s) == 1;
+  }
 };
 
 // A small scalar other than 0 and 1 (digit_steps.hpp); the longest one's bit length goes to *bits.
@@ -445,13 +440,13 @@ cuzk_status msm_plan(MsmPlan& plan, const uint32_t* d_scalars, uint32_t n, bool 
     const LargeScalar<P> large{d_scalars};
     size_t bytes_ones = 0, bytes_rest = 0;
     CUZK_CU(cub::DeviceSelect::If(nullptr, bytes_ones, first, plan.idx_ones.as<uint32_t>(), counts, n,
-                                  ScalarIs<P, 1>{d_scalars}, s));
+                                  OneScalar<P>{d_scalars}, s));
     CUZK_CU(cub::DevicePartition::If(nullptr, bytes_rest, first, plan.idx_rest.as<uint32_t>(), plan.keys1.as<uint32_t>(),
                                      dropped, counts + 1, n, small, large, s));
     CUZK_TRY(plan.temp.ensure(std::max(bytes_ones, bytes_rest), err));
     bytes_ones = bytes_rest = plan.temp.bytes();
     CUZK_CU(cub::DeviceSelect::If(plan.temp.as(), bytes_ones, first, plan.idx_ones.as<uint32_t>(), counts, n,
-                                  ScalarIs<P, 1>{d_scalars}, s));
+                                  OneScalar<P>{d_scalars}, s));
     CUZK_CU(cub::DevicePartition::If(plan.temp.as(), bytes_rest, first, plan.idx_rest.as<uint32_t>(),
                                      plan.keys1.as<uint32_t>(), dropped, counts + 1, n, small, large, s));
     trace.mark("classify");

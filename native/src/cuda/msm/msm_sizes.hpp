@@ -142,7 +142,11 @@ struct MsmBuffers {
   static constexpr int kSumsBuffer = 8;
   static MsmBuffers of(uint64_t m, int bits, size_t xyzz_bytes, int groups = 1) {
     const int c = msm_window_bits((size_t)m, bits), nwin = msm_windows(bits, c), at_once = msm_group_windows(nwin, groups);
-    const uint64_t pairs = m * (uint64_t)at_once;
+    return sized(m, m * (uint64_t)at_once, c, nwin, at_once, xyzz_bytes);
+  }
+  // Over m scalars whose largest window group sorts `pairs` pairs, at window c over nwin reduced
+  // windows, at_once of them a group.
+  static MsmBuffers sized(uint64_t m, uint64_t pairs, int c, int nwin, int at_once, size_t xyzz_bytes) {
     const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
     const MsmExecuteSizes z = MsmExecuteSizes::of(c, nwin, total, xyzz_bytes, at_once);
     return MsmBuffers{{(size_t)(8 * m), (size_t)(16 * pairs), (size_t)(pairs / 8 + (32u << 20)), z.buckets, 2 * z.carry,
@@ -196,10 +200,7 @@ inline MsmWindowChoice msm_choose_windows(uint64_t small, int small_bits, uint64
     // The first window group holds the most pairs: every scalar's digits of its windows.
     const int at_once = msm_group_windows(windows, groups);
     const uint64_t pairs = large * (uint64_t)at_once + small * (uint64_t)std::min(at_once, ws);
-    const uint32_t total = pairs >= (1ull << 32) ? 0xffffffffu : (uint32_t)pairs;
-    const MsmExecuteSizes z = MsmExecuteSizes::of(c, windows, total, 1, at_once);
-    const MsmBuffers mine{{(size_t)(8 * m), (size_t)(16 * pairs), (size_t)(pairs / 8 + (32u << 20)), z.buckets, 2 * z.carry,
-                           z.tail_key, z.long_runs, 2 * z.segments, z.sums, z.fold_parts}};
+    const MsmBuffers mine = MsmBuffers::sized(m, pairs, c, windows, at_once, 1);
     // (The sums, a few hundred points, are held by the caller of a chunked MSM at the most any
     // window takes: msm_dispatch.cuh.)
     bool fits = true;
