@@ -21,6 +21,9 @@
 //                          chunk reduced and its partial sums added; traced
 //   gpu_bench msm-windows [log]  one BLS12-381 G1 MSM of 2^log uniform scalars (26; 20..27) whole
 //                          and in chunks of 2^22..2^24 at each window the chooser could take
+//   gpu_bench msm-chunk-copies [log]  one BLS12-381 G1 MSM of 2^log uniform scalars (26; 24..27)
+//                          in chunks of 2^23 and 2^24 over t = 2..4 precomputed copies of its
+//                          points at windows 18..21, against t = 1 (a streamed H pass with copies)
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
@@ -617,17 +620,97 @@ void section_msm_windows(int log) {
   }
 }
 
+// msm-chunk-copies: the H MSM of a streamed pass with precomputed copies of its points. One
+// BLS12-381 G1 MSM of 2^log uniform scalars in chunks of 2^23 and 2^24 (each chunk reduces its own
+// buckets and adds them into one set), over t = 2..4 copies made for window c (a chunk is its
+// points at an offset into the copies, as a chunk buffer holding t slices would give it), against
+// t = 1 at c = 20 and at the chooser's window; every sum checked, medians of 3. Says whether
+// streaming the copies (t times the H points' traffic) pays for fewer windows reduced a chunk.
+void section_msm_chunk_copies(int log) {
+  using HC = curve::Bls12381;
+  using A = typename Group<HC, 1>::Affine;
+  using X = typename Group<HC, 1>::Xyzz;
+  using HX = typename Group<HC, 1>::HostXyzz;
+  constexpr int bits = HC::Fr::Params::BITS;
+  const size_t n = (size_t)1 << log;
+  const uint64_t k0 = 0x51ed270bull;
+  DevArray<A> pts(n);
+  make_bench_points<HC, 1>(pts, n, k0);
+  const std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 35, 0.0);
+  DevArray<uint8_t> ds(n * 32);
+  ds.upload(sc.data());
+  const auto expect = dlog_reference<HC, 1>(sc, n, k0);
+  DeviceBuffer sums;
+  auto chunked = [&](const A* points, int copies, int c, size_t q) {
+    const int nwin = copies > 1 ? msm_windows_per_copy(bits, c, copies) : msm_windows(bits, c);
+    const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
+    CHECK_OK(sums.ensure(sums_bytes, err));
+    CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
+    for (size_t j0 = 0; j0 < n; j0 += q) {
+      const size_t m = std::min(q, n - j0);
+      CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p + j0 * 32),
+                                                              (uint32_t)m, true, c, g_dev->stream, err, copies,
+                                                              copies > 1 ? (uint32_t)n : 0)));
+      CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, points + j0, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
+    }
+    std::vector<HX> host(msm_sums_points(c, nwin));
+    CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_bytes, cudaMemcpyDeviceToHost, g_dev->stream));
+    CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+    return msm_combine(host.data(), c, nwin);
+  };
+  auto time = [&](const std::string& label, auto&& run) {
+    std::vector<double> ms;
+    bool ok = true;
+    for (int r = 0; r < 4; r++) {
+      CHECK_CUDA(cudaDeviceSynchronize());
+      const double a = now_ms();
+      ok &= run().equals(expect);
+      if (r) ms.push_back(now_ms() - a);
+    }
+    EXPECT(ok, "%s: wrong sum", label.c_str());
+    std::printf("%-52s median %8.2f ms %s\n", label.c_str(), median(ms), ok ? "ok" : "WRONG");
+    result(label, median(ms), "ms");
+    g_dev->msm.release();
+    g_dev->plan.release();
+  };
+  const std::string base = "msm-chunk-copies bls12-381 G1 2^" + std::to_string(log);
+  for (int q : {23, 24}) {
+    if (q >= log) continue;
+    const size_t chunk = (size_t)1 << q;
+    const int chosen = msm_window_bits(chunk, bits);
+    std::vector<int> windows = {chosen};
+    if (chosen != 20) windows.push_back(20);
+    for (int c : windows)
+      time(base + " chunks 2^" + std::to_string(q) + " t=1 c=" + std::to_string(c),
+           [&] { return chunked(pts.p, 1, c, chunk); });
+  }
+  for (int t : {2, 3, 4}) {
+    for (int c : {18, 19, 20, 21}) {
+      MsmBases bases;
+      CHECK_OK((msm_bases_build<HC, 1>(bases, pts.p, (uint32_t)n, t, c, g_dev->stream, err)));
+      if (bases.copies != msm_copies_used(bits, c, t)) continue;
+      for (int q : {23, 24}) {
+        if (q >= log) continue;
+        time(base + " chunks 2^" + std::to_string(q) + " t=" + std::to_string(bases.copies) + " c=" + std::to_string(c),
+             [&] { return chunked(bases.as<A>(), bases.copies, c, (size_t)1 << q); });
+      }
+      bases.points.release();
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
   const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
-                            "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows"};
+                            "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows",
+                            "msm-chunk-copies"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
     std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
-                "msm-chunks|msm-windows [arg]; the GPU "
+                "msm-chunks|msm-windows|msm-chunk-copies [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -641,6 +724,7 @@ int main(int argc, char** argv) {
     else if (section == "msm-precompute") section_msm_precompute(arg >= 0 ? arg : 24);
     else if (section == "msm-chunks") section_msm_chunks(arg >= 0 ? arg : 24);
     else if (section == "msm-windows") section_msm_windows(arg >= 20 && arg <= 27 ? arg : 26);
+    else if (section == "msm-chunk-copies") section_msm_chunk_copies(arg >= 24 && arg <= 27 ? arg : 26);
     else section_fixed_base();
   });
 }

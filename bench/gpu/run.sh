@@ -30,6 +30,8 @@
 #   msm-chunks[:log]  (one MSM whole and in chunks of 2^18/2^20/2^22, each chunk reduced and its partial sums added; traced)
 #   msm-windows[:log] (one MSM of 2^log (26) uniform scalars whole and in chunks of 2^22..2^24, at
 #                     each window the chooser could take: is its pick the fastest)
+#   msm-chunk-copies[:log]  (the same MSM in chunks of 2^23/2^24 over 2..4 precomputed copies of its
+#                     points, windows 18..21, against no copies: a streamed H pass with copies)
 #   engine-stream[:log]  (a batch of 4 on a 2^log synthetic key: resident, resident in 4 chunks,
 #                     streamed in 4 chunks, for a uniform-rest and a PoRep-profile witness; one
 #                     streamed batch of each traced)
@@ -128,7 +130,7 @@ status=0
 # What each section needs, checked for all of them before any runs: a GPU section on a machine
 # without one stops here with a message instead of building for minutes or waiting on a device.
 # ---------------------------------------------------------------------------------------------
-BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows"
+BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows msm-chunk-copies"
 POREP_RUNS="sanity p27 p22 p24 stream scale budgets"
 need_gpu=0 need_tests=0 need_bench=0 need_lib=0 need_deno=0
 for s in "${sections[@]}"; do
