@@ -173,9 +173,40 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
   }
 }
 
+// Block-wide sum of one XYZZ point per thread; the result is in sh[0]. blockDim.x: a power of two.
+template <class X>
+__device__ __forceinline__ void block_sum(X* sh, X acc) {
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (uint32_t h = blockDim.x / 2; h > 0; h >>= 1) {
+    if (threadIdx.x < h) sh[threadIdx.x] = sh[threadIdx.x].add(sh[threadIdx.x + h]);
+    __syncthreads();
+  }
+}
+
+// One block per listed long run: thread i adds every blockDim.x-th carry of the run from the
+// i-th on, then a block tree. The chain each thread walks is the run's length over the block's
+// threads: a bucket that holds a large share of an MSM's pairs (small values repeated across a
+// witness) spans thousands of chunks.
+template <class X>
+__global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
+                               const X* __restrict__ carry, const X* __restrict__ tails,
+                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
+                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  if (blockIdx.x >= *long_count) return;  // block-uniform, before any barrier
+  const uint32_t t = long_list[blockIdx.x], key = tail_key[t];
+  X acc = threadIdx.x == 0 ? tails[t] : X::infinity();
+  for (uint32_t u = t + 1 + threadIdx.x; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u += blockDim.x)
+    acc = acc.add(carry[u]);
+  X* sh = reinterpret_cast<X*>(smem);
+  block_sum(sh, acc);
+  if (threadIdx.x == 0) buckets[key] = sh[0];
+}
+
 // One thread per chunk with an open tail: it adds the carries of the chunks its run covers. A run
 // longer than 32 chunks (a huge bucket: skewed scalars, one value repeated across the witness)
-// is listed instead and summed by a whole warp in msm_merge_long.
+// is listed instead and summed by a whole block in msm_merge_long.
 template <class X>
 __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                 uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
@@ -194,36 +225,6 @@ __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t tota
   buckets[key] = acc;
 }
 
-// 32-bit-word shuffle of any point type.
-template <class T>
-__device__ __forceinline__ T shfl_down(const T& v, int off) {
-  T r;
-  const uint32_t* s = reinterpret_cast<const uint32_t*>(&v);
-  uint32_t* d = reinterpret_cast<uint32_t*>(&r);
-#pragma unroll
-  for (int i = 0; i < (int)(sizeof(T) / 4); i++) d[i] = __shfl_down_sync(0xffffffffu, s[i], off);
-  return r;
-}
-
-// One warp per listed long run: lane l adds every 32nd carry of the run, then a shuffle tree.
-template <class X>
-__global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
-                               const X* __restrict__ carry, const X* __restrict__ tails,
-                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
-                               const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
-  const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-  if (w >= *long_count) return;  // warp-uniform
-  const uint32_t t = long_list[w], key = tail_key[t];
-  X acc = lane == 0 ? tails[t] : X::infinity();
-  for (uint32_t u = t + 1 + lane; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u += 32)
-    acc = acc.add(carry[u]);
-  for (int off = 16; off > 0; off >>= 1) {
-    X other = shfl_down(acc, off);
-    if (lane < (uint32_t)off) acc = acc.add(other);
-  }
-  if (lane == 0) buckets[key] = acc;
-}
-
 // One thread per segment s of window w (reduce_steps.hpp): its T_s and R_s.
 template <class X>
 __global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_t L, uint32_t S, uint32_t nwin,
@@ -235,17 +236,6 @@ __global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_
   segment_sums(buckets + (size_t)w * nb + (size_t)s * L, L, t, r);
   seg_t[g] = t;
   seg_r[g] = r;
-}
-
-// Block-wide sum of one XYZZ point per thread; the result is in sh[0]. blockDim.x: a power of two.
-template <class X>
-__device__ __forceinline__ void block_sum(X* sh, X acc) {
-  sh[threadIdx.x] = acc;
-  __syncthreads();
-  for (uint32_t h = blockDim.x / 2; h > 0; h >>= 1) {
-    if (threadIdx.x < h) sh[threadIdx.x] = sh[threadIdx.x].add(sh[threadIdx.x + h]);
-    __syncthreads();
-  }
 }
 
 // Block (w, j, part) of the fold (reduce_steps.hpp): the part's share of U_j (j < J) or of T
@@ -386,6 +376,10 @@ cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::stri
   sort_bytes = plan.temp.bytes();
   CUZK_CU(cub::DeviceRadixSort::SortPairs(plan.temp.as(), sort_bytes, dk, dv, plan.total, 0, key_bits, s));
   trace.mark("sort");
+  trace.note("c=" + std::to_string(plan.c) + " windows=" + std::to_string(first) + "+" + std::to_string(count) +
+             " ones=" + std::to_string(plan.n_ones) + " small=" + std::to_string(plan.n_small) + "/" +
+             std::to_string(plan.small_bits) + "b large=" + std::to_string(plan.n_large) +
+             " pairs=" + std::to_string(plan.total));
   plan.keys = dk.Current();
   plan.vals = dv.Current();
   return CUZK_OK;
@@ -526,11 +520,12 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
                                                               sc.tail_key.as<uint32_t>(), buckets, long_count,
                                                               long_count + 1);
   CUZK_LAUNCHED("msm_merge_tails");
-  const uint32_t max_long = sh.chunks / 32 + 1;
-  msm_merge_long<X><<<ceil_div((size_t)max_long * 32, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
-                                                                        sc.carry.as<X>(), sc.tails.as<X>(),
-                                                                        sc.tail_key.as<uint32_t>(), buckets,
-                                                                        long_count, long_count + 1);
+  const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
+  constexpr uint32_t kMergeThreads = 128;        // 48 KiB of shared memory for a BLS12-381 G2 tree
+  static_assert(kMergeThreads * sizeof(X) <= 48 * 1024, "the merge tree fits the default shared memory");
+  msm_merge_long<X><<<max_long, kMergeThreads, kMergeThreads * sizeof(X), s>>>(
+      plan.keys, plan.total, sh.K, sh.chunks, sc.carry.as<X>(), sc.tails.as<X>(), sc.tail_key.as<uint32_t>(), buckets,
+      long_count, long_count + 1);
   CUZK_LAUNCHED("msm_merge_long");
   trace.mark("merge");
   return CUZK_OK;
@@ -556,6 +551,7 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
   msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
   CUZK_LAUNCHED("msm_sum_points");
   trace.mark("ones");
+  trace.note("n=" + std::to_string(plan.n_ones));
   return CUZK_OK;
 }
 

@@ -217,6 +217,10 @@ class KernelTrace {
     }
     names_[n_++] = name;
   }
+  // Words printed after the times (the sizes the call worked on).
+  void note(const std::string& words) {
+    if (on_) note_ += " " + words;
+  }
   ~KernelTrace() {
     if (!on_ || n_ < 2) return;
     cudaEventSynchronize(ev_[n_ - 1]);
@@ -226,6 +230,7 @@ class KernelTrace {
       cudaEventElapsedTime(&ms, ev_[i - 1], ev_[i]);
       line += std::string(" ") + names_[i] + "=" + std::to_string(ms);
     }
+    line += note_;
     std::fprintf(stderr, "%s\n", line.c_str());
     for (int i = 0; i < n_; i++) cudaEventDestroy(ev_[i]);
     (void)cudaGetLastError();
@@ -239,6 +244,7 @@ class KernelTrace {
   int n_ = 0;
   cudaEvent_t ev_[kMax];
   const char* names_[kMax];
+  std::string note_;
 };
 
 inline uint32_t ceil_div(size_t a, size_t b) { return (uint32_t)((a + b - 1) / b); }
