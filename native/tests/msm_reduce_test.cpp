@@ -103,6 +103,41 @@ uint64_t scalar_mod(const uint32_t (&s)[9]) {
 // are emitted for the first small_windows of them only, as msm_sort_windows does.
 // Its folded sums are added into `sums` (msm_sums_points(c, nwin) of them at least, nwin: the
 // windows reduced) and combined by grouped_msm.
+// The reduction of group_nwin windows of buckets (window c) into their folded sums at out[0..]
+// (msm_reduce_into at sums + 1 + first window's).
+void reduce_buckets(const std::vector<Toy>& buckets, int c, int group_nwin, Toy* out) {
+  using namespace cuzk::cuda;
+  const MsmShape sh = MsmShape::of(c, 1);
+  const uint32_t per_window = sh.J + 1;
+  std::vector<Toy> seg_t((size_t)group_nwin * sh.S), seg_r((size_t)group_nwin * sh.S);
+  for (uint32_t g = 0; g < (uint32_t)group_nwin * sh.S; g++)
+    segment_sums(buckets.data() + (size_t)(g / sh.S) * sh.nb + (size_t)(g % sh.S) * sh.L, sh.L, seg_t[g], seg_r[g]);
+  for (uint32_t block = 0; block < (uint32_t)group_nwin * per_window * sh.parts; block++) {
+    Toy acc;
+    for (uint32_t lane = 0; lane < 64; lane++)
+      acc = acc.add(fold_share(seg_t.data(), seg_r.data(), sh.S, sh.J, sh.parts, block, lane, 64));
+    out[block / sh.parts] = out[block / sh.parts].add(acc);
+  }
+}
+
+// The buckets of windows [first, last) of window c (key ((w - first) << (c - 1)) + d - 1), added
+// into `buckets`; a small scalar's digits only in its first small_windows windows.
+void add_buckets(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& pts, uint32_t n, int c,
+                 int first, int last, int per_copy, int copies, int small_windows, std::vector<Toy>& buckets) {
+  using namespace cuzk::cuda;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t s[9];
+    std::copy(scalars[i].begin(), scalars[i].end(), s);
+    const int own_last = small_scalar_bits(s) >= 2 ? std::min(last, small_windows) : last;
+    scalar_digits(s, c, first, own_last, per_copy, [&](int, int local, int copy, uint32_t d, uint32_t neg) {
+      if (d == 0) return;
+      const size_t key = ((size_t)(local - (copies > 1 ? 0 : first)) << (c - 1)) + d - 1;
+      const Toy p = pts[(size_t)copy * n + i];
+      buckets[key] = buckets[key].add(neg ? p.neg() : p);
+    });
+  }
+}
+
 void msm_sums(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
               int group_windows, int copies, int windows, int small_windows, std::vector<Toy>& sums) {
   using namespace cuzk::cuda;
@@ -125,28 +160,9 @@ void msm_sums(const std::vector<std::array<uint32_t, 9>>& scalars, const std::ve
   for (int first = 0; first < windows; first += step) {
     const int last = std::min(windows, first + step), group_nwin = copies > 1 ? nwin : last - first;
     std::vector<Toy> buckets((size_t)group_nwin * sh.nb);
-    for (uint32_t i = 0; i < n; i++) {
-      uint32_t s[9];
-      std::copy(scalars[i].begin(), scalars[i].end(), s);
-      const int own_last = small_scalar_bits(s) >= 2 ? std::min(last, small_windows) : last;
-      scalar_digits(s, c, first, own_last, per_copy, [&](int, int local, int copy, uint32_t d, uint32_t neg) {
-        if (d == 0) return;
-        const size_t key = ((size_t)(local - (copies > 1 ? 0 : first)) << (c - 1)) + d - 1;
-        const Toy p = pts[(size_t)copy * n + i];
-        buckets[key] = buckets[key].add(neg ? p.neg() : p);
-      });
-    }
+    add_buckets(scalars, pts, n, c, first, last, per_copy, copies, small_windows, buckets);
     // The group's reduction into its windows' sums (msm_reduce_into at sums + first * per_window).
-    std::vector<Toy> seg_t((size_t)group_nwin * sh.S), seg_r((size_t)group_nwin * sh.S);
-    for (uint32_t g = 0; g < (uint32_t)group_nwin * sh.S; g++)
-      segment_sums(buckets.data() + (size_t)(g / sh.S) * sh.nb + (size_t)(g % sh.S) * sh.L, sh.L, seg_t[g], seg_r[g]);
-    Toy* out = sums.data() + (size_t)(copies > 1 ? 0 : first) * per_window + 1;
-    for (uint32_t block = 0; block < (uint32_t)group_nwin * per_window * sh.parts; block++) {
-      Toy acc;
-      for (uint32_t lane = 0; lane < 64; lane++)
-        acc = acc.add(fold_share(seg_t.data(), seg_r.data(), sh.S, sh.J, sh.parts, block, lane, 64));
-      out[block / sh.parts] = out[block / sh.parts].add(acc);
-    }
+    reduce_buckets(buckets, c, group_nwin, sums.data() + (size_t)(copies > 1 ? 0 : first) * per_window + 1);
   }
 }
 Toy grouped_msm(const std::vector<std::array<uint32_t, 9>>& scalars, const std::vector<Toy>& points, int c,
@@ -286,7 +302,7 @@ void pass_sum_sets() {
   // one window, then more. The last pass has more window sizes than sets.
   const std::vector<std::vector<int>> passes = {
       {-8, 8, 0, 32, 8, 16}, {16, 8, 32, 0, 8, -8}, {8, 16, 12, 15, 18, 24, 32, -8}};
-  int right = 0, replanned = 0, widened = 0;
+  int right = 0, replanned = 0, widened = 0, kept_chunks = 0, mixed_sets = 0;
   for (const std::vector<int>& kinds : passes) {
     const uint32_t chunks = (uint32_t)kinds.size(), n = q * chunks;
     std::vector<Toy> points(n);
@@ -314,6 +330,10 @@ void pass_sum_sets() {
     SumSets sets;
     sets.reset(c0, msm_windows(255, c0));
     std::vector<Toy> set_sums[SumSets::kCount];
+    // As the dispatch: a chunk of few buckets adds them into its set's kept buckets, reduced once
+    // at the end into the set's sums, which other chunks of the same window reduce into directly.
+    std::vector<Toy> kept[SumSets::kCount];
+    bool reduced[SumSets::kCount] = {};
     for (uint32_t chunk = 0; chunk < chunks; chunk++) {
       const std::vector<std::array<uint32_t, 9>> cs(scalars.begin() + chunk * q, scalars.begin() + (chunk + 1) * q);
       const std::vector<Toy> cp(points.begin() + chunk * q, points.begin() + (chunk + 1) * q);
@@ -339,7 +359,21 @@ void pass_sum_sets() {
         CHECK(set == 0);
         if (set != 0) continue;
       }
-      msm_sums(cs, cp, wc.c, wc.windows, 1, wc.windows, wc.small_windows, set_sums[set]);
+      if (small + large && SumSets::keeps(wc.c, wc.windows, 1, 1)) {
+        sets.keep(set, wc.windows);
+        kept[set].resize(SumSets::kKeptBuckets);
+        add_buckets(cs, cp, q, wc.c, 0, wc.windows, wc.windows, 1, wc.small_windows, kept[set]);
+        kept_chunks++;
+      } else {
+        msm_sums(cs, cp, wc.c, wc.windows, 1, wc.windows, wc.small_windows, set_sums[set]);
+        reduced[set] = true;
+      }
+    }
+    for (int set = 0; set < SumSets::kCount; set++) {
+      if (!sets.kept_nwin[set]) continue;
+      mixed_sets += reduced[set];
+      set_sums[set].resize(std::max<size_t>(set_sums[set].size(), msm_sums_points(sets.c[set], sets.kept_nwin[set])));
+      reduce_buckets(kept[set], sets.c[set], sets.kept_nwin[set], set_sums[set].data() + 1);
     }
     uint64_t got = 0;
     for (int set = 0; set < SumSets::kCount; set++)
@@ -352,8 +386,9 @@ void pass_sum_sets() {
     right += got == expect;
   }
   CHECK(replanned > 0 && widened > 0);  // both paths taken
-  std::printf("pass sum sets: %d of %zu passes right (%d chunks planned again at the pass's window)\n", right,
-              passes.size(), replanned);
+  CHECK(kept_chunks > 0 && mixed_sets > 0);  // kept buckets, and a set with kept and reduced chunks
+  std::printf("pass sum sets: %d of %zu passes right (%d chunks planned again at the pass's window, %d kept their "
+              "buckets, %d sets with both)\n", right, passes.size(), replanned, kept_chunks, mixed_sets);
 }
 
 // msm_choose_windows: without small scalars the count's window (msm_window_bits), forced windows

@@ -8,7 +8,8 @@
 // reduces one window of a few hundred buckets at its own; the chunk that holds the public inputs
 // reduces every window at the same size). A chunk whose own window size is none of them is
 // planned again at the full chunk's. Each set
-// is combined once, on the host, at the end of the pass (each chunk reduces its own buckets). Scalars
+// is combined once, on the host, at the end of the pass (each chunk reduces its own buckets, but
+// a chunk of few buckets adds them into its set's kept buckets, reduced once before: SumSets). Scalars
 // are on the device (the proof's witness or H scalars) or, for a group of proofs that share a
 // streamed section, on the host: then each step's range of scalar indices comes up on its own
 // stream while the step before is summed. A streamed section's chunk comes up once for all of the
@@ -164,18 +165,29 @@ class GpuMsmDispatch {
           if (set != 0) { err = "MSM pass: a chunk planned at the pass's window is not in its sums"; return CUZK_ERR_INTERNAL; }
         }
         used_[set][k] = true;
+        const MsmPlan& plan = dev_->plan;
+        bool keep = false;
+        if (plan.n_rest && SumSets::keeps(plan.c, plan.nwin, plan.groups(), plan.copies)) {
+          CUZK_TRY(kept_ready(set, err, &keep));
+          if (keep) {
+            sets_.keep(set, plan.nwin);
+            kept_used_[set][k] = true;
+          }
+        }
         for (size_t i = 0; i < secs.size(); i++) {
           const PointSection sec = secs[i];
           times.entering(engine::msm_phase(sec));
           const void* points = streams ? chunk_points + store_.section_offset(secs, i) : store_.resident_points(sec, j0);
+          uint8_t* kept = keep ? kept_slot(set, k, i) : nullptr;
           if (sec == formats::kSecB2)
-            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err));
+            CUZK_TRY(add_msm<2>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err, kept));
           else
-            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err));
+            CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err, kept));
           from = -1;
         }
       }
     }
+    CUZK_TRY(reduce_kept(first, secs, times, err));
     // One download of every proof's and section's partial sums, each set combined on the host.
     CUZK_CU(cudaMemcpyAsync(host_sums_.as(), sums_.as(), sums_bytes_, cudaMemcpyDeviceToHost, s));
     CUZK_CU(cudaStreamSynchronize(s));
@@ -231,11 +243,56 @@ class GpuMsmDispatch {
     CUZK_TRY(host_sums_.ensure(sums_bytes_, err));
     CUZK_CU(cudaMemsetAsync(sums_.as(), 0, sums_bytes_, dev_->stream));  // zero bytes: empty sums
     for (auto& u : used_) u.assign(count, false);
+    for (auto& u : kept_used_) u.assign(count, false);
+    std::fill(std::begin(kept_zeroed_), std::end(kept_zeroed_), false);
+    kept_stride_ = (size_t)SumSets::kKeptBuckets * (g2 ? sizeof(G2x) : sizeof(G1x));
     sums_ready_ = true;
     return CUZK_OK;
   }
   uint8_t* slot(int set, size_t k, size_t i) {
     return sums_.as<uint8_t>() + (((size_t)set * sums_count_ + k) * sums_secs_ + i) * sums_stride_;
+  }
+
+  // Set `set`'s kept buckets for this pass (one slot per proof and section, SumSets::kKeptBuckets
+  // points each), zeroed on first use; *ok false (buckets reduced per chunk, as without) when
+  // they would take more than kKeptMaxBytes: a group of very many proofs.
+  static constexpr size_t kKeptMaxBytes = 64u << 20;
+  cuzk_status kept_ready(int set, std::string& err, bool* ok) {
+    const size_t bytes = sums_count_ * sums_secs_ * kept_stride_;
+    *ok = bytes <= kKeptMaxBytes;
+    if (!*ok || kept_zeroed_[set]) return CUZK_OK;
+    CUZK_TRY(kept_[set].ensure(bytes, err));
+    CUZK_CU(cudaMemsetAsync(kept_[set].as(), 0, bytes, dev_->stream));
+    kept_zeroed_[set] = true;
+    return CUZK_OK;
+  }
+  uint8_t* kept_slot(int set, size_t k, size_t i) {
+    return kept_[set].as<uint8_t>() + (k * sums_secs_ + i) * kept_stride_;
+  }
+  // Each set's kept buckets reduced into its sums (after the pass's last chunk), timed as the
+  // section's phase.
+  cuzk_status reduce_kept(size_t first, const std::vector<PointSection>& secs, engine::PhaseTimes& times,
+                          std::string& err) {
+    GpuTimeline& tl = dev_->timeline;
+    for (int set = 0; set < SumSets::kCount; set++) {
+      if (!sets_.kept_nwin[set]) continue;
+      for (size_t k = 0; k < sums_count_; k++) {
+        if (!kept_used_[set][k]) continue;
+        for (size_t i = 0; i < secs.size(); i++) {
+          CUZK_TRY(timeline_room(2, times, err));
+          const int from = tl.mark(err);
+          const int c = sets_.c[set], nwin = sets_.kept_nwin[set];
+          if (secs[i] == formats::kSecB2)
+            CUZK_TRY((msm_reduce_into<C, 2>(c, nwin, reinterpret_cast<const G2x*>(kept_slot(set, k, i)), dev_->msm,
+                                             dev_->stream, reinterpret_cast<G2x*>(slot(set, k, i)), err)));
+          else
+            CUZK_TRY((msm_reduce_into<C, 1>(c, nwin, reinterpret_cast<const G1x*>(kept_slot(set, k, i)), dev_->msm,
+                                             dev_->stream, reinterpret_cast<G1x*>(slot(set, k, i)), err)));
+          tl.span(from, tl.mark(err), engine::msm_phase(secs[i]), first + k);
+        }
+      }
+    }
+    return CUZK_OK;
   }
 
   // Starts the host scalars of the chunk [j0, j0 + m) of group g's stored points up into span slot
@@ -300,10 +357,12 @@ class GpuMsmDispatch {
     return msm_plan<typename C::Fr::Params>(dev_->plan, scalars, m, true, window, s, err, 1, 0, store_.window_groups(g));
   }
 
-  // The MSM of the current plan over `points` (device), added into the partial sums at `sums`.
-  // Timed as `phase` from mark `from` (-1: now).
+  // The MSM of the current plan over `points` (device), added into the partial sums at `sums`
+  // (kept: its buckets added into those instead, reduced at the pass's end). Timed as `phase`
+  // from mark `from` (-1: now).
   template <int G>
-  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, uint8_t* sums, int from, std::string& err) {
+  cuzk_status add_msm(const void* points, cuzk_phase phase, size_t p, uint8_t* sums, int from, std::string& err,
+                      uint8_t* kept = nullptr) {
     using A = typename Group<C, G>::Affine;
     using X = typename Group<C, G>::Xyzz;
     GpuTimeline& tl = dev_->timeline;
@@ -311,7 +370,7 @@ class GpuMsmDispatch {
     MsmMarks marks;
     marks.timeline = &tl;
     CUZK_TRY((msm_execute_into<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream,
-                                      reinterpret_cast<X*>(sums), err, &marks)));
+                                      reinterpret_cast<X*>(sums), err, &marks, reinterpret_cast<X*>(kept))));
     tl.span(from, marks.ones_done, phase, p);
     if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
@@ -332,6 +391,10 @@ class GpuMsmDispatch {
   int window_ = 0;              // the window of a full chunk of the pass
   SumSets sets_;                          // the window of each set of the pass's sums
   std::vector<bool> used_[SumSets::kCount];  // per set, the proofs whose sums it holds
+  DeviceBuffer kept_[SumSets::kCount];       // per set, buckets kept across the pass's chunks
+  std::vector<bool> kept_used_[SumSets::kCount];  // and the proofs that added into them
+  bool kept_zeroed_[SumSets::kCount] = {};
+  size_t kept_stride_ = 0;
   bool span_packed_[2] = {false, false};  // what each span slot holds: packed scalars (of that range) or raw
   engine::PackedRange span_range_[2];
   bool sums_ready_ = false;

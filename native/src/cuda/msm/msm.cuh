@@ -133,6 +133,13 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
   return load16(points + i);
 }
 
+// A bucket's sum written (or, for buckets kept across an MSM's chunks, added to what it holds:
+// zeroed bytes are an empty bucket). One writer per bucket and call.
+template <class X>
+__device__ __forceinline__ void put_bucket(X* __restrict__ buckets, uint32_t key, const X& acc, bool add) {
+  buckets[key] = add ? buckets[key].add(acc) : acc;
+}
+
 // One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
@@ -140,7 +147,7 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
 template <class A, class X>
 __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
                                uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
+                               bool add, X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   size_t begin = (size_t)t * K;
   if (begin >= total) return;
@@ -160,7 +167,7 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
       if (head_continues) carry[t] = acc;
-      else buckets[key] = acc;
+      else put_bucket(buckets, key, acc, add);
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -191,7 +198,7 @@ __device__ __forceinline__ void block_sum(X* sh, X acc) {
 template <class X>
 __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                const X* __restrict__ carry, const X* __restrict__ tails,
-                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
+                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets, bool add,
                                const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
   extern __shared__ __align__(16) unsigned char smem[];
   if (blockIdx.x >= *long_count) return;  // block-uniform, before any barrier
@@ -201,7 +208,7 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
     acc = acc.add(carry[u]);
   X* sh = reinterpret_cast<X*>(smem);
   block_sum(sh, acc);
-  if (threadIdx.x == 0) buckets[key] = sh[0];
+  if (threadIdx.x == 0) put_bucket(buckets, key, sh[0], add);
 }
 
 // One thread per chunk with an open tail: it adds the carries of the chunks its run covers. A run
@@ -210,7 +217,7 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
 template <class X>
 __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                 uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
-                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
+                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets, bool add,
                                 uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= chunks) return;
@@ -222,7 +229,7 @@ __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t tota
   }
   X acc = tails[t];
   for (uint32_t u = t + 1; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u++) acc = acc.add(carry[u]);
-  buckets[key] = acc;
+  put_bucket(buckets, key, acc, add);
 }
 
 // One thread per segment s of window w (reduce_steps.hpp): its T_s and R_s.
@@ -494,10 +501,10 @@ struct MsmMarks {
 
 // The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
 // points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
-// stays empty). Does not synchronise.
+// stays empty; add: added to the sums they hold). Does not synchronise.
 template <class HC, int G>
 cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
-                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, std::string& err) {
+                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add, std::string& err) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.total) return CUZK_OK;
@@ -509,7 +516,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
   KernelTrace trace(G == 1 ? "msm_accumulate_g1" : "msm_accumulate_g2", s);
   msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
-                                                               d_points, buckets, sc.carry.as<X>(), sc.tails.as<X>(),
+                                                               d_points, buckets, add, sc.carry.as<X>(), sc.tails.as<X>(),
                                                                sc.tail_key.as<uint32_t>());
   CUZK_LAUNCHED("msm_accumulate");
   trace.mark("accumulate");
@@ -517,7 +524,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
   msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
                                                               sc.carry.as<X>(), sc.tails.as<X>(),
-                                                              sc.tail_key.as<uint32_t>(), buckets, long_count,
+                                                              sc.tail_key.as<uint32_t>(), buckets, add, long_count,
                                                               long_count + 1);
   CUZK_LAUNCHED("msm_merge_tails");
   const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
@@ -525,7 +532,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   static_assert(kMergeThreads * sizeof(X) <= 48 * 1024, "the merge tree fits the default shared memory");
   msm_merge_long<X><<<max_long, kMergeThreads, kMergeThreads * sizeof(X), s>>>(
       plan.keys, plan.total, sh.K, sh.chunks, sc.carry.as<X>(), sc.tails.as<X>(), sc.tail_key.as<uint32_t>(), buckets,
-      long_count, long_count + 1);
+      add, long_count, long_count + 1);
   CUZK_LAUNCHED("msm_merge_long");
   trace.mark("merge");
   return CUZK_OK;
@@ -589,11 +596,19 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
 // the reduction and after the ones. Does not synchronise.
 // With the windows in groups, each group is sorted in turn (the plan's current one first, so that
 // sections sharing a plan sort no group twice in a row) and reduced into its windows' sums.
+// kept (one window group only): buckets of the plan's window kept across chunks (zeroed before the
+// first), added into instead of reduced here: the caller reduces them once (msm_reduce_into into
+// the same sums) after the last chunk. For a chunk of few buckets the reduction is a short chain
+// of additions on a few threads, as long as the chunk's own bucket work.
 template <class HC, int G>
 cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
-                             MsmMarks* marks = nullptr) {
+                             MsmMarks* marks = nullptr, typename Group<HC, G>::Xyzz* kept = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
+  if (kept && plan.groups() != 1) {
+    err = "MSM: buckets kept across chunks need one window group";
+    return CUZK_ERR_INTERNAL;
+  }
   if (plan.n_rest) {
     const int groups = plan.groups(), current = plan.group_first / plan.group_windows;
     const uint32_t per_window = MsmShape::of(plan.c, 1).J + 1;  // folded sums a window leaves
@@ -601,11 +616,15 @@ cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine*
       const int first = ((current + i) % groups) * plan.group_windows;
       if (first != plan.group_first) CUZK_TRY(msm_sort_windows<typename HC::Fr::Params>(plan, first, s, err));
       if (!plan.total) continue;  // windows only small scalars' digits could reach, and none do
+      if (kept) {
+        CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, kept, true, err)));
+        continue;
+      }
       const size_t bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
       CUZK_TRY(sc.buckets.ensure(bytes, err));
       X* buckets = sc.buckets.as<X>();
       CUZK_CU(cudaMemsetAsync(buckets, 0, bytes, s));  // empty buckets read as infinity: ZZ = 0
-      CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, err)));
+      CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, buckets, false, err)));
       CUZK_TRY((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, buckets, sc, s, sums + (size_t)first * per_window, err)));
     }
   }
@@ -637,7 +656,7 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
 // call them.
 #define CUZK_MSM_EXTERN_GROUP(HC, G)                                                                              \
   extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
-                                                          cudaStream_t, Group<HC, G>::Xyzz*, std::string&);  \
+                                                          cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&);  \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
   extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \
