@@ -14,8 +14,9 @@
 //                          (EngineOptions::h_copies = 0), and with B2 on the CPU
 //   gpu_bench engine-stream [log]  a batch of 4 on a BLS12-381 synthetic key of 2^log (24; 16..26):
 //                          resident in one chunk and in 4, and streamed in 4 chunks, for a 90 % 0/1
-//                          witness with uniform rest and a PoRep profile's (bits and bytes); one
-//                          streamed batch of each traced (where a streamed pass's time goes)
+//                          witness with uniform rest, one with small values skewed towards the
+//                          smallest and a PoRep profile's (bits and uniform bytes); one streamed
+//                          batch of each traced (where a streamed pass's time goes)
 //   gpu_bench fixed-base   the development setup's fixed-base batch on the GPU, 2^20 points
 //   gpu_bench msm-chunks [log]  one BLS12-381 G1 MSM of 2^log points (24) whole and in chunks, each
 //                          chunk reduced and its partial sums added; traced
@@ -265,14 +266,22 @@ void section_engine_stream(int lg) {
   using Fr = typename HC::Fr;
   SyntheticKey<HC> key((uint32_t)lg);
   constexpr size_t kBatch = 4;
-  std::vector<uint8_t> porep = small_scalars<Fr>(key.witness.size() / 32, 13, 0.8, 0.0, 8);
+  const size_t n = key.witness.size() / 32;
+  // Small values of 2..8 bits, skewed towards the smallest (a few buckets hold most pairs), and a
+  // PoRep witness's bytes (packed random bits: uniform over 0..255), each among 80 % 0s and 1s,
+  // after the constant 1 and 4 uniform public inputs.
+  std::vector<uint8_t> small = small_scalars<Fr>(n, 13, 0.8, 0.0, 8), porep(n * 32, 0);
+  std::mt19937_64 rng(19);
+  for (size_t i = 0; i < n; i++) porep[i * 32] = (uint8_t)(rng() % 10 < 8 ? rng() & 1 : rng() & 0xff);
   const std::vector<uint8_t> inputs = random_scalars<Fr>(4, 17, 0.0);
-  std::memcpy(porep.data(), key.witness.data(), 32);   // the constant 1
-  std::memcpy(porep.data() + 32, inputs.data(), 4 * 32);  // 4 uniform public inputs
+  for (std::vector<uint8_t>* w : {&small, &porep}) {
+    std::memcpy(w->data(), key.witness.data(), 32);       // the constant 1
+    std::memcpy(w->data() + 32, inputs.data(), 4 * 32);  // 4 uniform public inputs
+  }
   const struct {
     const char* name;
     const std::vector<uint8_t>* w;
-  } witnesses[] = {{"uniform rest", &key.witness}, {"porep bytes", &porep}};
+  } witnesses[] = {{"uniform rest", &key.witness}, {"small values", &small}, {"porep bytes", &porep}};
   struct Variant {
     const char* name;
     bool stream_all;

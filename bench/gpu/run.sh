@@ -33,8 +33,8 @@
 #   msm-chunk-copies[:log]  (the same MSM in chunks of 2^23/2^24 over 2..4 precomputed copies of its
 #                     points, windows 18..21, against no copies: a streamed H pass with copies)
 #   engine-stream[:log]  (a batch of 4 on a 2^log synthetic key: resident, resident in 4 chunks,
-#                     streamed in 4 chunks, for a uniform-rest and a PoRep-profile witness; one
-#                     streamed batch of each traced)
+#                     streamed in 4 chunks, for a uniform-rest, a skewed small-value and a
+#                     PoRep-profile witness; one streamed batch of each traced)
 #   cli               a GPU proof of every committed fixture through the CLI (Deno, --backend cuda,
 #                     self-checked): $OUT/proofs/<curve>_<name>.{proof,public}.json, timings, waterfall
 #   digests           every fixture's CUDA proof with fixed r, s (tools/proof_digest) compared byte for
