@@ -32,6 +32,7 @@
 #include <thrust/iterator/discard_iterator.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/curve/curves.cuh"
@@ -134,20 +135,22 @@ __device__ __forceinline__ A load_affine(const A* __restrict__ points, uint32_t 
 }
 
 // A bucket's sum written (or, for buckets kept across an MSM's chunks, added to what it holds:
-// zeroed bytes are an empty bucket). One writer per bucket and call.
-template <class X>
-__device__ __forceinline__ void put_bucket(X* __restrict__ buckets, uint32_t key, const X& acc, bool add) {
-  buckets[key] = add ? buckets[key].add(acc) : acc;
+// zeroed bytes are an empty bucket). One writer per bucket and call. A template parameter, so that
+// the plain kernels carry no addition they do not make (their registers stay as they were).
+template <bool kAdd, class X>
+__device__ __forceinline__ void put_bucket(X* __restrict__ buckets, uint32_t key, const X& acc) {
+  if constexpr (kAdd) buckets[key] = buckets[key].add(acc);
+  else buckets[key] = acc;
 }
 
 // One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
 // msm_merge_tails adds the carries of the chunks after it.
-template <class A, class X>
+template <class A, class X, bool kAdd>
 __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
                                uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                               bool add, X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
+                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   size_t begin = (size_t)t * K;
   if (begin >= total) return;
@@ -167,7 +170,7 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
       if (head_continues) carry[t] = acc;
-      else put_bucket(buckets, key, acc, add);
+      else put_bucket<kAdd>(buckets, key, acc);
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -195,10 +198,10 @@ __device__ __forceinline__ void block_sum(X* sh, X acc) {
 // i-th on, then a block tree. The chain each thread walks is the run's length over the block's
 // threads: a bucket that holds a large share of an MSM's pairs (small values repeated across a
 // witness) spans thousands of chunks.
-template <class X>
+template <class X, bool kAdd>
 __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                const X* __restrict__ carry, const X* __restrict__ tails,
-                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets, bool add,
+                               const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
                                const uint32_t* __restrict__ long_count, const uint32_t* __restrict__ long_list) {
   extern __shared__ __align__(16) unsigned char smem[];
   if (blockIdx.x >= *long_count) return;  // block-uniform, before any barrier
@@ -208,16 +211,16 @@ __global__ void msm_merge_long(const uint32_t* __restrict__ keys, uint32_t total
     acc = acc.add(carry[u]);
   X* sh = reinterpret_cast<X*>(smem);
   block_sum(sh, acc);
-  if (threadIdx.x == 0) put_bucket(buckets, key, sh[0], add);
+  if (threadIdx.x == 0) put_bucket<kAdd>(buckets, key, sh[0]);
 }
 
 // One thread per chunk with an open tail: it adds the carries of the chunks its run covers. A run
 // longer than 32 chunks (a huge bucket: skewed scalars, one value repeated across the witness)
 // is listed instead and summed by a whole block in msm_merge_long.
-template <class X>
+template <class X, bool kAdd>
 __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t total, uint32_t K, uint32_t chunks,
                                 uint32_t sentinel, const X* __restrict__ carry, const X* __restrict__ tails,
-                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets, bool add,
+                                const uint32_t* __restrict__ tail_key, X* __restrict__ buckets,
                                 uint32_t* __restrict__ long_count, uint32_t* __restrict__ long_list) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= chunks) return;
@@ -229,7 +232,7 @@ __global__ void msm_merge_tails(const uint32_t* __restrict__ keys, uint32_t tota
   }
   X acc = tails[t];
   for (uint32_t u = t + 1; u < chunks && (size_t)u * K < total && keys[(size_t)u * K] == key; u++) acc = acc.add(carry[u]);
-  put_bucket(buckets, key, acc, add);
+  put_bucket<kAdd>(buckets, key, acc);
 }
 
 // One thread per segment s of window w (reduce_steps.hpp): its T_s and R_s.
@@ -515,25 +518,30 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   CUZK_TRY(sc.tail_key.ensure(z.tail_key, err));
   CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
   KernelTrace trace(G == 1 ? "msm_accumulate_g1" : "msm_accumulate_g2", s);
-  msm_accumulate<A, X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel, sh.K,
-                                                               d_points, buckets, add, sc.carry.as<X>(), sc.tails.as<X>(),
-                                                               sc.tail_key.as<uint32_t>());
-  CUZK_LAUNCHED("msm_accumulate");
-  trace.mark("accumulate");
   uint32_t* long_count = sc.long_runs.as<uint32_t>();
-  CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
-  msm_merge_tails<X><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks, plan.sentinel,
-                                                              sc.carry.as<X>(), sc.tails.as<X>(),
-                                                              sc.tail_key.as<uint32_t>(), buckets, add, long_count,
-                                                              long_count + 1);
-  CUZK_LAUNCHED("msm_merge_tails");
   const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
   constexpr uint32_t kMergeThreads = 128;        // 48 KiB of shared memory for a BLS12-381 G2 tree
   static_assert(kMergeThreads * sizeof(X) <= 48 * 1024, "the merge tree fits the default shared memory");
-  msm_merge_long<X><<<max_long, kMergeThreads, kMergeThreads * sizeof(X), s>>>(
-      plan.keys, plan.total, sh.K, sh.chunks, sc.carry.as<X>(), sc.tails.as<X>(), sc.tail_key.as<uint32_t>(), buckets,
-      add, long_count, long_count + 1);
-  CUZK_LAUNCHED("msm_merge_long");
+  auto launch = [&](auto adding) -> cuzk_status {
+    constexpr bool kAdd = decltype(adding)::value;
+    msm_accumulate<A, X, kAdd><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel,
+                                                                        sh.K, d_points, buckets, sc.carry.as<X>(),
+                                                                        sc.tails.as<X>(), sc.tail_key.as<uint32_t>());
+    CUZK_LAUNCHED("msm_accumulate");
+    trace.mark("accumulate");
+    CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
+    msm_merge_tails<X, kAdd><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.total, sh.K, sh.chunks,
+                                                                      plan.sentinel, sc.carry.as<X>(), sc.tails.as<X>(),
+                                                                      sc.tail_key.as<uint32_t>(), buckets, long_count,
+                                                                      long_count + 1);
+    CUZK_LAUNCHED("msm_merge_tails");
+    msm_merge_long<X, kAdd><<<max_long, kMergeThreads, kMergeThreads * sizeof(X), s>>>(
+        plan.keys, plan.total, sh.K, sh.chunks, sc.carry.as<X>(), sc.tails.as<X>(), sc.tail_key.as<uint32_t>(), buckets,
+        long_count, long_count + 1);
+    CUZK_LAUNCHED("msm_merge_long");
+    return CUZK_OK;
+  };
+  CUZK_TRY(add ? launch(std::true_type{}) : launch(std::false_type{}));
   trace.mark("merge");
   return CUZK_OK;
 }
