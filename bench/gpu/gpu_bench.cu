@@ -493,27 +493,48 @@ void section_msm_precompute(int max_log) {
   if (max_log >= 26 && msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", {26}, rows);
 }
 
+// The median of 3 runs of run() after a warm-up, each result checked against `expect`; printed
+// and reported as RESULT `label`.
+template <class HX, class Run>
+void time_checked(const std::string& label, const HX& expect, Run&& run) {
+  std::vector<double> ms;
+  bool ok = true;
+  for (int r = 0; r < 4; r++) {
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const double a = now_ms();
+    ok &= run().equals(expect);
+    if (r) ms.push_back(now_ms() - a);
+  }
+  EXPECT(ok, "%s: wrong sum", label.c_str());
+  std::printf("%s: median %.2f ms %s\n", label.c_str(), median(ms), ok ? "ok" : "WRONG");
+  result(label, median(ms), "ms");
+}
+
 // msm-chunks: one BLS12-381 G1 MSM of 2^log points, whole and in chunks of 2^18, 2^20, 2^22 over
 // the window of a full chunk, as the engine runs a pass: each chunk reduces its own buckets and
 // adds its partial sums into one set on the device, combined once on the host. Two scalar sets:
 // uniform below r, and a PoRep witness's mix (40 % 0, 40 % 1, 20 % bytes). Every result checked
 // against (sum s_i k_i) * G; medians of 3 after a warm-up, then one traced run in chunks of 2^20
 // (KernelTrace lines: where a chunk's fixed cost goes).
+// copies > 1: d_points are msm/bases.cuh's copies of the n points (made for `window`), a chunk its
+// points at an offset into them.
 template <class HC>
 typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
-                                            DeviceBuffer& sums, int window = 0) {
+                                            DeviceBuffer& sums, int window = 0, int copies = 1) {
   using X = typename Group<HC, 1>::Xyzz;
   using A = typename Group<HC, 1>::Affine;
   using HX = typename Group<HC, 1>::HostXyzz;
   constexpr int bits = HC::Fr::Params::BITS;
-  const int c = window > 0 ? window : msm_window_bits(std::min(q, n), bits), nwin = msm_windows(bits, c);
+  const int c = window > 0 ? window : msm_window_bits(std::min(q, n), bits);
+  const int nwin = copies > 1 ? msm_windows_per_copy(bits, c, copies) : msm_windows(bits, c);
   const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
   CHECK_OK(sums.ensure(sums_bytes, err));
   CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
   for (size_t j0 = 0; j0 < n; j0 += q) {
     const size_t m = std::min(q, n - j0);
     CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
-                                                      (uint32_t)m, true, c, g_dev->stream, err)));
+                                                      (uint32_t)m, true, c, g_dev->stream, err, copies,
+                                                      copies > 1 ? (uint32_t)n : 0)));
     const A* pts = static_cast<const A*>(d_points) + j0;
     CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
   }
@@ -545,19 +566,7 @@ void section_msm_chunks(int log) {
     DevArray<uint8_t> ds(n * 32);
     ds.upload(sc.data());
     const auto expect = dlog_reference<HC, 1>(sc, n, k0);
-    auto time = [&](const std::string& label, auto&& run) {
-      std::vector<double> ms;
-      bool ok = true;
-      for (int r = 0; r < 4; r++) {
-        CHECK_CUDA(cudaDeviceSynchronize());
-        const double a = now_ms();
-        ok &= run().equals(expect);
-        if (r) ms.push_back(now_ms() - a);
-      }
-      EXPECT(ok, "%s: wrong sum", label.c_str());
-      std::printf("%s: median %.2f ms %s\n", label.c_str(), median(ms), ok ? "ok" : "WRONG");
-      result(label, median(ms), "ms");
-    };
+    auto time = [&](const std::string& label, auto&& run) { time_checked(label, expect, run); };
     const std::string base = std::string("msm-chunks bls12-381 G1 2^") + std::to_string(log) + " " + mix_name;
     time(base + " whole", [&] { return gpu_msm<HC, 1>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0); });
     for (int q : {18, 20, 22}) {
@@ -638,8 +647,6 @@ void section_msm_windows(int log) {
 void section_msm_chunk_copies(int log) {
   using HC = curve::Bls12381;
   using A = typename Group<HC, 1>::Affine;
-  using X = typename Group<HC, 1>::Xyzz;
-  using HX = typename Group<HC, 1>::HostXyzz;
   constexpr int bits = HC::Fr::Params::BITS;
   const size_t n = (size_t)1 << log;
   const uint64_t k0 = 0x51ed270bull;
@@ -650,35 +657,9 @@ void section_msm_chunk_copies(int log) {
   ds.upload(sc.data());
   const auto expect = dlog_reference<HC, 1>(sc, n, k0);
   DeviceBuffer sums;
-  auto chunked = [&](const A* points, int copies, int c, size_t q) {
-    const int nwin = copies > 1 ? msm_windows_per_copy(bits, c, copies) : msm_windows(bits, c);
-    const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
-    CHECK_OK(sums.ensure(sums_bytes, err));
-    CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
-    for (size_t j0 = 0; j0 < n; j0 += q) {
-      const size_t m = std::min(q, n - j0);
-      CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p + j0 * 32),
-                                                              (uint32_t)m, true, c, g_dev->stream, err, copies,
-                                                              copies > 1 ? (uint32_t)n : 0)));
-      CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, points + j0, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
-    }
-    std::vector<HX> host(msm_sums_points(c, nwin));
-    CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_bytes, cudaMemcpyDeviceToHost, g_dev->stream));
-    CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
-    return msm_combine(host.data(), c, nwin);
-  };
+  // Each variant's MSM workspace given back after it: nothing carries over to the next.
   auto time = [&](const std::string& label, auto&& run) {
-    std::vector<double> ms;
-    bool ok = true;
-    for (int r = 0; r < 4; r++) {
-      CHECK_CUDA(cudaDeviceSynchronize());
-      const double a = now_ms();
-      ok &= run().equals(expect);
-      if (r) ms.push_back(now_ms() - a);
-    }
-    EXPECT(ok, "%s: wrong sum", label.c_str());
-    std::printf("%-52s median %8.2f ms %s\n", label.c_str(), median(ms), ok ? "ok" : "WRONG");
-    result(label, median(ms), "ms");
+    time_checked(label, expect, run);
     g_dev->msm.release();
     g_dev->plan.release();
   };
@@ -691,7 +672,7 @@ void section_msm_chunk_copies(int log) {
     if (chosen != 20) windows.push_back(20);
     for (int c : windows)
       time(base + " chunks 2^" + std::to_string(q) + " t=1 c=" + std::to_string(c),
-           [&] { return chunked(pts.p, 1, c, chunk); });
+           [&] { return chunked_msm<HC>(pts.p, ds.p, n, chunk, sums, c); });
   }
   for (int t : {2, 3, 4}) {
     for (int c : {18, 19, 20, 21}) {
@@ -701,7 +682,7 @@ void section_msm_chunk_copies(int log) {
       for (int q : {23, 24}) {
         if (q >= log) continue;
         time(base + " chunks 2^" + std::to_string(q) + " t=" + std::to_string(bases.copies) + " c=" + std::to_string(c),
-             [&] { return chunked(bases.as<A>(), bases.copies, c, (size_t)1 << q); });
+             [&] { return chunked_msm<HC>(bases.as<A>(), ds.p, n, (size_t)1 << q, sums, c, bases.copies); });
       }
       bases.points.release();
     }

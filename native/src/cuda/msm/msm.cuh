@@ -386,10 +386,11 @@ cuzk_status msm_sort_windows(MsmPlan& plan, int first, cudaStream_t s, std::stri
   sort_bytes = plan.temp.bytes();
   CUZK_CU(cub::DeviceRadixSort::SortPairs(plan.temp.as(), sort_bytes, dk, dv, plan.total, 0, key_bits, s));
   trace.mark("sort");
-  trace.note("c=" + std::to_string(plan.c) + " windows=" + std::to_string(first) + "+" + std::to_string(count) +
-             " ones=" + std::to_string(plan.n_ones) + " small=" + std::to_string(plan.n_small) + "/" +
-             std::to_string(plan.small_bits) + "b large=" + std::to_string(plan.n_large) +
-             " pairs=" + std::to_string(plan.total));
+  if (trace.on())
+    trace.note("c=" + std::to_string(plan.c) + " windows=" + std::to_string(first) + "+" + std::to_string(count) +
+               " ones=" + std::to_string(plan.n_ones) + " small=" + std::to_string(plan.n_small) + "/" +
+               std::to_string(plan.small_bits) + "b large=" + std::to_string(plan.n_large) +
+               " pairs=" + std::to_string(plan.total));
   plan.keys = dk.Current();
   plan.vals = dv.Current();
   return CUZK_OK;
@@ -566,7 +567,7 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
   msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
   CUZK_LAUNCHED("msm_sum_points");
   trace.mark("ones");
-  trace.note("n=" + std::to_string(plan.n_ones));
+  if (trace.on()) trace.note("n=" + std::to_string(plan.n_ones));
   return CUZK_OK;
 }
 

@@ -217,6 +217,8 @@ class KernelTrace {
     }
     names_[n_++] = name;
   }
+  // Whether this call is traced (a caller builds its note only then).
+  bool on() const { return on_; }
   // Words printed after the times (the sizes the call worked on).
   void note(const std::string& words) {
     if (on_) note_ += " " + words;
