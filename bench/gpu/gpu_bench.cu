@@ -25,6 +25,11 @@
 //   gpu_bench msm-chunk-copies [log]  one BLS12-381 G1 MSM of 2^log uniform scalars (26; 24..27)
 //                          in chunks of 2^23 and 2^24 over t = 2..4 precomputed copies of its
 //                          points at windows 18..21, against t = 1 (a streamed H pass with copies)
+//   gpu_bench msm-h-proof [log]  one proof's H MSM of 2^log uniform scalars (26; 24..27) over its
+//                          points in chunks, the buckets kept across the chunks and reduced once:
+//                          points on the GPU, and streamed from pinned host memory on a copy stream
+//                          (double-buffered) as a streamed H section summed per proof would run;
+//                          against the MSM whole and in chunks that reduce their own buckets
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
@@ -689,6 +694,130 @@ void section_msm_chunk_copies(int log) {
   }
 }
 
+// One MSM in chunks of q points over scalars on the GPU, as a proof's H MSM runs when its section
+// streams: points on the GPU (d_points) or in pinned host memory (h_points: each chunk copied on
+// `copy` into one of two slots while the chunk before it is summed). keep: every chunk adds its
+// buckets into buckets kept across the chunks (all windows, window groups each into their slice),
+// reduced once at the end; else each chunk reduces its own into the partial sums. Window c
+// (0: the chooser's for a chunk), windows in `groups` groups.
+struct StreamSlots {
+  DeviceBuffer slot[2], kept, sums;
+  cudaStream_t copy = nullptr;
+  cudaEvent_t loaded[2] = {nullptr, nullptr}, used[2] = {nullptr, nullptr};
+  StreamSlots() {
+    CHECK_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+      CHECK_CUDA(cudaEventCreateWithFlags(&loaded[i], cudaEventDisableTiming));
+      CHECK_CUDA(cudaEventCreateWithFlags(&used[i], cudaEventDisableTiming));
+    }
+  }
+  ~StreamSlots() {
+    cudaStreamSynchronize(copy);
+    cudaStreamDestroy(copy);
+    for (int i = 0; i < 2; i++) cudaEventDestroy(loaded[i]), cudaEventDestroy(used[i]);
+  }
+};
+
+template <class HC>
+typename Group<HC, 1>::HostXyzz proof_h_msm(const void* d_points, const void* h_points, const uint8_t* d_scalars,
+                                             size_t n, size_t q, bool keep, int c, int groups, StreamSlots& io) {
+  using X = typename Group<HC, 1>::Xyzz;
+  using A = typename Group<HC, 1>::Affine;
+  using HX = typename Group<HC, 1>::HostXyzz;
+  constexpr int bits = HC::Fr::Params::BITS;
+  cudaStream_t s = g_dev->stream;
+  if (c == 0) c = msm_window_bits(std::min(q, n), bits);
+  const int nwin = msm_windows(bits, c);
+  const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
+  CHECK_OK(io.sums.ensure(sums_bytes, err));
+  CHECK_CUDA(cudaMemsetAsync(io.sums.as(), 0, sums_bytes, s));
+  if (keep) {
+    const size_t kept_bytes = msm_bucket_bytes(c, nwin, sizeof(X));
+    CHECK_OK(io.kept.ensure(kept_bytes, err));
+    CHECK_CUDA(cudaMemsetAsync(io.kept.as(), 0, kept_bytes, s));
+  }
+  const size_t chunks = (n + q - 1) / q;
+  auto load = [&](size_t i) {  // chunk i into slot i & 1, once the chunk before it there is summed
+    const size_t j0 = i * q, m = std::min(q, n - j0);
+    CHECK_OK(io.slot[i & 1].ensure(q * sizeof(A), err));
+    CHECK_CUDA(cudaStreamWaitEvent(io.copy, io.used[i & 1], 0));
+    CHECK_CUDA(cudaMemcpyAsync(io.slot[i & 1].as(), static_cast<const A*>(h_points) + j0, m * sizeof(A),
+                               cudaMemcpyHostToDevice, io.copy));
+    CHECK_CUDA(cudaEventRecord(io.loaded[i & 1], io.copy));
+  };
+  if (h_points) {
+    for (int i = 0; i < 2; i++) CHECK_CUDA(cudaEventRecord(io.used[i], s));
+    load(0);
+  }
+  for (size_t i = 0; i < chunks; i++) {
+    const size_t j0 = i * q, m = std::min(q, n - j0);
+    const A* pts = static_cast<const A*>(d_points) + j0;
+    if (h_points) {
+      if (i + 1 < chunks) load(i + 1);
+      CHECK_CUDA(cudaStreamWaitEvent(s, io.loaded[i & 1], 0));
+      pts = io.slot[i & 1].as<A>();
+    }
+    CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
+                                                            (uint32_t)m, true, c, s, err, 1, 0, groups)));
+    CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, s, io.sums.as<X>(), err, nullptr,
+                                                  keep ? io.kept.as<X>() : nullptr)));
+    if (h_points) CHECK_CUDA(cudaEventRecord(io.used[i & 1], s));
+  }
+  if (keep) CHECK_OK((msm_reduce_into<HC, 1>(c, nwin, io.kept.as<X>(), g_dev->msm, s, io.sums.as<X>(), err)));
+  std::vector<HX> host(msm_sums_points(c, nwin));
+  CHECK_CUDA(cudaMemcpyAsync(host.data(), io.sums.as(), sums_bytes, cudaMemcpyDeviceToHost, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  return msm_combine(host.data(), c, nwin);
+}
+
+// msm-h-proof: a streamed H section summed per proof, right after its NTTs, over its scalars on
+// the GPU: each chunk of H points comes up once per proof (not once per group of proofs), but its
+// buckets are kept across the chunks and reduced once, as the whole MSM does, and the H scalars
+// never leave the GPU. One BLS12-381 G1 MSM of 2^log uniform scalars (the H MSM's kind): whole
+// (the resident plan without copies), in chunks of 2^24 that reduce their own buckets (the
+// streamed H pass), and in chunks of 2^23 and 2^24 with kept buckets at windows 19..21 in 1 and 2
+// window groups, points on the GPU and streamed from pinned host memory; every sum checked,
+// medians of 3. Says what a proof's H MSM costs when its points stream past its kept buckets.
+void section_msm_h_proof(int log) {
+  using HC = curve::Bls12381;
+  using A = typename Group<HC, 1>::Affine;
+  const size_t n = (size_t)1 << log;
+  const uint64_t k0 = 0x2545f491ull;
+  DevArray<A> pts(n);
+  make_bench_points<HC, 1>(pts, n, k0);
+  PinnedBuffer host_points;
+  CHECK_OK(host_points.ensure(n * sizeof(A), err));
+  CHECK_CUDA(cudaMemcpy(host_points.as(), pts.p, n * sizeof(A), cudaMemcpyDeviceToHost));
+  const std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 37, 0.0);
+  DevArray<uint8_t> ds(n * 32);
+  ds.upload(sc.data());
+  const auto expect = dlog_reference<HC, 1>(sc, n, k0);
+  StreamSlots io;
+  auto time = [&](const std::string& label, auto&& run) {
+    time_checked(label, expect, run);
+    g_dev->msm.release();
+    g_dev->plan.release();
+  };
+  const std::string base = "msm-h-proof bls12-381 G1 2^" + std::to_string(log);
+  time(base + " whole", [&] { return gpu_msm<HC, 1>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0); });
+  time(base + " device chunks 2^24 reduced c=20", [&] { return proof_h_msm<HC>(pts.p, nullptr, ds.p, n, (size_t)1 << 24, false, 20, 1, io); });
+  time(base + " streamed chunks 2^24 reduced c=20",
+       [&] { return proof_h_msm<HC>(nullptr, host_points.as(), ds.p, n, (size_t)1 << 24, false, 20, 1, io); });
+  for (int q : {23, 24})
+    for (int c : {19, 20, 21})
+      for (int groups : {1, 2}) {
+        if (q >= log) continue;
+        const std::string shape = " chunks 2^" + std::to_string(q) + " kept c=" + std::to_string(c) + " groups=" + std::to_string(groups);
+        if (q == 24 && groups == 1)
+          time(base + " device" + shape, [&] { return proof_h_msm<HC>(pts.p, nullptr, ds.p, n, (size_t)1 << q, true, c, groups, io); });
+        time(base + " streamed" + shape,
+             [&] { return proof_h_msm<HC>(nullptr, host_points.as(), ds.p, n, (size_t)1 << q, true, c, groups, io); });
+      }
+  io.kept.release();
+  io.slot[0].release();
+  io.slot[1].release();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -696,11 +825,11 @@ int main(int argc, char** argv) {
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
   const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
                             "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows",
-                            "msm-chunk-copies"};
+                            "msm-chunk-copies", "msm-h-proof"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
     std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
-                "msm-chunks|msm-windows|msm-chunk-copies [arg]; the GPU "
+                "msm-chunks|msm-windows|msm-chunk-copies|msm-h-proof [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -715,6 +844,7 @@ int main(int argc, char** argv) {
     else if (section == "msm-chunks") section_msm_chunks(arg >= 0 ? arg : 24);
     else if (section == "msm-windows") section_msm_windows(arg >= 20 && arg <= 27 ? arg : 26);
     else if (section == "msm-chunk-copies") section_msm_chunk_copies(arg >= 24 && arg <= 27 ? arg : 26);
+    else if (section == "msm-h-proof") section_msm_h_proof(arg >= 24 && arg <= 27 ? arg : 26);
     else section_fixed_base();
   });
 }

@@ -32,6 +32,8 @@
 #                     each window the chooser could take: is its pick the fastest)
 #   msm-chunk-copies[:log]  (the same MSM in chunks of 2^23/2^24 over 2..4 precomputed copies of its
 #                     points, windows 18..21, against no copies: a streamed H pass with copies)
+#   msm-h-proof[:log]  (one proof's H MSM of 2^log (26) in chunks whose buckets are kept across them,
+#                     points on the GPU and streamed from pinned host memory: H summed per proof)
 #   engine-stream[:log]  (a batch of 4 on a 2^log synthetic key: resident, resident in 4 chunks,
 #                     streamed in 4 chunks, for a uniform-rest, a skewed small-value and a
 #                     PoRep-profile witness; one streamed batch of each traced)
@@ -130,7 +132,7 @@ status=0
 # What each section needs, checked for all of them before any runs: a GPU section on a machine
 # without one stops here with a message instead of building for minutes or waiting on a device.
 # ---------------------------------------------------------------------------------------------
-BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows msm-chunk-copies"
+BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows msm-chunk-copies msm-h-proof"
 POREP_RUNS="sanity p27 p22 p24 stream scale budgets"
 need_gpu=0 need_tests=0 need_bench=0 need_lib=0 need_deno=0
 for s in "${sections[@]}"; do

@@ -220,6 +220,61 @@ void windows_in_groups() {
   std::printf("windows in groups: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
 }
 
+// An MSM in chunks whose buckets are kept across them (msm_execute_into's kept: every window's
+// buckets, each window group adding into its slice at first << (c - 1)), reduced once after the
+// last chunk: the sum of the whole MSM, for every window, grouping and chunk size.
+void kept_across_chunks() {
+  using namespace cuzk::cuda;
+  std::mt19937_64 rng(23);
+  const uint32_t n = 45;
+  std::vector<Toy> points(n);
+  std::vector<std::array<uint32_t, 9>> scalars(n);
+  uint64_t expect = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    points[i].v = rng() % kP;
+    scalars[i].fill(0);
+    if (i % 5) {
+      for (int k = 0; k < 8; k++) scalars[i][k] = (uint32_t)rng();
+      scalars[i][7] &= 0x7fffffffu;
+    } else {
+      scalars[i][0] = (uint32_t)(rng() % 300);  // small ones among them
+    }
+    uint32_t s[9];
+    std::copy(scalars[i].begin(), scalars[i].end(), s);
+    expect = (expect + mul_mod(scalar_mod(s), points[i].v)) % kP;
+  }
+  int runs = 0;
+  for (int c = 2; c <= 16; c++) {
+    const int windows = msm_windows(255, c);
+    const MsmShape sh = MsmShape::of(c, 1);
+    for (int groups : {1, 2, 3, 5}) {
+      const int gw = msm_group_windows(windows, groups);
+      for (uint32_t q : {7u, 16u, 45u}) {
+        std::vector<Toy> kept((size_t)windows * sh.nb);
+        for (uint32_t j0 = 0; j0 < n; j0 += q) {
+          const uint32_t m = std::min(q, n - j0);
+          const std::vector<std::array<uint32_t, 9>> cs(scalars.begin() + j0, scalars.begin() + j0 + m);
+          const std::vector<Toy> cp(points.begin() + j0, points.begin() + j0 + m);
+          for (int first = 0; first < windows; first += gw) {
+            const int last = std::min(windows, first + gw);
+            std::vector<Toy> group((size_t)(last - first) * sh.nb);
+            add_buckets(cs, cp, m, c, first, last, windows, 1, 1 << 20, group);
+            const size_t at = (size_t)first << (c - 1);  // the kernel's slice of this group's windows
+            for (size_t k = 0; k < group.size(); k++) kept[at + k] = kept[at + k].add(group[k]);
+          }
+        }
+        std::vector<Toy> sums(msm_sums_points(c, windows));
+        reduce_buckets(kept, c, windows, sums.data() + 1);
+        const Toy got = msm_combine(sums.data(), c, windows);
+        if (got.v != expect) std::fprintf(stderr, "c = %d, %d groups, chunks of %u, kept: wrong sum\n", c, groups, q);
+        CHECK(got.v == expect);
+        runs++;
+      }
+    }
+  }
+  std::printf("kept across chunks: %d MSMs of %u points equal sum_i s_i P_i\n", runs, n);
+}
+
 // Scalars below 2^32 take only their own windows: mixed with large ones (every window reduced,
 // theirs the first few), alone (only theirs reduced), at every window, in groups, over copies.
 void small_scalars() {
@@ -453,6 +508,7 @@ void window_choices() {
 int main() {
   windows();
   windows_in_groups();
+  kept_across_chunks();
   small_scalars();
   window_choices();
   pass_sum_sets();

@@ -605,19 +605,16 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
 // the reduction and after the ones. Does not synchronise.
 // With the windows in groups, each group is sorted in turn (the plan's current one first, so that
 // sections sharing a plan sort no group twice in a row) and reduced into its windows' sums.
-// kept (one window group only): buckets of the plan's window kept across chunks (zeroed before the
-// first), added into instead of reduced here: the caller reduces them once (msm_reduce_into into
-// the same sums) after the last chunk. For a chunk of few buckets the reduction is a short chain
-// of additions on a few threads, as long as the chunk's own bucket work.
+// kept: buckets of the plan's window kept across chunks, every window's (nwin x 2^(c-1), zeroed
+// before the first chunk; each window group adds into its own windows' slice), added into instead
+// of reduced here: the caller reduces them once (msm_reduce_into into the same sums) after the last
+// chunk. For a chunk of few buckets the reduction is a short chain of additions on a few threads,
+// as long as the chunk's own bucket work; for an MSM of many buckets in chunks it is paid once.
 template <class HC, int G>
 cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
                              MsmMarks* marks = nullptr, typename Group<HC, G>::Xyzz* kept = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
-  if (kept && plan.groups() != 1) {
-    err = "MSM: buckets kept across chunks need one window group";
-    return CUZK_ERR_INTERNAL;
-  }
   if (plan.n_rest) {
     const int groups = plan.groups(), current = plan.group_first / plan.group_windows;
     const uint32_t per_window = MsmShape::of(plan.c, 1).J + 1;  // folded sums a window leaves
@@ -626,7 +623,7 @@ cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine*
       if (first != plan.group_first) CUZK_TRY(msm_sort_windows<typename HC::Fr::Params>(plan, first, s, err));
       if (!plan.total) continue;  // windows only small scalars' digits could reach, and none do
       if (kept) {
-        CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, kept, true, err)));
+        CUZK_TRY((msm_accumulate_into<HC, G>(plan, d_points, sc, s, kept + ((size_t)first << (plan.c - 1)), true, err)));
         continue;
       }
       const size_t bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
