@@ -143,6 +143,13 @@ __device__ __forceinline__ void put_bucket(X* __restrict__ buckets, uint32_t key
   else buckets[key] = acc;
 }
 
+// out[i] += in[i] for n buckets (zeroed bytes: empty buckets).
+template <class X>
+__global__ void msm_add_buckets(const X* __restrict__ in, size_t n, X* __restrict__ out) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = out[i].add(in[i]);
+}
+
 // One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
@@ -506,6 +513,11 @@ struct MsmMarks {
 // The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
 // points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
 // stays empty; add: added to the sums they hold). Does not synchronise.
+// Adding in place puts a full addition and a read of the bucket at the end of every run, inside
+// the accumulation's loop, where one lane's run end stalls its warp: cheap for few buckets (long
+// runs, few ends), but past kAddInPlaceBuckets (short runs: a dense MSM in chunks) the pairs are
+// summed into fresh buckets (the scratch's) and those added into `buckets` in one parallel step.
+constexpr uint32_t kAddInPlaceBuckets = 1u << 12;
 template <class HC, int G>
 cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                                 cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add, std::string& err) {
@@ -540,10 +552,22 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
         plan.keys, plan.total, sh.K, sh.chunks, sc.carry.as<X>(), sc.tails.as<X>(), sc.tail_key.as<uint32_t>(), buckets,
         long_count, long_count + 1);
     CUZK_LAUNCHED("msm_merge_long");
+    trace.mark("merge");
     return CUZK_OK;
   };
-  CUZK_TRY(add ? launch(std::true_type{}) : launch(std::false_type{}));
-  trace.mark("merge");
+  const size_t group_buckets = (size_t)plan.group_nwin << (plan.c - 1);
+  if (add && group_buckets > kAddInPlaceBuckets) {
+    X* kept = buckets;
+    CUZK_TRY(sc.buckets.ensure(group_buckets * sizeof(X), err));
+    buckets = sc.buckets.as<X>();
+    CUZK_CU(cudaMemsetAsync(buckets, 0, group_buckets * sizeof(X), s));
+    CUZK_TRY(launch(std::false_type{}));
+    msm_add_buckets<X><<<ceil_div(group_buckets, 256), 256, 0, s>>>(buckets, group_buckets, kept);
+    CUZK_LAUNCHED("msm_add_buckets");
+    trace.mark("add");
+  } else {
+    CUZK_TRY(add ? launch(std::true_type{}) : launch(std::false_type{}));
+  }
   return CUZK_OK;
 }
 
