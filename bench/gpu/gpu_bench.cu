@@ -777,7 +777,8 @@ typename Group<HC, 1>::HostXyzz proof_h_msm(const void* d_points, const void* h_
 // (the resident plan without copies), in chunks of 2^24 that reduce their own buckets (the
 // streamed H pass), and in chunks of 2^23 and 2^24 with kept buckets at windows 19..21 in 1 and 2
 // window groups, points on the GPU and streamed from pinned host memory; every sum checked,
-// medians of 3. Says what a proof's H MSM costs when its points stream past its kept buckets.
+// medians of 3; then one traced run of chunks reduced, chunks kept and whole at c = 20. Says what
+// a proof's H MSM costs when its points stream past its kept buckets, and what a chunk costs.
 void section_msm_h_proof(int log) {
   using HC = curve::Bls12381;
   using A = typename Group<HC, 1>::Affine;
@@ -813,6 +814,19 @@ void section_msm_h_proof(int log) {
         time(base + " streamed" + shape,
              [&] { return proof_h_msm<HC>(nullptr, host_points.as(), ds.p, n, (size_t)1 << q, true, c, groups, io); });
       }
+  // Where a chunk's time goes beyond its share of the whole MSM: one traced run each of the chunks
+  // that reduce their own buckets and of those that keep them (KernelTrace lines).
+  g_kernel_trace = true;
+  for (int v = 0; v < 3; v++) {
+    const size_t q = v == 2 ? n : (size_t)1 << 24;
+    std::printf("trace: %s %s c=20\n", base.c_str(), v == 0 ? "device chunks 2^24 reduced" : v == 1 ? "device chunks 2^24 kept" : "whole");
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const double a = now_ms();
+    const bool ok = proof_h_msm<HC>(pts.p, nullptr, ds.p, n, q, v == 1, 20, 1, io).equals(expect);
+    EXPECT(ok, "traced run %d: wrong sum", v);
+    std::printf("traced run: %.2f ms wall %s\n", now_ms() - a, ok ? "ok" : "WRONG");
+  }
+  g_kernel_trace = false;
   io.kept.release();
   io.slot[0].release();
   io.slot[1].release();

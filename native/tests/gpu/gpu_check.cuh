@@ -335,6 +335,36 @@ typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_
   return out;
 }
 
+// One MSM on g_dev in chunks of q points at window c, its windows in window_groups groups, every
+// chunk adding its buckets into buckets kept across the chunks (msm_execute_into's kept), reduced
+// once after the last chunk.
+template <class HC, int G>
+typename Group<HC, G>::HostXyzz gpu_msm_kept(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q, int c,
+                                             int window_groups) {
+  using X = typename Group<HC, G>::Xyzz;
+  using A = typename Group<HC, G>::Affine;
+  using HX = typename Group<HC, G>::HostXyzz;
+  const int nwin = cuda::msm_windows(HC::Fr::Params::BITS, c);
+  const size_t sums_points = cuda::msm_sums_points(c, nwin), kept_bytes = cuda::msm_bucket_bytes(c, nwin, sizeof(X));
+  cuda::DeviceBuffer sums, kept;
+  CHECK_OK(sums.ensure(sums_points * sizeof(X), err));
+  CHECK_OK(kept.ensure(kept_bytes, err));
+  CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_points * sizeof(X), g_dev->stream));
+  CHECK_CUDA(cudaMemsetAsync(kept.as(), 0, kept_bytes, g_dev->stream));
+  for (size_t j0 = 0; j0 < n; j0 += q) {
+    const size_t m = std::min(q, n - j0);
+    CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
+                                                      (uint32_t)m, true, c, g_dev->stream, err, 1, 0, window_groups)));
+    CHECK_OK((cuda::msm_execute_into<HC, G>(g_dev->plan, static_cast<const A*>(d_points) + j0, g_dev->msm, g_dev->stream,
+                                            sums.as<X>(), err, nullptr, kept.as<X>())));
+  }
+  CHECK_OK((cuda::msm_reduce_into<HC, G>(c, nwin, kept.as<X>(), g_dev->msm, g_dev->stream, sums.as<X>(), err)));
+  std::vector<HX> host(sums_points);
+  CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_points * sizeof(X), cudaMemcpyDeviceToHost, g_dev->stream));
+  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  return cuda::msm_combine(host.data(), c, nwin);
+}
+
 // One MSM on g_dev over precomputed copies of the points (the window and copy count theirs).
 template <class HC, int G>
 typename Group<HC, G>::HostXyzz gpu_msm_copies(const cuda::MsmBases& bases, const uint32_t* d_scalars, size_t n,

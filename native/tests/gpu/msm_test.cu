@@ -2,7 +2,8 @@
 // {1, 2, 3, 1000, 2^16+1, 2^20, 2^24} with infinities, repeated points, P and -P, scalars 0, 1,
 // r-1 and scalars >= r; every window path (forced sizes, with and without the 0/1 split) on the
 // smaller sizes; the windows sorted and summed in groups (2, 3, the most), each size; small
-// scalars (below 2^32) alone and among 0/1 and large ones.
+// scalars (below 2^32) alone and among 0/1 and large ones; in chunks whose buckets are kept across
+// them (few buckets and many, in window groups).
 // MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY picks groups by name.
 #include "cpu/msm.hpp"
 #include "gpu_check.cuh"
@@ -78,6 +79,20 @@ void msm_check(const char* name) {
             }
           }
       }
+    }
+    // In chunks whose buckets are kept across them, reduced once: few buckets (added in place)
+    // and many (summed fresh, then added), in window groups; the last chunk shorter.
+    if (n >= 1000 && !big) {
+      ds.upload(sc.data());
+      for (int window : {4, 13})
+        for (int groups : {1, 3}) {
+          auto got = gpu_msm_kept<HC, G>(dp.p, ds.p, n, n / 3 + 1, window, groups);
+          runs++;
+          if (!got.equals(expect)) {
+            bad++;
+            std::printf("  %s n=%zu in chunks, buckets kept, window=%d in %d window groups: wrong\n", name, n, window, groups);
+          }
+        }
     }
     EXPECT(bad == 0, "%s n=%zu: %d of %d GPU MSM variants wrong", name, n, bad, runs);
     std::printf("msm-check %s n=%zu: %d/%d variants right\n", name, n, runs - bad, runs);

@@ -13,8 +13,10 @@
 // are on the device (the proof's witness or H scalars) or, for a group of proofs that share a
 // streamed section, on the host: then each step's range of scalar indices comes up on its own
 // stream while the step before is summed. A streamed section's chunk comes up once for all of the
-// pass's proofs, the next one copying while the current one is summed. Each chunk's work is timed
-// as its section's phase on the device's timeline.
+// pass's proofs, the next one copying while the current one is summed. The ones' sums of a step's
+// sections run on a lane of their own beside the bucket parts (MsmOnesLane), joined before the next
+// step. Each chunk's work is timed as its section's phase on the device's timeline, the step's
+// ones' sums as the batch addition up to the join (an envelope, as a pass's phases are).
 #pragma once
 
 #include <vector>
@@ -85,6 +87,8 @@ class GpuMsmDispatch {
     cuzk_status st = run_pass(g, secs, scalars, first, count, sums, times, err, next);
     if (st != CUZK_OK) {  // nothing in flight reads the caller's memory when this returns
       preloaded_.valid = false;
+      if (ones_.stream) cudaStreamSynchronize(ones_.stream);
+      ones_.pending = false;
       cudaStreamSynchronize(dev_->stream);
       store_.drain();
       (void)cudaGetLastError();
@@ -120,7 +124,7 @@ class GpuMsmDispatch {
     if (streams && !preloaded) CUZK_TRY(store_.load_chunk(secs, 0, std::min(q, n), 0, err));
     if (host_scalars) CUZK_TRY(stage_span(g, scalars[0], 0, std::min(q, n), 0, err));
     CUZK_TRY(tl.begin(s, err));
-    const int marks_per_step = 1 + 2 * (int)secs.size();
+    const int marks_per_step = 2 + 2 * (int)secs.size();
     for (uint64_t c = 0; c < chunks; c++) {
       const uint64_t j0 = c * q, m = std::min(q, n - j0);
       if (c > 0 && batch_ && batch_->cancelled()) {
@@ -155,6 +159,7 @@ class GpuMsmDispatch {
         }
         CUZK_TRY(timeline_room(marks_per_step, times, err));
         int from = tl.mark(err);
+        const int step_from = from;
         CUZK_TRY(plan_chunk(g, scalars[k], j0, (uint32_t)m, (int)(step & 1), err));
         if (!sums_ready_) CUZK_TRY(begin_sums(count, secs, err));
         // A chunk of only 0s and 1s writes its ones' sum alone (no window): any set takes it.
@@ -184,6 +189,11 @@ class GpuMsmDispatch {
           else
             CUZK_TRY(add_msm<1>(points, engine::msm_phase(sec), p, slot(set, k, i), from, err, kept));
           from = -1;
+        }
+        // The step's ones' sums are done before the next step's plan rewrites their list.
+        if (ones_.pending) {
+          CUZK_TRY(ones_.join(s, err));
+          tl.span(step_from, tl.mark(err), CUZK_PHASE_BATCH_ADD, p);
         }
       }
     }
@@ -370,9 +380,10 @@ class GpuMsmDispatch {
     MsmMarks marks;
     marks.timeline = &tl;
     CUZK_TRY((msm_execute_into<C, G>(dev_->plan, static_cast<const A*>(points), dev_->msm, dev_->stream,
-                                      reinterpret_cast<X*>(sums), err, &marks, reinterpret_cast<X*>(kept))));
+                                      reinterpret_cast<X*>(sums), err, &marks, reinterpret_cast<X*>(kept), &ones_)));
     tl.span(from, marks.ones_done, phase, p);
-    if (dev_->plan.n_ones) tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
+    if (dev_->plan.n_ones && marks.ones_done != marks.buckets_done)
+      tl.span(marks.buckets_done, marks.ones_done, CUZK_PHASE_BATCH_ADD, p);
     return CUZK_OK;
   }
 
@@ -387,6 +398,7 @@ class GpuMsmDispatch {
   DeviceContext* dev_;
   GpuKeyStore<C>& store_;
   Preloaded preloaded_;
+  MsmOnesLane ones_;            // the ones' sums beside the bucket parts
   const engine::WitnessSource* batch_ = nullptr;
   int window_ = 0;              // the window of a full chunk of the pass
   SumSets sets_;                          // the window of each set of the pass's sums

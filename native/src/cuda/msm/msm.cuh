@@ -504,10 +504,47 @@ struct MsmScratch {
   }
 };
 
-// Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum.
+// Phase marks the caller wants (GPU events): after the bucket part and after the ones' sum (the
+// same mark when the ones' sum runs on a lane of its own).
 struct MsmMarks {
   GpuTimeline* timeline = nullptr;
   int buckets_done = -1, ones_done = -1;
+};
+
+// A stream the ones' sums run on beside the bucket parts, with scratch of its own (only its partial
+// sums are used). Both are chains of additions on a few warps an SM: side by side they fill it.
+// msm_execute_into starts the ones' sum there once the work queued on its stream so far is done
+// (the plan, the points) and records `done`; the caller makes its stream wait for `done` before
+// anything rewrites the plan's list of ones, the points or the sums.
+struct MsmOnesLane {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ready = nullptr, done = nullptr;
+  MsmScratch scratch;
+  bool pending = false;  // work was queued since the caller last waited for it
+  MsmOnesLane() = default;
+  MsmOnesLane(const MsmOnesLane&) = delete;
+  MsmOnesLane& operator=(const MsmOnesLane&) = delete;
+  ~MsmOnesLane() {
+    if (stream) {
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+    if (ready) cudaEventDestroy(ready);
+    if (done) cudaEventDestroy(done);
+  }
+  cuzk_status ensure(std::string& err) {
+    if (!ready) CUZK_CU(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    if (!done) CUZK_CU(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    if (!stream) CUZK_CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    return CUZK_OK;
+  }
+  // Stream s waits for what was queued here (nothing to wait for: no call).
+  cuzk_status join(cudaStream_t s, std::string& err) {
+    if (!pending) return CUZK_OK;
+    CUZK_CU(cudaStreamWaitEvent(s, done, 0));
+    pending = false;
+    return CUZK_OK;
+  }
 };
 
 // The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
@@ -634,11 +671,22 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
 // of reduced here: the caller reduces them once (msm_reduce_into into the same sums) after the last
 // chunk. For a chunk of few buckets the reduction is a short chain of additions on a few threads,
 // as long as the chunk's own bucket work; for an MSM of many buckets in chunks it is paid once.
+// ones: the ones' sum runs on that lane beside the bucket part (the caller joins it).
 template <class HC, int G>
 cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                              cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err,
-                             MsmMarks* marks = nullptr, typename Group<HC, G>::Xyzz* kept = nullptr) {
+                             MsmMarks* marks = nullptr, typename Group<HC, G>::Xyzz* kept = nullptr,
+                             MsmOnesLane* ones = nullptr) {
   using X = typename Group<HC, G>::Xyzz;
+  const bool ones_beside = ones && plan.n_ones;
+  if (ones_beside) {
+    CUZK_TRY(ones->ensure(err));
+    CUZK_CU(cudaEventRecord(ones->ready, s));
+    CUZK_CU(cudaStreamWaitEvent(ones->stream, ones->ready, 0));
+    CUZK_TRY((msm_add_ones<HC, G>(plan, d_points, ones->scratch, ones->stream, sums, err)));
+    CUZK_CU(cudaEventRecord(ones->done, ones->stream));
+    ones->pending = true;
+  }
   if (plan.n_rest) {
     const int groups = plan.groups(), current = plan.group_first / plan.group_windows;
     const uint32_t per_window = MsmShape::of(plan.c, 1).J + 1;  // folded sums a window leaves
@@ -659,6 +707,10 @@ cuzk_status msm_execute_into(MsmPlan& plan, const typename Group<HC, G>::Affine*
     }
   }
   if (marks && marks->timeline) marks->buckets_done = marks->timeline->mark(err);
+  if (ones_beside) {
+    if (marks) marks->ones_done = marks->buckets_done;
+    return CUZK_OK;
+  }
   CUZK_TRY((msm_add_ones<HC, G>(plan, d_points, sc, s, sums, err)));
   if (marks && marks->timeline) marks->ones_done = marks->timeline->mark(err);
   return CUZK_OK;
