@@ -12,10 +12,11 @@
 # On the dev machine (no GPU needed):
 #   pack[:lean]       packs what the GPU sections need from the build folder (gpu_tests, ctest's
 #                     test lists, gpu_bench, libcuzk.so) into build-carry/<build name>.tar.xz
-#                     (git-ignored; ~4x smaller than the binaries). Carry build-carry/; on the GPU
-#                     host a missing build folder is unpacked from it. pack:lean leaves gpu_bench
-#                     out (~17 MiB): with .gpu/deno.xz it fits one call's carry, so the tests and
-#                     the TypeScript runs (cli, digests, porep) share one machine.
+#                     (git-ignored). Carry build-carry/; on the GPU host a missing build folder is
+#                     unpacked from it. pack:lean leaves gpu_bench out. Build the carried folder
+#                     for the GPU it runs on only (-DCUZK_CUDA_ARCHITECTURES=90-real for H100/H200):
+#                     the full pack is then ~35 MiB, the library alone (xz) ~11 MiB, which fits a
+#                     call's 64 MiB beside .gpu/deno.xz and the tree for the TypeScript runs.
 # On a GPU host:
 #   tests[:a,b]       the GPU tests, `ctest -L gpu` (native/tests/gpu, one process each, so a fault in
 #                     one leaves the others' results); `tests:e2e,msm` only gpu_e2e_test,
