@@ -515,40 +515,23 @@ void time_checked(const std::string& label, const HX& expect, Run&& run) {
   result(label, median(ms), "ms");
 }
 
+// One MSM in chunks of q points on the GPU at `window` (0: the chooser's), over `copies` copies of
+// its points (msm/bases.cuh), as a pass runs them (gpu_check.cuh's gpu_msm_chunks).
+template <class HC>
+typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
+                                            MsmChunkBuffers& io, int window = 0, int copies = 1) {
+  MsmChunking how;
+  how.window = window;
+  how.copies = copies;
+  return gpu_msm_chunks<HC, 1>(d_points, nullptr, d_scalars, n, q, how, io);
+}
+
 // msm-chunks: one BLS12-381 G1 MSM of 2^log points, whole and in chunks of 2^18, 2^20, 2^22 over
 // the window of a full chunk, as the engine runs a pass: each chunk reduces its own buckets and
 // adds its partial sums into one set on the device, combined once on the host. Two scalar sets:
 // uniform below r, and a PoRep witness's mix (40 % 0, 40 % 1, 20 % bytes). Every result checked
 // against (sum s_i k_i) * G; medians of 3 after a warm-up, then one traced run in chunks of 2^20
 // (KernelTrace lines: where a chunk's fixed cost goes).
-// copies > 1: d_points are msm/bases.cuh's copies of the n points (made for `window`), a chunk its
-// points at an offset into them.
-template <class HC>
-typename Group<HC, 1>::HostXyzz chunked_msm(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q,
-                                            DeviceBuffer& sums, int window = 0, int copies = 1) {
-  using X = typename Group<HC, 1>::Xyzz;
-  using A = typename Group<HC, 1>::Affine;
-  using HX = typename Group<HC, 1>::HostXyzz;
-  constexpr int bits = HC::Fr::Params::BITS;
-  const int c = window > 0 ? window : msm_window_bits(std::min(q, n), bits);
-  const int nwin = copies > 1 ? msm_windows_per_copy(bits, c, copies) : msm_windows(bits, c);
-  const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
-  CHECK_OK(sums.ensure(sums_bytes, err));
-  CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, g_dev->stream));
-  for (size_t j0 = 0; j0 < n; j0 += q) {
-    const size_t m = std::min(q, n - j0);
-    CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
-                                                      (uint32_t)m, true, c, g_dev->stream, err, copies,
-                                                      copies > 1 ? (uint32_t)n : 0)));
-    const A* pts = static_cast<const A*>(d_points) + j0;
-    CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, g_dev->stream, sums.as<X>(), err)));
-  }
-  std::vector<HX> host(msm_sums_points(c, nwin));
-  CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_bytes, cudaMemcpyDeviceToHost, g_dev->stream));
-  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
-  return msm_combine(host.data(), c, nwin);
-}
-
 void section_msm_chunks(int log) {
   using HC = curve::Bls12381;
   using A = typename Group<HC, 1>::Affine;
@@ -556,7 +539,7 @@ void section_msm_chunks(int log) {
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(n);
   make_bench_points<HC, 1>(pts, n, k0);
-  DeviceBuffer sums;  // the chunked runs' partial sums, reused
+  MsmChunkBuffers sums;  // the chunked runs' partial sums, reused
   for (int mix = 0; mix < 2; mix++) {
     std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 31, 0.0);
     if (mix) {  // a PoRep witness: bits and bytes
@@ -605,7 +588,7 @@ void section_msm_windows(int log) {
   DevArray<uint8_t> ds(n * 32);
   ds.upload(sc.data());
   const auto expect = dlog_reference<HC, 1>(sc, n, k0);
-  DeviceBuffer sums;
+  MsmChunkBuffers sums;
   std::printf("%-34s %8s %8s %8s %8s %8s   chooser\n", "msm-windows bls12-381 G1 uniform", "c=16", "c=19", "c=20", "c=22", "best");
   for (int q : {22, 23, 24, 0}) {
     if (q >= log) continue;
@@ -661,7 +644,7 @@ void section_msm_chunk_copies(int log) {
   DevArray<uint8_t> ds(n * 32);
   ds.upload(sc.data());
   const auto expect = dlog_reference<HC, 1>(sc, n, k0);
-  DeviceBuffer sums;
+  MsmChunkBuffers sums;
   // Each variant's MSM workspace given back after it: nothing carries over to the next.
   auto time = [&](const std::string& label, auto&& run) {
     time_checked(label, expect, run);
@@ -694,82 +677,6 @@ void section_msm_chunk_copies(int log) {
   }
 }
 
-// One MSM in chunks of q points over scalars on the GPU, as a proof's H MSM runs when its section
-// streams: points on the GPU (d_points) or in pinned host memory (h_points: each chunk copied on
-// `copy` into one of two slots while the chunk before it is summed). keep: every chunk adds its
-// buckets into buckets kept across the chunks (all windows, window groups each into their slice),
-// reduced once at the end; else each chunk reduces its own into the partial sums. Window c
-// (0: the chooser's for a chunk), windows in `groups` groups.
-struct StreamSlots {
-  DeviceBuffer slot[2], kept, sums;
-  cudaStream_t copy = nullptr;
-  cudaEvent_t loaded[2] = {nullptr, nullptr}, used[2] = {nullptr, nullptr};
-  StreamSlots() {
-    CHECK_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
-    for (int i = 0; i < 2; i++) {
-      CHECK_CUDA(cudaEventCreateWithFlags(&loaded[i], cudaEventDisableTiming));
-      CHECK_CUDA(cudaEventCreateWithFlags(&used[i], cudaEventDisableTiming));
-    }
-  }
-  ~StreamSlots() {
-    cudaStreamSynchronize(copy);
-    cudaStreamDestroy(copy);
-    for (int i = 0; i < 2; i++) cudaEventDestroy(loaded[i]), cudaEventDestroy(used[i]);
-  }
-};
-
-template <class HC>
-typename Group<HC, 1>::HostXyzz proof_h_msm(const void* d_points, const void* h_points, const uint8_t* d_scalars,
-                                             size_t n, size_t q, bool keep, int c, int groups, StreamSlots& io) {
-  using X = typename Group<HC, 1>::Xyzz;
-  using A = typename Group<HC, 1>::Affine;
-  using HX = typename Group<HC, 1>::HostXyzz;
-  constexpr int bits = HC::Fr::Params::BITS;
-  cudaStream_t s = g_dev->stream;
-  if (c == 0) c = msm_window_bits(std::min(q, n), bits);
-  const int nwin = msm_windows(bits, c);
-  const size_t sums_bytes = (size_t)msm_sums_points(c, nwin) * sizeof(X);
-  CHECK_OK(io.sums.ensure(sums_bytes, err));
-  CHECK_CUDA(cudaMemsetAsync(io.sums.as(), 0, sums_bytes, s));
-  if (keep) {
-    const size_t kept_bytes = msm_bucket_bytes(c, nwin, sizeof(X));
-    CHECK_OK(io.kept.ensure(kept_bytes, err));
-    CHECK_CUDA(cudaMemsetAsync(io.kept.as(), 0, kept_bytes, s));
-  }
-  const size_t chunks = (n + q - 1) / q;
-  auto load = [&](size_t i) {  // chunk i into slot i & 1, once the chunk before it there is summed
-    const size_t j0 = i * q, m = std::min(q, n - j0);
-    CHECK_OK(io.slot[i & 1].ensure(q * sizeof(A), err));
-    CHECK_CUDA(cudaStreamWaitEvent(io.copy, io.used[i & 1], 0));
-    CHECK_CUDA(cudaMemcpyAsync(io.slot[i & 1].as(), static_cast<const A*>(h_points) + j0, m * sizeof(A),
-                               cudaMemcpyHostToDevice, io.copy));
-    CHECK_CUDA(cudaEventRecord(io.loaded[i & 1], io.copy));
-  };
-  if (h_points) {
-    for (int i = 0; i < 2; i++) CHECK_CUDA(cudaEventRecord(io.used[i], s));
-    load(0);
-  }
-  for (size_t i = 0; i < chunks; i++) {
-    const size_t j0 = i * q, m = std::min(q, n - j0);
-    const A* pts = static_cast<const A*>(d_points) + j0;
-    if (h_points) {
-      if (i + 1 < chunks) load(i + 1);
-      CHECK_CUDA(cudaStreamWaitEvent(s, io.loaded[i & 1], 0));
-      pts = io.slot[i & 1].as<A>();
-    }
-    CHECK_OK((cuzk::cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
-                                                            (uint32_t)m, true, c, s, err, 1, 0, groups)));
-    CHECK_OK((cuzk::cuda::msm_execute_into<HC, 1>(g_dev->plan, pts, g_dev->msm, s, io.sums.as<X>(), err, nullptr,
-                                                  keep ? io.kept.as<X>() : nullptr)));
-    if (h_points) CHECK_CUDA(cudaEventRecord(io.used[i & 1], s));
-  }
-  if (keep) CHECK_OK((msm_reduce_into<HC, 1>(c, nwin, io.kept.as<X>(), g_dev->msm, s, io.sums.as<X>(), err)));
-  std::vector<HX> host(msm_sums_points(c, nwin));
-  CHECK_CUDA(cudaMemcpyAsync(host.data(), io.sums.as(), sums_bytes, cudaMemcpyDeviceToHost, s));
-  CHECK_CUDA(cudaStreamSynchronize(s));
-  return msm_combine(host.data(), c, nwin);
-}
-
 // msm-h-proof: a streamed H section summed per proof, right after its NTTs, over its scalars on
 // the GPU: each chunk of H points comes up once per proof (not once per group of proofs), but its
 // buckets are kept across the chunks and reduced once, as the whole MSM does, and the H scalars
@@ -793,7 +700,15 @@ void section_msm_h_proof(int log) {
   DevArray<uint8_t> ds(n * 32);
   ds.upload(sc.data());
   const auto expect = dlog_reference<HC, 1>(sc, n, k0);
-  StreamSlots io;
+  MsmChunkBuffers io;
+  // One proof's H MSM in chunks of q: points on the GPU or streamed from the host, buckets kept or not.
+  auto proof_h_msm = [&](bool streamed, size_t q, bool keep, int c, int groups) {
+    MsmChunking how;
+    how.window = c;
+    how.window_groups = groups;
+    how.keep = keep;
+    return gpu_msm_chunks<HC, 1>(streamed ? nullptr : pts.p, streamed ? host_points.as() : nullptr, ds.p, n, q, how, io);
+  };
   auto time = [&](const std::string& label, auto&& run) {
     time_checked(label, expect, run);
     g_dev->msm.release();
@@ -801,18 +716,18 @@ void section_msm_h_proof(int log) {
   };
   const std::string base = "msm-h-proof bls12-381 G1 2^" + std::to_string(log);
   time(base + " whole", [&] { return gpu_msm<HC, 1>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0); });
-  time(base + " device chunks 2^24 reduced c=20", [&] { return proof_h_msm<HC>(pts.p, nullptr, ds.p, n, (size_t)1 << 24, false, 20, 1, io); });
+  time(base + " device chunks 2^24 reduced c=20", [&] { return proof_h_msm(false, (size_t)1 << 24, false, 20, 1); });
   time(base + " streamed chunks 2^24 reduced c=20",
-       [&] { return proof_h_msm<HC>(nullptr, host_points.as(), ds.p, n, (size_t)1 << 24, false, 20, 1, io); });
+       [&] { return proof_h_msm(true, (size_t)1 << 24, false, 20, 1); });
   for (int q : {23, 24})
     for (int c : {19, 20, 21})
       for (int groups : {1, 2}) {
         if (q >= log) continue;
         const std::string shape = " chunks 2^" + std::to_string(q) + " kept c=" + std::to_string(c) + " groups=" + std::to_string(groups);
         if (q == 24 && groups == 1)
-          time(base + " device" + shape, [&] { return proof_h_msm<HC>(pts.p, nullptr, ds.p, n, (size_t)1 << q, true, c, groups, io); });
+          time(base + " device" + shape, [&] { return proof_h_msm(false, (size_t)1 << q, true, c, groups); });
         time(base + " streamed" + shape,
-             [&] { return proof_h_msm<HC>(nullptr, host_points.as(), ds.p, n, (size_t)1 << q, true, c, groups, io); });
+             [&] { return proof_h_msm(true, (size_t)1 << q, true, c, groups); });
       }
   // Where a chunk's time goes beyond its share of the whole MSM: one traced run each of the chunks
   // that reduce their own buckets and of those that keep them (KernelTrace lines).
@@ -822,7 +737,7 @@ void section_msm_h_proof(int log) {
     std::printf("trace: %s %s c=20\n", base.c_str(), v == 0 ? "device chunks 2^24 reduced" : v == 1 ? "device chunks 2^24 kept" : "whole");
     CHECK_CUDA(cudaDeviceSynchronize());
     const double a = now_ms();
-    const bool ok = proof_h_msm<HC>(pts.p, nullptr, ds.p, n, q, v == 1, 20, 1, io).equals(expect);
+    const bool ok = proof_h_msm(false, q, v == 1, 20, 1).equals(expect);
     EXPECT(ok, "traced run %d: wrong sum", v);
     std::printf("traced run: %.2f ms wall %s\n", now_ms() - a, ok ? "ok" : "WRONG");
   }

@@ -335,33 +335,91 @@ typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_
   return out;
 }
 
-// One MSM on g_dev in chunks of q points at window c, its windows in window_groups groups, every
-// chunk adding its buckets into buckets kept across the chunks (msm_execute_into's kept), reduced
-// once after the last chunk.
+// How gpu_msm_chunks sums an MSM in chunks.
+struct MsmChunking {
+  int window = 0;         // 0: the chooser's for a full chunk
+  int copies = 1;         // > 1: the points are msm/bases.cuh's copies of the n points, made for `window`
+  int window_groups = 1;  // the windows sorted and summed in this many groups
+  bool keep = false;      // buckets kept across the chunks (msm_execute_into's kept), reduced once
+};
+
+// What gpu_msm_chunks reuses from call to call: the partial sums, the kept buckets, and for points
+// in host memory two chunk slots with the stream they are copied on.
+struct MsmChunkBuffers {
+  cuda::DeviceBuffer sums, kept, slot[2];
+  cudaStream_t copy = nullptr;
+  cudaEvent_t loaded[2] = {nullptr, nullptr}, used[2] = {nullptr, nullptr};
+  MsmChunkBuffers() {
+    CHECK_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+      CHECK_CUDA(cudaEventCreateWithFlags(&loaded[i], cudaEventDisableTiming));
+      CHECK_CUDA(cudaEventCreateWithFlags(&used[i], cudaEventDisableTiming));
+    }
+  }
+  MsmChunkBuffers(const MsmChunkBuffers&) = delete;
+  ~MsmChunkBuffers() {
+    cudaStreamSynchronize(copy);
+    cudaStreamDestroy(copy);
+    for (int i = 0; i < 2; i++) cudaEventDestroy(loaded[i]), cudaEventDestroy(used[i]);
+  }
+};
+
+// One MSM on g_dev in chunks of q points, as a pass runs them: each chunk's plan over its slice of
+// the scalars (on the GPU), its sums added into one set of partial sums (or its buckets into kept
+// ones), combined once on the host. Points on the GPU (d_points; with copies a chunk is its points
+// at an offset into them) or in pinned host memory (h_points: each chunk copied into one of two
+// slots on io.copy while the chunk before it is summed).
 template <class HC, int G>
-typename Group<HC, G>::HostXyzz gpu_msm_kept(const void* d_points, const uint8_t* d_scalars, size_t n, size_t q, int c,
-                                             int window_groups) {
+typename Group<HC, G>::HostXyzz gpu_msm_chunks(const void* d_points, const void* h_points, const uint8_t* d_scalars,
+                                               size_t n, size_t q, const MsmChunking& how, MsmChunkBuffers& io) {
   using X = typename Group<HC, G>::Xyzz;
   using A = typename Group<HC, G>::Affine;
   using HX = typename Group<HC, G>::HostXyzz;
-  const int nwin = cuda::msm_windows(HC::Fr::Params::BITS, c);
-  const size_t sums_points = cuda::msm_sums_points(c, nwin), kept_bytes = cuda::msm_bucket_bytes(c, nwin, sizeof(X));
-  cuda::DeviceBuffer sums, kept;
-  CHECK_OK(sums.ensure(sums_points * sizeof(X), err));
-  CHECK_OK(kept.ensure(kept_bytes, err));
-  CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_points * sizeof(X), g_dev->stream));
-  CHECK_CUDA(cudaMemsetAsync(kept.as(), 0, kept_bytes, g_dev->stream));
-  for (size_t j0 = 0; j0 < n; j0 += q) {
-    const size_t m = std::min(q, n - j0);
-    CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
-                                                      (uint32_t)m, true, c, g_dev->stream, err, 1, 0, window_groups)));
-    CHECK_OK((cuda::msm_execute_into<HC, G>(g_dev->plan, static_cast<const A*>(d_points) + j0, g_dev->msm, g_dev->stream,
-                                            sums.as<X>(), err, nullptr, kept.as<X>())));
+  constexpr int bits = HC::Fr::Params::BITS;
+  cudaStream_t s = g_dev->stream;
+  EXPECT(!(h_points && how.copies > 1), "gpu_msm_chunks: copies are on the GPU only");
+  const int c = how.window > 0 ? how.window : cuda::msm_window_bits(std::min(q, n), bits);
+  const int nwin = how.copies > 1 ? cuda::msm_windows_per_copy(bits, c, how.copies) : cuda::msm_windows(bits, c);
+  const size_t sums_bytes = (size_t)cuda::msm_sums_points(c, nwin) * sizeof(X);
+  CHECK_OK(io.sums.ensure(sums_bytes, err));
+  CHECK_CUDA(cudaMemsetAsync(io.sums.as(), 0, sums_bytes, s));
+  if (how.keep) {
+    const size_t kept_bytes = cuda::msm_bucket_bytes(c, nwin, sizeof(X));
+    CHECK_OK(io.kept.ensure(kept_bytes, err));
+    CHECK_CUDA(cudaMemsetAsync(io.kept.as(), 0, kept_bytes, s));
   }
-  CHECK_OK((cuda::msm_reduce_into<HC, G>(c, nwin, kept.as<X>(), g_dev->msm, g_dev->stream, sums.as<X>(), err)));
-  std::vector<HX> host(sums_points);
-  CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_points * sizeof(X), cudaMemcpyDeviceToHost, g_dev->stream));
-  CHECK_CUDA(cudaStreamSynchronize(g_dev->stream));
+  const size_t chunks = (n + q - 1) / q;
+  auto load = [&](size_t i) {  // chunk i into slot i & 1, once the chunk before it there is summed
+    const size_t j0 = i * q, m = std::min(q, n - j0);
+    CHECK_OK(io.slot[i & 1].ensure(q * sizeof(A), err));
+    CHECK_CUDA(cudaStreamWaitEvent(io.copy, io.used[i & 1], 0));
+    CHECK_CUDA(cudaMemcpyAsync(io.slot[i & 1].as(), static_cast<const A*>(h_points) + j0, m * sizeof(A),
+                               cudaMemcpyHostToDevice, io.copy));
+    CHECK_CUDA(cudaEventRecord(io.loaded[i & 1], io.copy));
+  };
+  if (h_points) {
+    for (int i = 0; i < 2; i++) CHECK_CUDA(cudaEventRecord(io.used[i], s));
+    load(0);
+  }
+  for (size_t i = 0; i < chunks; i++) {
+    const size_t j0 = i * q, m = std::min(q, n - j0);
+    const A* pts = static_cast<const A*>(d_points) + j0;
+    if (h_points) {
+      if (i + 1 < chunks) load(i + 1);
+      CHECK_CUDA(cudaStreamWaitEvent(s, io.loaded[i & 1], 0));
+      pts = io.slot[i & 1].as<A>();
+    }
+    CHECK_OK((cuda::msm_plan<typename HC::Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(d_scalars + j0 * 32),
+                                                      (uint32_t)m, true, c, s, err, how.copies,
+                                                      how.copies > 1 ? (uint32_t)n : 0, how.window_groups)));
+    CHECK_OK((cuda::msm_execute_into<HC, G>(g_dev->plan, pts, g_dev->msm, s, io.sums.as<X>(), err, nullptr,
+                                            how.keep ? io.kept.as<X>() : nullptr)));
+    if (h_points) CHECK_CUDA(cudaEventRecord(io.used[i & 1], s));
+  }
+  if (how.keep) CHECK_OK((cuda::msm_reduce_into<HC, G>(c, nwin, io.kept.as<X>(), g_dev->msm, s, io.sums.as<X>(), err)));
+  std::vector<HX> host(cuda::msm_sums_points(c, nwin));
+  CHECK_CUDA(cudaMemcpyAsync(host.data(), io.sums.as(), sums_bytes, cudaMemcpyDeviceToHost, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
   return cuda::msm_combine(host.data(), c, nwin);
 }
 

@@ -84,9 +84,14 @@ void msm_check(const char* name) {
     // and many (summed fresh, then added), in window groups; the last chunk shorter.
     if (n >= 1000 && !big) {
       ds.upload(sc.data());
+      MsmChunkBuffers io;
       for (int window : {4, 13})
         for (int groups : {1, 3}) {
-          auto got = gpu_msm_kept<HC, G>(dp.p, ds.p, n, n / 3 + 1, window, groups);
+          MsmChunking how;
+          how.window = window;
+          how.window_groups = groups;
+          how.keep = true;
+          auto got = gpu_msm_chunks<HC, G>(dp.p, nullptr, ds.p, n, n / 3 + 1, how, io);
           runs++;
           if (!got.equals(expect)) {
             bad++;
