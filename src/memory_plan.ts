@@ -94,7 +94,10 @@ export interface MemoryPlan {
   hCopiesBytes: bigint;
   /** The smallest budget this key can be planned in (with the same host budget). */
   minBudget: bigint;
-  /** The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again), and the bytes of one. */
+  /**
+   * The NTT stage's full-length vectors held (3: a, b, c; CUDA may hold 2 and form c again, or 4: a
+   * fourth the previous proof's H scalars go out of), and the bytes of one.
+   */
   nttVectors: number;
   vectorBytes: bigint;
   /** Bytes of the streamed sections, read once per proof alone or once per group of a batch's proofs. */

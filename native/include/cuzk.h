@@ -446,7 +446,9 @@ typedef struct cuzk_memory_plan {
                                         scalars fit: CUDA in host_budget, CPU in the budget's room) */
   uint64_t vector_bytes;             /* one full-length vector of the NTT stage (domain_size x 32) */
   uint32_t ntt_vectors;              /* such vectors held (3: a, b, c; CUDA 2: c computed again once
-                                        a*b is formed), counted in total_bytes, not in fixed_bytes */
+                                        a*b is formed; CUDA 4: a, b, c and the vector the previous
+                                        proof's H scalars go out of), counted in total_bytes, not in
+                                        fixed_bytes */
   uint32_t phases_shared;            /* 1 (CUDA): a proof's own work (its witness, the NTT vectors, the row
                                         chunks) and a group's streamed sums (the stream buffers, the MSM
                                         workspace when nothing is resident) take turns in the same memory,

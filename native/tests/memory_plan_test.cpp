@@ -84,7 +84,13 @@ void check_plan(const Planned& p, uint64_t budget) {
     // What is shared is at most the smaller phase: the NTT vectors and the witness, or the stream
     // buffers and the MSM workspace.
     CHECK(p.plan.shared_bytes <= p.plan.stream_buffer_bytes + p.plan.msm_workspace_bytes);
-    CHECK(p.plan.ntt_vectors == 3 || (p.plan.backend == CUZK_BACKEND_CUDA && p.plan.ntt_vectors == 2));
+    CHECK(p.plan.ntt_vectors == 3 ||
+          (p.plan.backend == CUZK_BACKEND_CUDA && (p.plan.ntt_vectors == 2 || p.plan.ntt_vectors == 4)));
+    // A fourth only where a group's H scalars go out to the host beside the next proof: H
+    // streamed, the rows whole, the proofs grouped (or the phases shared).
+    if (p.plan.ntt_vectors == 4)
+      CHECK(p.plan.placement[4] == CUZK_PLACEMENT_STREAMED && p.plan.rows_chunk_bytes == 0 &&
+            (p.plan.phases_shared || p.plan.group_size > 1));
     const uint64_t q = p.plan.msm_chunk_points;
     CHECK(q >= CUZK_CHUNK_POINTS_MIN && (q & (q - 1)) == 0);
     // The H MSM's own chunk: the others', or (CUDA) a larger power of two, at most 2^3 times it,
@@ -205,6 +211,31 @@ void seed_workload() {
   CHECK(all.st == CUZK_OK && all.plan.resident_bytes == 0 && all.plan.streamed_bytes_per_proof > 0);
 }
 
+// The NTT stage's fourth vector: at 2^26 with 12 GiB (the 2^27 workload's 24 GiB halved) a batch
+// of 10 keeps its H scalars on the host, and the plan holds a, b, c and the vector the previous
+// proof's H scalars go out of, in memory its phases share (the streamed sums' phase the larger).
+// Not with the rows in chunks (the H scalars then go out after the proof), nor where H is
+// resident, nor on the CPU engine.
+void spare_vector() {
+  const cuzk_plan_request r = porep(CUZK_CURVE_BLS12_381, 26, 10);
+  const Planned p12 = plan(r, 12 * kGiB, 256 * kGiB);
+  print_plan("2^26 12 GiB", p12);
+  check_plan(p12, 12 * kGiB);
+  CHECK(p12.st == CUZK_OK && p12.plan.ntt_vectors == 4 && p12.plan.placement[4] == CUZK_PLACEMENT_STREAMED);
+  // Three would be no cheaper in memory: the fourth fits in what the phases share.
+  CHECK(p12.plan.shared_bytes >= 4 * p12.plan.vector_bytes);
+  const Planned rows = plan(r, 12 * kGiB, 256 * kGiB, 0, CUZK_PROVER_STREAM_ROWS);
+  check_plan(rows, 12 * kGiB);
+  CHECK(rows.st == CUZK_OK && rows.plan.rows_chunk_bytes > 0 && rows.plan.ntt_vectors <= 3);
+  const Planned free = plan(r, 1024 * kGiB, 256 * kGiB);
+  CHECK(free.st == CUZK_OK && free.plan.placement[4] == CUZK_PLACEMENT_RESIDENT && free.plan.ntt_vectors == 3);
+  cuzk_plan_request cpu = r;
+  cpu.backend = CUZK_BACKEND_CPU;
+  const Planned on_cpu = plan(cpu, 12 * kGiB, 256 * kGiB);
+  check_plan(on_cpu, 12 * kGiB);
+  CHECK(on_cpu.st != CUZK_OK || on_cpu.plan.ntt_vectors == 3);
+}
+
 // Random shapes of both backends and curves, budgets around each one's minimum.
 // The seed's workload at 24 GiB by host budget: the plan pins what the host holds, section by
 // section (the rest is packed from the key per group), and a larger host budget never predicts a
@@ -318,11 +349,11 @@ void random_shapes(int shapes) {
         planned++;
       }
     }
-    // At the minimum the CUDA plan holds two NTT vectors, or three that fit in what its phases share.
+    // At the minimum the CUDA plan holds two NTT vectors, or more that fit in what its phases share.
     const Planned least = plan(r, lo, 1ull << 40);
     CHECK(least.st == CUZK_OK);
     if (least.st == CUZK_OK && r.backend == CUZK_BACKEND_CUDA)
-      CHECK(least.plan.ntt_vectors == 2 || least.plan.shared_bytes >= 3 * least.plan.vector_bytes);
+      CHECK(least.plan.ntt_vectors == 2 || least.plan.shared_bytes >= least.plan.ntt_vectors * least.plan.vector_bytes);
     // A host budget that grows never predicts a slower plan; one byte (0 is automatic) pins
     // nothing, the widest every streamed section.
     if (r.backend == CUZK_BACKEND_CUDA && least.st == CUZK_OK && least.plan.streamed_bytes_per_proof) {
@@ -493,6 +524,7 @@ int main(int argc, char** argv) {
   pinned_by_host_budget();
   pinned_by_key_rate();
   h_chunks();
+  spare_vector();
   random_shapes(shapes);
   bad_requests();
   return cuzk_test::finish("memory_plan_test");

@@ -129,7 +129,7 @@ class HostRecords {
 // and the prover proves the next batch. Prints a line per case; returns the number of failed cases.
 inline int check_grouped_batches(const std::string& label, const std::string& zkey, uint32_t curve,
                                  uint32_t n_constraints, cuzk_context* ref_ctx, cuzk_context* ctx,
-                                 bool kept_on_host) {
+                                 bool kept_on_host, bool* four_vectors_seen = nullptr) {
   constexpr size_t kBatch = 5;
   char err[1024];
   int failures = 0;
@@ -235,6 +235,33 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
     std::printf("%s, %s: plan streams %d sections (%.1f KiB a read), groups of %zu: %s\n", label.c_str(), c.name,
                 count_placement(plan, CUZK_PLACEMENT_STREAMED), plan.streamed_bytes_per_proof / 1024.0, group,
                 ok ? "proofs identical, phases in group order" : proofs == ref ? "WRONG ORDER" : "WRONG PROOFS");
+  }
+  // Every section streamed, budgets from the minimum up: the first plan of each count of NTT
+  // vectors the chooser takes proves the batch. Four (CUDA: the group's H scalars go out of the
+  // fourth beside the next proof, a, b and c each in its own) rotate over the five proofs.
+  {
+    bool vectors_seen[5] = {};
+    const uint64_t lo = all.min_budget, hi = base + kBatch * per_proof;
+    for (int i = 0; i <= 64 && lo && hi > lo; i++) {
+      const uint64_t budget = lo + (hi - lo) * i / 64;
+      cuzk_memory_plan plan{};
+      const cuzk_prover_options opt = prover_options(budget, CUZK_PROVER_STREAM_ALL);
+      cuzk_prover* prover = nullptr;
+      if (cuzk_prover_create_with(ctx, lazy, &opt, &prover, nullptr, err, sizeof err) != CUZK_OK) continue;
+      cuzk_prover_memory_plan(prover, &plan, nullptr, 0);
+      cuzk_prover_destroy(prover, nullptr, 0);
+      if (plan.ntt_vectors > 4 || vectors_seen[plan.ntt_vectors]) continue;
+      vectors_seen[plan.ntt_vectors] = true;
+      const std::vector<uint8_t> proofs = prove_batch(ctx, lazy, budget, CUZK_PROVER_STREAM_ALL, &plan, nullptr);
+      const bool ok = proofs == ref;
+      failures += !ok;
+      std::printf("%s, all streamed, %u NTT vectors (budget %.1f KiB, phases %s): %s\n", label.c_str(),
+                  plan.ntt_vectors, budget / 1024.0, plan.phases_shared ? "shared" : "apart",
+                  ok ? "proofs identical" : "WRONG PROOFS");
+    }
+    // The CUDA engine's chooser takes a fourth only where the phases share memory and room is
+    // left, a band of budgets a small key may not have: the caller counts the keys that had it.
+    if (four_vectors_seen) *four_vectors_seen |= vectors_seen[4];
   }
   // A bad witness in proof 3 of 5 (key, flags, budget): the batch fails naming it, returns no
   // proof, and the same prover then proves the good batch.

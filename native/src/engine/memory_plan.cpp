@@ -196,7 +196,14 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
     p.shared_bytes = std::min(proof_phase, stream_phase);
     p.phase_slack = stream_phase > proof_phase ? stream_phase - proof_phase : 0;
   }
-  if (c.kept_on_host && h_streams && (p.group > 1 || p.phases_shared)) p.host_bytes += p.group * c.h_kept_per_proof;
+  const bool h_goes_out = c.kept_on_host && h_streams && (p.group > 1 || p.phases_shared);
+  if (h_goes_out) p.host_bytes += p.group * c.h_kept_per_proof;
+  // The H scalars going out beside the next proof take one vector of it (the rows whole: else they
+  // go out after the proof): with two, the next proof forms a and b apart and c again. A fourth
+  // vector serves nothing else.
+  const bool h_out_beside = h_goes_out && sh.rows_chunk == 0;
+  if (sh.vectors > 3 && !h_out_beside) return false;
+  const uint32_t own_vectors = std::min<uint32_t>(sh.vectors - (h_out_beside ? 1 : 0), 3);
   // Traffic per proof: each streamed section once per group (ceil(batch / group) reads shared by
   // the batch's proofs: a group of 9 in a batch of 10 reads twice), the scalars of each streamed
   // section per proof (once for a group's sections when they stream together), the H scalars out
@@ -235,7 +242,7 @@ bool evaluate(const EngineCosts& c, const PlanLimits& lim, const Shape& sh, uint
   const double from_key = c.kept_on_host ? (double)(streamed_bytes - p.pinned_bytes()) * reads_per_proof : 0.0;
   p.predicted_extra_s = link / c.link_bytes_per_s + from_key / c.key_read_bytes_per_s +
                         (double)extra_chunks * c.chunk_cost_s + (double)h_extra_chunks * h_chunk_cost + window_groups_s +
-                        row_chunks * c.row_chunk_cost_s + (double)(3 - sh.vectors) * c.per_vector_saved_s +
+                        row_chunks * c.row_chunk_cost_s + (double)(3 - own_vectors) * c.per_vector_saved_s +
                         (p.phases_shared ? c.phase_switch_s * reads_per_proof : 0.0);
   p.predicted_groups_s = window_groups_s;
   p.predicted_h_chunks_s = (double)h_extra_chunks * h_chunk_cost;
@@ -334,9 +341,10 @@ cuzk_status plan_memory(const EngineCosts& c, const PlanLimits& lim, MemoryPlan&
   MemoryPlan best;
   uint64_t least = std::numeric_limits<uint64_t>::max();
   const uint32_t fewest = std::clamp<uint32_t>(c.vectors_min, 1, 3);
+  const uint32_t most_vectors = std::clamp<uint32_t>(c.vectors_max, fewest, 4);
   for (int k = hi; k >= lo; k--) {
     for (uint64_t rows_chunk : row_choices) {
-      for (uint32_t vectors = 3; vectors >= fewest; vectors--) {
+      for (uint32_t vectors = most_vectors; vectors >= fewest; vectors--) {
       for (uint32_t resident = 0; resident < (1u << kSections); resident++) {
       if ((resident & ~held) || (lim.stream_all && resident)) continue;
       // The pinned sets to try (GPU): all the streamed sections when the host holds them beside

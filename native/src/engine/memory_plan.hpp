@@ -80,6 +80,10 @@ struct EngineCosts {
   uint64_t fixed = 0;             // needed whatever the plan: witness, indices, margin
   uint64_t vector_bytes = 0;      // one full-length vector of the NTT stage (domain x 32)
   uint32_t vectors_min = 3;       // the fewest such vectors the engine can work with (of 3)
+  // 4: a spare vector the previous proof's H scalars leave the device through while this proof's
+  // a, b and c transform (only where a group keeps its H scalars on the host, the rows whole);
+  // without it such a proof has one vector fewer for its own work.
+  uint32_t vectors_max = 3;
   double per_vector_saved_s = 0;  // the time per proof each vector fewer costs
   uint64_t rows = 0;              // the A and B rows held whole (0: not held by the engine)
   uint64_t row_max = 0;           // the largest single row's bytes (a row chunk holds at least one)

@@ -148,6 +148,7 @@ class GpuEngine final : public engine::Engine<C> {
   // buffer takes the prefetched next witness.
   struct ProofBuffers {
     DeviceBuffer w, va, vb, vc;
+    DeviceBuffer vd;  // the fourth vector of a rotation of four (serial_lane)
   };
   // The stream proofs' fronts go on when they overlap the MSMs, its timeline, and per buffer set
   // the event its front's work is done at.
@@ -199,18 +200,22 @@ class GpuEngine final : public engine::Engine<C> {
     DeviceBuffer* w;
     DeviceBuffer *va, *vb, *vc;
     bool serial;  // the device's own stream, one proof after another (prefetching the next witness)
-    int a_slot;   // rotating: which of the three vectors is va (slot k % 3 of the group's proof k)
+    int a_slot;   // rotating: which of the rotation's vectors is va (slot k % rotation() of the group's proof k)
   };
   // One after another. When the kept H scalars go out beside the next proof (rotates_vectors),
-  // proof k of a group forms a and H in vector k % 3 and b, then c, in vector (k+1) % 3, so that
-  // proof k-1's H scalars, in the third, can be copied out meanwhile.
+  // proof k of a group forms a and H in vector k % R of a rotation of R (rotation()) and b and c in
+  // the next ones, so that proof k-1's H scalars, in the vector before va, can be copied out
+  // meanwhile. Of three, b and c share one vector (c is formed again once a*b is); of four, each
+  // has its own.
   Lane serial_lane(size_t k) {
     ProofBuffers& b = bufs_[0];
     if (!rotates_vectors()) return {dev_->stream, &dev_->timeline, w_, &b.va, &b.vb, &b.vc, true, -1};
-    DeviceBuffer* v[3] = {&b.va, &b.vb, &b.vc};
-    const int a = (int)(k % 3);
-    return {dev_->stream, &dev_->timeline, w_, v[a], v[(a + 1) % 3], v[(a + 2) % 3], true, a};
+    DeviceBuffer* v[4] = {&b.va, &b.vb, &b.vc, &b.vd};
+    const int r = rotation(), a = (int)(k % r);
+    return {dev_->stream, &dev_->timeline, w_, v[a], v[(a + 1) % r], v[(a + 2) % r], true, a};
   }
+  // The vectors a rotation takes turns in: the plan's, three or four.
+  int rotation() const { return store_.memory_plan().vectors >= 4 ? 4 : 3; }
   Lane front_lane(size_t p) {
     ProofBuffers& b = bufs_[p & 1];
     return {front_.stream, &front_.timeline, &b.w, &b.va, &b.vb, &b.vc, false, -1};
@@ -286,17 +291,18 @@ class GpuEngine final : public engine::Engine<C> {
     // Two vectors: a and b through the NTTs and multiplied, then c in b's place (from the rows
     // again, or the caller's), the same field operations as with three.
     const bool rotating = lane.a_slot >= 0;
-    const bool two = store_.memory_plan().vectors < 3 || rotating;
+    const bool two = store_.memory_plan().vectors < 3 || (rotating && rotation() < 4);
     // Two vectors, the previous proof's H scalars still going out of va: b and its NTT first.
     const bool b_first = lane.serial && !have_abc && forms_b_first();
     F* va = lane.va->template as<F>();
     F* vb = lane.vb->template as<F>();
     F* vc = lane.vc->template as<F>();
     // Copies out of earlier proofs' H scalars that may still read the vectors this proof writes:
-    // rotating, its two vectors' (proofs k-3 and k-2); b first, va's, waited for before a.
+    // rotating, those of its vectors (all but the one proof k-1's H scalars leave through); b
+    // first, va's, waited for before a.
     if (rotating) {
-      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[lane.a_slot], 0));
-      CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[(lane.a_slot + 1) % 3], 0));
+      const int r = rotation();
+      for (int i = 0; i < (two ? 2 : 3); i++) CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[(lane.a_slot + i) % r], 0));
     } else if (lane.serial && !b_first && forms_b_first()) {
       CUZK_CU(cudaStreamWaitEvent(s, h_out_.copied[0], 0));
     }
@@ -433,8 +439,8 @@ class GpuEngine final : public engine::Engine<C> {
 
   // Whether a group's proofs copy their kept H scalars out beside the next proof: H streams and
   // the rows are whole (the next proof reads them once more than it would: row chunks would come
-  // over the link again). With three vectors the roles rotate (serial_lane, rotates_vectors); with
-  // two the next proof forms b and its NTT first, then a in the vector the copy has left
+  // over the link again). With three or four vectors the roles rotate (serial_lane, rotates_vectors);
+  // with two the next proof forms b and its NTT first, then a in the vector the copy has left
   // (forms_b_first).
   bool wants_h_out() const {
     return grouped() && store_.streamed(formats::kSecH) && store_.memory_plan().rows_chunk == 0;
@@ -452,6 +458,7 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(b.va.ensure(nd * sizeof(F), err));
     CUZK_TRY(b.vb.ensure(nd * sizeof(F), err));
     if (store_.memory_plan().vectors >= 3) CUZK_TRY(b.vc.ensure(nd * sizeof(F), err));
+    if (store_.memory_plan().vectors >= 4 && &b == &bufs_[0]) CUZK_TRY(b.vd.ensure(nd * sizeof(F), err));
     return CUZK_OK;
   }
 
@@ -537,7 +544,7 @@ class GpuEngine final : public engine::Engine<C> {
     w_ = &bufs_[0].w;
     CUZK_TRY(ensure_proof_buffers(bufs_[0], err));
     if (wants_h_out() && !h_out_.stream) {  // the stream last: it says the events are there
-      for (cudaEvent_t* e : {&h_out_.copied[0], &h_out_.copied[1], &h_out_.copied[2], &h_out_.ready})
+      for (cudaEvent_t* e : {&h_out_.copied[0], &h_out_.copied[1], &h_out_.copied[2], &h_out_.copied[3], &h_out_.ready})
         if (!*e) CUZK_CU(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
       CUZK_CU(cudaStreamCreateWithFlags(&h_out_.stream, cudaStreamNonBlocking));
     }
@@ -553,7 +560,7 @@ class GpuEngine final : public engine::Engine<C> {
       if (prefetch_.ready) CUZK_CU(cudaStreamSynchronize(prefetch_.stream));
       prefetch_.ready = false;
       for (ProofBuffers& set : bufs_)
-        for (DeviceBuffer* b : {&set.w, &set.va, &set.vb, &set.vc}) b->release();
+        for (DeviceBuffer* b : {&set.w, &set.va, &set.vb, &set.vc, &set.vd}) b->release();
       store_.release_row_slots();
       streaming_phase_ = true;
     }
@@ -681,7 +688,7 @@ class GpuEngine final : public engine::Engine<C> {
   // last copy out is done at, and the one a proof's H scalars are ready at.
   struct HOut {
     cudaStream_t stream = nullptr;
-    cudaEvent_t copied[3] = {nullptr, nullptr, nullptr};
+    cudaEvent_t copied[4] = {nullptr, nullptr, nullptr, nullptr};
     cudaEvent_t ready = nullptr;
   } h_out_;
   struct Prefetch {

@@ -26,6 +26,7 @@ engine::EngineCosts costs_for(const engine::KeyShape& key, bool b2_on_cpu) {
   // rows once a*b is formed (one more a/b/c pass: ~14 ms at 2^26 on an H100).
   c.vector_bytes = nd * fr;
   c.vectors_min = 2;
+  c.vectors_max = 4;  // the fourth: the H scalars' way out beside the next proof (engine.cu's lanes)
   c.per_vector_saved_s = (double)nd * 2.5e-10;
   // Both matrices in compressed rows: 32-bit row offsets, columns (4 bytes), and the coefficients
   // (32), their 16-bit indices into a table of the distinct values, or those indices packed with
