@@ -51,7 +51,13 @@ function assertConsistent(plan: MemoryPlan, budget: bigint): void {
   assert.ok(h === q || plan.backend === "cuda", "only the CUDA engine gives H a chunk of its own");
   assert.ok([1, 2, 4, 8].includes(plan.hWindowGroups), `${plan.hWindowGroups} window groups of H`);
   if (h === q) assert.equal(plan.hWindowGroups, plan.msmWindowGroups);
-  assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && plan.nttVectors === 2), `${plan.nttVectors} NTT vectors`);
+  assert.ok(plan.nttVectors === 3 || (plan.backend === "cuda" && (plan.nttVectors === 2 || plan.nttVectors === 4)), `${plan.nttVectors} NTT vectors`);
+  // A fourth only where a group's H scalars go out to the host beside the next proof: H streamed,
+  // the rows whole, the proofs grouped or the phases shared.
+  if (plan.nttVectors === 4) {
+    assert.ok(plan.sections.H.placement === "streamed" && plan.rowsChunkBytes === 0n && (plan.phasesShared || plan.groupSize > 1n),
+      "four NTT vectors only beside a streamed H's scalars going out");
+  }
   assert.ok(plan.totalBytes <= budget, `total ${plan.totalBytes} within the budget ${budget}`);
   assert.ok(plan.minBudget <= plan.totalBytes, `minimum ${plan.minBudget} <= total ${plan.totalBytes}`);
   const resident = Object.values(plan.sections).filter((s) => s.placement === "resident").reduce((sum, s) => sum + s.storedBytes, 0n);
