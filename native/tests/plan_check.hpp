@@ -238,8 +238,9 @@ inline int check_grouped_batches(const std::string& label, const std::string& zk
   }
   // Every section streamed, budgets from the minimum up: the first plan of each count of NTT
   // vectors the chooser takes proves the batch. Four (CUDA: the group's H scalars go out of the
-  // fourth beside the next proof, a, b and c each in its own) rotate over the five proofs.
-  {
+  // fourth beside the next proof, a, b and c each in its own) rotate over the five proofs. The
+  // CPU engine holds three whatever the budget: nothing to scan.
+  if (kept_on_host) {
     bool vectors_seen[5] = {};
     const uint64_t lo = all.min_budget, hi = base + kBatch * per_proof;
     for (int i = 0; i <= 64 && lo && hi > lo; i++) {
