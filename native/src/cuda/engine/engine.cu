@@ -458,7 +458,7 @@ class GpuEngine final : public engine::Engine<C> {
     CUZK_TRY(b.va.ensure(nd * sizeof(F), err));
     CUZK_TRY(b.vb.ensure(nd * sizeof(F), err));
     if (store_.memory_plan().vectors >= 3) CUZK_TRY(b.vc.ensure(nd * sizeof(F), err));
-    if (store_.memory_plan().vectors >= 4 && &b == &bufs_[0]) CUZK_TRY(b.vd.ensure(nd * sizeof(F), err));
+    if (store_.memory_plan().vectors >= 4) CUZK_TRY(b.vd.ensure(nd * sizeof(F), err));
     return CUZK_OK;
   }
 
