@@ -181,6 +181,20 @@ test("cli prove --no-self-check opts out: the same witness then gives a proof (e
   assert.ok(!snarkjsVerify(join(dir, "verification_key.json"), pub, proof));
 });
 
+test("under Node the CLI keeps its compiled modules in Node's compile cache (in the temp folder unless NODE_COMPILE_CACHE names one)", { skip: "Deno" in globalThis || "Bun" in globalThis }, () => {
+  const temp = mkdtempSync(join(work, "tmp-"));
+  const env: Record<string, string | undefined> = { ...process.env, TMPDIR: temp };
+  delete env.NODE_COMPILE_CACHE;
+  const r = spawnSync(process.execPath, [CLI, "--version"], { cwd: ROOT, encoding: "utf8", env, timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const cache = join(temp, "node-compile-cache");
+  assert.ok(existsSync(cache) && readdirSync(cache).length > 0, `no compile cache under ${temp}`);
+  const off = mkdtempSync(join(work, "tmp-"));
+  const r2 = spawnSync(process.execPath, [CLI, "--version"], { cwd: ROOT, encoding: "utf8", env: { ...env, TMPDIR: off, NODE_DISABLE_COMPILE_CACHE: "1" }, timeout: 120_000 });
+  assert.equal(r2.status, 0, r2.stderr);
+  assert.ok(!existsSync(join(off, "node-compile-cache")), "NODE_DISABLE_COMPILE_CACHE=1 leaves no cache");
+});
+
 test("cli info reports the library and a key summary", () => {
   const r = cli("info", join(fixture("bls12_381", "single"), "circuit.zkey"));
   assert.equal(r.code, 0, r.stderr);

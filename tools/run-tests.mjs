@@ -14,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -109,7 +110,9 @@ function run(command, args, timeoutS) {
     const started = Date.now();
     const child = spawn(command, args, {
       cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
+      // Node's compile cache for every Node process the tests start (the CLI, snarkjs, circom2):
+      // without it each start compiles its modules again. Deno and Bun cache their own.
+      env: { NODE_COMPILE_CACHE: join(tmpdir(), "cuzk-tests-node-compile-cache"), ...process.env, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
