@@ -43,6 +43,9 @@ function findNode24() {
   return undefined;
 }
 
+/** One `npm test`: the runtimes it starts share what tests/support/witness_fixtures.ts compiled. */
+const runId = `${Date.now()}-${process.pid}`;
+
 const stripAnsi = (text) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 
 /**
@@ -112,7 +115,9 @@ function run(command, args, timeoutS) {
       cwd: root,
       // Node's compile cache for every Node process the tests start (the CLI, snarkjs, circom2):
       // without it each start compiles its modules again. Deno and Bun cache their own.
-      env: { NODE_COMPILE_CACHE: join(tmpdir(), "cuzk-tests-node-compile-cache"), ...process.env, NO_COLOR: "1" },
+      // CUZK_TEST_RUN_ID names this run for what the runtimes share within it
+      // (tests/support/witness_fixtures.ts).
+      env: { NODE_COMPILE_CACHE: join(tmpdir(), "cuzk-tests-node-compile-cache"), CUZK_TEST_RUN_ID: runId, ...process.env, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

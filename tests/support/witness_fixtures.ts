@@ -2,12 +2,14 @@
  * @module
  * The committed fixtures' native witness libraries and random inputs, shared by the witness tests
  * (witness_native_test.ts: the library; witness_command_test.ts: the executable beside it).
- * Libraries are compiled into a content-addressed cache shared by the runtimes of one `npm test`
- * ($CUZK_WITNESS_TEST_CACHE, default under the OS temp folder), so only the first runtime
- * compiles; each test file works in its own scratch folder (scratchDir), removed after its tests.
+ * Libraries are compiled into a content-addressed cache ($CUZK_WITNESS_TEST_CACHE, default under
+ * the OS temp folder), kept between runs. Within one `npm test` (tools/run-tests.mjs names it with
+ * $CUZK_TEST_RUN_ID) the first runtime compiles and leaves each fixture's library path beside it;
+ * the runtimes after it take that path, without running circom again (the cache's key is circom's
+ * output). Each test file works in its own scratch folder (scratchDir), removed after its tests.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -49,6 +51,8 @@ export const committed: ManifestEntry[] = (JSON.parse(readFileSync(join(ROOT, "t
   .filter((f) => f.committed);
 
 const libraries = new Map<string, Promise<string>>();
+const RUN_ID = process.env.CUZK_TEST_RUN_ID?.replace(/[^\w.-]/g, "");
+
 /** The native library of a committed fixture, compiled from its circom source (memoized). */
 export function libraryOf(f: ManifestEntry): Promise<string> {
   const key = `${f.curve}/${f.name}`;
@@ -56,10 +60,22 @@ export function libraryOf(f: ManifestEntry): Promise<string> {
   if (!made) {
     const dir = join(LIBRARIES, f.curve);
     mkdirSync(dir, { recursive: true });
-    const source = join(dir, `${f.name}.circom`);
-    writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
-    made = compileWitnessLibrary(source, { prime: PRIME_OF[f.curve], optimize: f.optimize, include: [NODE_MODULES], cacheDir: CACHE, outDir: dir })
-      .then((r) => r.library);
+    const marker = RUN_ID ? join(dir, `${f.name}.run-${RUN_ID}`) : undefined;
+    const earlier = marker && existsSync(marker) ? readFileSync(marker, "utf8") : undefined;
+    if (earlier && existsSync(earlier)) made = Promise.resolve(earlier);
+    else {
+      const source = join(dir, `${f.name}.circom`);
+      writeFileSync(source, (circuitByName(f.name) as { source(): string }).source());
+      made = compileWitnessLibrary(source, { prime: PRIME_OF[f.curve], optimize: f.optimize, include: [NODE_MODULES], cacheDir: CACHE, outDir: dir })
+        .then((r) => {
+          if (marker) {
+            // One marker a fixture: those of earlier runs go.
+            for (const old of readdirSync(dir)) if (old.startsWith(`${f.name}.run-`)) rmSync(join(dir, old), { force: true });
+            writeFileSync(marker, r.library);
+          }
+          return r.library;
+        });
+    }
     libraries.set(key, made);
   }
   return made;
