@@ -16,7 +16,9 @@
  * all), --cli N (cases also run through the CLI, default 40), --seed S (default 1), --timeout-s T
  * (per case, default 60), --only <case id> (one case), --write <dir> (with --only: write its files),
  * --json <file> (every case's outcome), --no-self-check (prove with the self-check off: shows that
- * the check of this script fails without it). Env: CUZK_LIB picks the library, as everywhere.
+ * the check of this script fails without it), --jobs N (cases run N at a time, 1..64, default 1:
+ * the bulk in N worker processes, the CLI sample N processes at a time). Env: CUZK_LIB picks the
+ * library, as everywhere.
  *
  * The bulk runs in worker processes of the same runtime, one JSON line per case, so that a signal or
  * a hang is pinned on its case and the run goes on with the next one.
@@ -34,7 +36,7 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const isDeno = typeof globalThis.Deno !== "undefined";
 
 function parseArgs(argv) {
-  const o = { backend: "cpu", sample: 0, cli: 40, seed: 1, timeoutS: 60, only: "", write: "", json: "", worker: "", noSelfCheck: false };
+  const o = { backend: "cpu", sample: 0, cli: 40, seed: 1, timeoutS: 60, jobs: 1, only: "", write: "", json: "", worker: "", noSelfCheck: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -46,6 +48,7 @@ function parseArgs(argv) {
     else if (a === "--cli") o.cli = Number(val());
     else if (a === "--seed") o.seed = Number(val());
     else if (a === "--timeout-s") o.timeoutS = Number(val());
+    else if (a === "--jobs") o.jobs = Number(val());
     else if (a === "--only") o.only = val();
     else if (a === "--write") o.write = val();
     else if (a === "--json") o.json = val();
@@ -55,6 +58,7 @@ function parseArgs(argv) {
   }
   if (!["cpu", "cuda", "auto"].includes(o.backend)) throw new Error(`--backend must be cpu, cuda or auto, not ${o.backend}`);
   for (const k of ["sample", "cli", "seed", "timeoutS"]) if (!Number.isInteger(o[k]) || o[k] < 0) throw new Error(`--${k} must be a whole number`);
+  if (!Number.isInteger(o.jobs) || o.jobs < 1 || o.jobs > 64) throw new Error("--jobs must be a whole number from 1 to 64");
   return o;
 }
 
@@ -272,9 +276,12 @@ async function main() {
   }
   console.log(`mutation test: ${cases.length} of ${all.length} cases over ${fixtures.length} fixtures, backend ${o.backend}, seed ${o.seed}, ${isDeno ? "deno" : `node ${process.versions.node}`}, library ${process.env.CUZK_LIB ?? "(default)"}`);
   let done = 0;
-  const bulk = await runBulk(o, cases, () => {
+  const progress = () => {
     if (++done % 500 === 0) console.log(`  ${done} / ${cases.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-  });
+  };
+  // --jobs shards of the cases (every jobs-th), each through workers of its own.
+  const shards = Array.from({ length: o.jobs }, (_, j) => cases.filter((_, i) => i % o.jobs === j)).filter((s) => s.length);
+  const bulk = new Map((await Promise.all(shards.map((shard) => runBulk(o, shard, progress)))).flatMap((m) => [...m]));
   const bulkMs = Date.now() - started;
 
   const cliStarted = Date.now();
@@ -283,7 +290,13 @@ async function main() {
   const cliResults = new Map();
   const dir = mkdtempSync(join(tmpdir(), "cuzk-mutate-cli-"));
   try {
-    for (const c of cliCases) cliResults.set(c.id, await runCli(o, c, fixtures, snarkjs, dir));
+    // --jobs lanes, each with a folder of its own, taking the next case.
+    const queue = [...cliCases];
+    await Promise.all(Array.from({ length: Math.min(o.jobs, Math.max(cliCases.length, 1)) }, async (_, lane) => {
+      const laneDir = join(dir, String(lane));
+      mkdirSync(laneDir);
+      for (let c = queue.shift(); c; c = queue.shift()) cliResults.set(c.id, await runCli(o, c, fixtures, snarkjs, laneDir));
+    }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
