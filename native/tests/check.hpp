@@ -2,6 +2,7 @@
 // prints the closing line CI reads ("N passed, N failed") and the exit status.
 #pragma once
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -20,6 +21,16 @@ inline int threads_now() {
   while (std::getline(f, line))
     if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
   return -1;
+}
+// A test's one optional option, `<test> [name N]`: N (lo..hi), or `fallback` without it. Anything
+// else on the command line prints the usage and exits 2.
+inline long int_option(int argc, char** argv, const char* name, long fallback, long lo, long hi) {
+  if (argc == 1) return fallback;
+  char* end = nullptr;
+  const long v = argc == 3 && std::strcmp(argv[1], name) == 0 ? std::strtol(argv[2], &end, 10) : lo - 1;
+  if (end && *end == '\0' && v >= lo && v <= hi) return v;
+  std::fprintf(stderr, "usage: %s [%s N], N from %ld to %ld\n", argv[0], name, lo, hi);
+  std::exit(2);
 }
 inline int finish(const char* suite) {
   std::printf("%s: %d passed, %d failed\n", suite, g_passed, g_failed);

@@ -520,9 +520,7 @@ void cancel_between_chunks(const std::string& dir) {
 
 // --fixture-stride N: every N-th committed fixture of each curve through every plan (default 1).
 int main(int argc, char** argv) {
-  int stride = 1;
-  for (int i = 1; i + 1 < argc; i += 2)
-    if (std::string(argv[i]) == "--fixture-stride") stride = std::max(1, std::atoi(argv[i + 1]));
+  const int stride = (int)cuzk_test::int_option(argc, argv, "--fixture-stride", 1, 1, 22);
   char tmpl[] = "/tmp/cuzk_key_memory_XXXXXX";
   const char* dir = mkdtemp(tmpl);
   CHECK(dir != nullptr);

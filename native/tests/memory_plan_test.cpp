@@ -512,13 +512,7 @@ void group_within_room() {
 // --shapes N: how many random shapes (default 400). The sanitizer build runs a sample: it looks
 // for memory errors, which the search meets in the first shapes as in the last.
 int main(int argc, char** argv) {
-  int shapes = 400;
-  if (argc == 3 && std::strcmp(argv[1], "--shapes") == 0) shapes = std::atoi(argv[2]);
-  if (argc != 1 && argc != 3) shapes = 0;
-  if (shapes < 1 || shapes > 100000) {
-    std::fprintf(stderr, "usage: memory_plan_test [--shapes N], N from 1 to 100000\n");
-    return 2;
-  }
+  const int shapes = (int)cuzk_test::int_option(argc, argv, "--shapes", 400, 1, 100000);
   group_within_room();
   seed_workload();
   pinned_by_host_budget();

@@ -1,10 +1,8 @@
 // The CPU kernels against plain definitions: MSM against sums of scalar multiples (points whose
 // discrete logs are known, so large sums reduce to one scalar multiplication), NTT against a
 // direct O(n^2) evaluation and against values computed by ffjavascript (tools/gen_ntt_vectors.mjs).
-#include <cstdlib>
 #include <random>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "check.hpp"
@@ -333,9 +331,7 @@ const char* const kBlsCoset[8] = {
 // --largest-ntt-log N: the largest NTT round trip (default 20). The sanitizer build stops at 18,
 // past the same cache block at a quarter of the work.
 int main(int argc, char** argv) {
-  uint32_t largest_log = 20;
-  for (int i = 1; i + 1 < argc; i += 2)
-    if (std::string(argv[i]) == "--largest-ntt-log") largest_log = (uint32_t)std::atoi(argv[i + 1]);
+  const uint32_t largest_log = (uint32_t)cuzk_test::int_option(argc, argv, "--largest-ntt-log", 20, 12, 20);
   ThreadPool& pool = default_thread_pool();
   check_field_mul<Bn254::Fq>();
   check_field_mul<Bn254::Fr>();
