@@ -120,11 +120,6 @@ template <bool Dit>
 cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale,
                                       bool inverse_roots, bool coset_inverse_roots, cudaStream_t s,
                                       std::string& err, uint32_t post, const HF& post_scale, const F* src) {
-  // The kernel takes the coset factor's block part from the first DIT pass's layout (s_lo = 0).
-  if ((ops & kNttPreCosetBitrev) && !(Dit && s_lo == 0)) {
-    err = "ntt: the bit-reversed coset factor is only for the first pass of a DIT transform";
-    return CUZK_ERR_INTERNAL;
-  }
   NttPassArgs<F> a;
   a.data = d;
   a.src = src ? src : d;
@@ -142,8 +137,7 @@ cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t 
   const uint32_t tile = 1u << (k + a.g);
   const uint32_t threads = std::min<uint32_t>(256, std::max<uint32_t>(32, tile / 2));
   const size_t blocks = (size_t)1 << (L - k - a.g);
-  // the tile, the twiddles, and with the coset factor one element for its block part
-  const size_t smem = (size_t)(tile + (1u << (k - 1)) + ((ops & kNttPreCosetBitrev) ? 1 : 0)) * sizeof(F);
+  const size_t smem = (size_t)(tile + (1u << (k - 1))) * sizeof(F);
   // Also set here, per launch: cheap, and sure to reach the function this launch resolves to.
   if (smem > 48 * 1024) CUZK_CU(cudaFuncSetAttribute(ntt_pass<F, Dit>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   ntt_pass<F, Dit><<<(uint32_t)blocks, threads, smem, s>>>(a);

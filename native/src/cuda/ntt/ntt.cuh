@@ -227,22 +227,6 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
   }
   const uint32_t S = a.s_lo + k;  // twist unit: w_{2^S}
 
-  // The proving path's coset factor (kNttPreCosetBitrev, first DIT pass: s_lo = 0, g = 0, so
-  // x = blockIdx * 2^k + m): g^bitrev_L(x) = g^(bitrev_k(m) 2^(L-k)) * g^bitrev_(L-k)(blockIdx). The
-  // second factor times the scale is the block's, made once in shared memory; the first is one load
-  // from the hi table (its exponent, bitrev_k(m) << (27 - k), has no bit below 2^14). Two products an
-  // element instead of three.
-  F coset_block;
-  if (a.ops & kNttPreCosetBitrev) {
-    uint32_t* slot = tw + F::N * tw_n;  // one element past the twiddles
-    if (threadIdx.x == 0) {
-      const uint32_t eb = bitrev_bits(blockIdx.x, a.L - k) << (kNttMaxLog - a.L - 1);
-      sm_put(slot, 1, 0, ntt_root_pow(a.coset_roots, eb) * a.scale);
-    }
-    __syncthreads();
-    coset_block = sm_get<F>(slot, 1, 0);
-  }
-
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t m = e >> g, c = e & (cols - 1);
     const size_t x = brev ? (((size_t)blockIdx.x + ((size_t)c << (a.L - k - g))) << k) + m
@@ -251,7 +235,7 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     if (a.ops & kNttPreToMont) v = v.to_mont();
     if (a.ops & kNttPreCoset) v = v * ntt_root_pow(a.coset_roots, (uint32_t)x << (kNttMaxLog - a.L - 1));
     if (a.ops & kNttPreCosetBitrev)
-      v = v * (load16(a.coset_roots.hi + (bitrev_bits(m, k) << (kNttMaxLog - 1 - k - kNttTwistBits))) * coset_block);
+      v = v * ntt_root_pow(a.coset_roots, bitrev_bits((uint32_t)x, a.L) << (kNttMaxLog - a.L - 1)) * a.scale;
     if (Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
       if (t) v = v * ntt_twist(a.roots, t, S);
