@@ -1,8 +1,10 @@
 // Benchmark of the CPU kernels (not a test): median wall time of MSM G1/G2 at 2^12..2^18 with
 // random full-width and 0/1-heavy scalars, and of the NTT at 2^14..2^20, for both curves.
-// Build: g++ -std=c++17 -O3 -march=x86-64-v3 -madx -Inative/include -Inative/src
-//          native/src/util/thread_pool.cpp native/src/cpu/*.cpp bench/cpu/msm_ntt_bench.cpp
-//          -o /tmp/msm_ntt_bench -lpthread
+// Build (msm.cpp with the flag the library's CMakeLists.txt gives it):
+//   F="-std=c++17 -O3 -march=x86-64-v3 -madx -Inative/include -Inative/src"
+//   g++ $F -fno-tree-vectorize -c native/src/cpu/msm.cpp -o /tmp/msm.o
+//   g++ $F native/src/util/thread_pool.cpp native/src/cpu/ntt.cpp native/src/cpu/simd.cpp /tmp/msm.o
+//          bench/cpu/msm_ntt_bench.cpp -o /tmp/msm_ntt_bench -lpthread
 // Run:   /tmp/msm_ntt_bench [msm] [ntt] [g1] [g2] [bn254] [bls] [max=LOG] [min=LOG] [runs=R] [threads=T]
 //          [min] [scalar]
 // (no filter words = everything; "min": fastest run instead of the median; "scalar": MSM without
