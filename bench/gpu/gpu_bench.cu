@@ -30,6 +30,8 @@
 //                          points on the GPU, and streamed from pinned host memory on a copy stream
 //                          (double-buffered) as a streamed H section summed per proof would run;
 //                          against the MSM whole and in chunks that reduce their own buckets
+//   gpu_bench msm-acc [log]  the bucket walk's candidate forms (accumulate_variants.cuh) against the
+//                          library's kernel on one plan of 2^log (24): same words first, then timed
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
 //                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
@@ -52,18 +54,6 @@ void result(const std::string& name, double v, const char* unit) {
 // ---------------------------------------------------------------------------------------------
 // msm benchmarks
 // ---------------------------------------------------------------------------------------------
-// The MSM sections' points: (k0 + i) * G for i < nmax, made on the GPU.
-template <class HC, int G>
-void make_bench_points(DevArray<typename Group<HC, G>::Affine>& pts, size_t nmax, uint64_t k0) {
-  using A = typename Group<HC, G>::Affine;
-  using X = typename Group<HC, G>::Xyzz;
-  A g;
-  std::memcpy(&g, &Gen<HC, G>::g(), sizeof g);
-  gen_points<A, X><<<ceil_div(nmax / 64 + 1, 128), 128>>>(pts.p, nmax, k0, g);
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaDeviceSynchronize());
-}
-
 template <class HC, int G>
 void msm_bench(const char* name, const std::vector<int>& logs, int reps_big, bool sweep = false) {
   using A = typename Group<HC, G>::Affine;
@@ -73,7 +63,7 @@ void msm_bench(const char* name, const std::vector<int>& logs, int reps_big, boo
   const uint64_t k0 = 0x123456789ull;
   double t0 = now_ms();
   DevArray<A> pts(nmax);
-  make_bench_points<HC, G>(pts, nmax, k0);
+  make_points_on_gpu<HC, G>(pts, nmax, k0);
   std::printf("%s: %zu points generated in %.0f ms\n", name, nmax, now_ms() - t0);
   for (double zo : {0.0, 0.99}) {
     auto sc = random_scalars<Fr>(nmax, 17 + (zo > 0), zo);
@@ -407,7 +397,7 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
   const size_t nmax = (size_t)1 << max_log;
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(nmax);
-  make_bench_points<HC, 1>(pts, nmax, k0);
+  make_points_on_gpu<HC, 1>(pts, nmax, k0);
   auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
   DevArray<uint8_t> ds(nmax * 32);
   ds.upload(sc.data());
@@ -538,7 +528,7 @@ void section_msm_chunks(int log) {
   const size_t n = (size_t)1 << log;
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(n);
-  make_bench_points<HC, 1>(pts, n, k0);
+  make_points_on_gpu<HC, 1>(pts, n, k0);
   MsmChunkBuffers sums;  // the chunked runs' partial sums, reused
   for (int mix = 0; mix < 2; mix++) {
     std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 31, 0.0);
@@ -583,7 +573,7 @@ void section_msm_windows(int log) {
   const size_t n = (size_t)1 << log;
   const uint64_t k0 = 0x9e3779b9ull;
   DevArray<A> pts(n);
-  make_bench_points<HC, 1>(pts, n, k0);
+  make_points_on_gpu<HC, 1>(pts, n, k0);
   const std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 33, 0.0);
   DevArray<uint8_t> ds(n * 32);
   ds.upload(sc.data());
@@ -639,7 +629,7 @@ void section_msm_chunk_copies(int log) {
   const size_t n = (size_t)1 << log;
   const uint64_t k0 = 0x51ed270bull;
   DevArray<A> pts(n);
-  make_bench_points<HC, 1>(pts, n, k0);
+  make_points_on_gpu<HC, 1>(pts, n, k0);
   const std::vector<uint8_t> sc = random_scalars<HC::Fr>(n, 35, 0.0);
   DevArray<uint8_t> ds(n * 32);
   ds.upload(sc.data());
@@ -692,7 +682,7 @@ void section_msm_h_proof(int log) {
   const size_t n = (size_t)1 << log;
   const uint64_t k0 = 0x2545f491ull;
   DevArray<A> pts(n);
-  make_bench_points<HC, 1>(pts, n, k0);
+  make_points_on_gpu<HC, 1>(pts, n, k0);
   PinnedBuffer host_points;
   CHECK_OK(host_points.ensure(n * sizeof(A), err));
   CHECK_CUDA(cudaMemcpy(host_points.as(), pts.p, n * sizeof(A), cudaMemcpyDeviceToHost));
@@ -749,16 +739,18 @@ void section_msm_h_proof(int log) {
 
 }  // namespace
 
+void section_msm_acc(int log);  // msm_acc.cu
+
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
   const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
                             "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows",
-                            "msm-chunk-copies", "msm-h-proof"};
+                            "msm-chunk-copies", "msm-h-proof", "msm-acc"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
     std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
-                "msm-chunks|msm-windows|msm-chunk-copies|msm-h-proof [arg]; the GPU "
+                "msm-chunks|msm-windows|msm-chunk-copies|msm-h-proof|msm-acc [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -774,6 +766,7 @@ int main(int argc, char** argv) {
     else if (section == "msm-windows") section_msm_windows(arg >= 20 && arg <= 27 ? arg : 26);
     else if (section == "msm-chunk-copies") section_msm_chunk_copies(arg >= 24 && arg <= 27 ? arg : 26);
     else if (section == "msm-h-proof") section_msm_h_proof(arg >= 24 && arg <= 27 ? arg : 26);
+    else if (section == "msm-acc") section_msm_acc(arg >= 20 && arg <= 26 ? arg : 24);
     else section_fixed_base();
   });
 }

@@ -246,6 +246,17 @@ __global__ void gen_points(A* out, size_t n, uint64_t k0, A g) {
   }
 }
 
+// pts[i] = (k0 + i) * G for i < n, made on the GPU.
+template <class HC, int G>
+void make_points_on_gpu(DevArray<typename Group<HC, G>::Affine>& pts, size_t n, uint64_t k0) {
+  using A = typename Group<HC, G>::Affine;
+  A g;
+  std::memcpy(&g, &Gen<HC, G>::g(), sizeof g);
+  gen_points<A, typename Group<HC, G>::Xyzz><<<cuda::ceil_div(n / 64 + 1, 128), 128>>>(pts.p, n, k0, g);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+}
+
 // n scalars below r, 32 bytes standard LE each; zero_one_fraction of them 0 or 1; r-1, 0 and 1 at
 // indices 3, 5 and 7 when n > 10.
 template <class Fr>

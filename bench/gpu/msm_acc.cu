@@ -1,0 +1,209 @@
+// gpu_bench msm-acc [log]: the bucket walk's candidate forms (accumulate_variants.cuh) against the
+// library's msm_accumulate on one plan of 2^log uniform scalars (24; 20..26): BLS12-381 G1, BN254
+// G1 and BLS12-381 G2 (at 2^(log-2)). First the whole MSM is checked against (sum s_i k_i) G, then
+// every form's buckets, carries and tails are compared word for word with the library kernel's;
+// only then are the forms timed, alone (CUDA events around the kernel), round-robin over rounds,
+// medians. Each form's registers, local memory and blocks an SM are printed with it.
+#include "accumulate_variants.cuh"
+#include "gpu_check.cuh"
+
+#include <functional>
+
+using namespace cuzk;
+using namespace cuzk::cuda;
+using namespace cuzk::gpu_check;
+
+namespace {
+
+// Words where a and b differ.
+__global__ void count_differences(const uint32_t* a, const uint32_t* b, size_t n, unsigned long long* out) {
+  unsigned long long d = 0;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    d += a[i] != b[i];
+  if (d) atomicAdd(out, d);
+}
+
+// What a walk writes.
+struct WalkOutputs {
+  DevArray<uint8_t> buckets, carry, tails, tail_key;
+  WalkOutputs(size_t bucket_bytes, size_t carry_bytes, size_t chunks)
+      : buckets(bucket_bytes), carry(carry_bytes), tails(carry_bytes), tail_key(chunks * 4) {}
+  void clear(cudaStream_t s) {
+    for (auto* b : {&buckets, &carry, &tails, &tail_key}) CHECK_CUDA(cudaMemsetAsync(b->p, 0, b->n, s));
+  }
+  unsigned long long differences(const WalkOutputs& o) const {
+    DevArray<unsigned long long> d(1);
+    CHECK_CUDA(cudaMemset(d.p, 0, 8));
+    for (auto [a, b] : {std::pair{&buckets, &o.buckets}, {&carry, &o.carry}, {&tails, &o.tails}, {&tail_key, &o.tail_key}})
+      count_differences<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(a->p), reinterpret_cast<const uint32_t*>(b->p),
+                                       a->n / 4, d.p);
+    CHECK_CUDA(cudaGetLastError());
+    unsigned long long h = 0;
+    d.download(&h);
+    return h;
+  }
+};
+
+struct Form {
+  std::string name;
+  cudaFuncAttributes attr{};
+  int blocks_per_sm = 0;
+  std::function<void(const MsmPlan&, const MsmShape&, const void*, WalkOutputs&, cudaStream_t)> launch;
+};
+
+template <class Kernel>
+void describe(Form& f, Kernel kernel, size_t smem) {
+  CHECK_CUDA(cudaFuncGetAttributes(&f.attr, kernel));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f.blocks_per_sm, kernel, bench::kAccThreads, smem));
+}
+
+// The library's kernel, as msm_accumulate_into launches it for fresh buckets.
+template <class A, class X>
+Form library_form() {
+  Form f;
+  f.name = "library";
+  describe(f, msm_accumulate<A, X, false>, 0);
+  f.launch = [](const MsmPlan& plan, const MsmShape& sh, const void* pts, WalkOutputs& o, cudaStream_t s) {
+    msm_accumulate<A, X, false><<<ceil_div(sh.chunks, bench::kAccThreads), bench::kAccThreads, 0, s>>>(
+        plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, static_cast<const A*>(pts),
+        reinterpret_cast<X*>(o.buckets.p), reinterpret_cast<X*>(o.carry.p), reinterpret_cast<X*>(o.tails.p),
+        reinterpret_cast<uint32_t*>(o.tail_key.p));
+  };
+  return f;
+}
+
+// A candidate form: the walk W over points of type A (the library's or its outlined twin).
+template <class A, class X, class W, int kMinBlocks>
+Form candidate(const std::string& name) {
+  Form f;
+  f.name = name;
+  constexpr size_t smem = W::kSharedBytes;
+  auto kernel = bench::accumulate_variant<A, X, W, kMinBlocks>;
+  describe(f, kernel, smem);
+  f.launch = [kernel](const MsmPlan& plan, const MsmShape& sh, const void* pts, WalkOutputs& o, cudaStream_t s) {
+    kernel<<<ceil_div(sh.chunks, bench::kAccThreads), bench::kAccThreads, smem, s>>>(
+        plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, static_cast<const A*>(pts),
+        reinterpret_cast<X*>(o.buckets.p), reinterpret_cast<X*>(o.carry.p), reinterpret_cast<X*>(o.tails.p),
+        reinterpret_cast<uint32_t*>(o.tail_key.p));
+  };
+  return f;
+}
+
+template <class HC>
+std::vector<Form> g1_forms() {
+  using A = typename Group<HC, 1>::Affine;
+  using X = typename Group<HC, 1>::Xyzz;
+  using FO = DFp<typename HC::Fq::Params, true>;  // products as calls
+  using AO = curve::Affine<FO>;
+  using XO = curve::Xyzz<FO>;
+  static_assert(sizeof(AO) == sizeof(A) && sizeof(XO) == sizeof(X), "outlined twins share the layout");
+  using bench::RegisterIO;
+  using bench::SharedIO;
+  using bench::Walk;
+  std::vector<Form> forms{library_form<A, X>(),
+          candidate<A, X, Walk<X, false, RegisterIO>, 3>("register, 3 blocks"),
+          candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
+          candidate<A, X, Walk<X, true, RegisterIO>, 3>("lean, 3 blocks"),
+          candidate<A, X, Walk<X, true, SharedIO>, 1>("shared"),
+          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
+          candidate<A, X, Walk<X, true, SharedIO>, 4>("shared, 4 blocks"),
+          candidate<AO, XO, Walk<XO, false, RegisterIO>, 1>("outlined"),
+          candidate<AO, XO, Walk<XO, true, SharedIO>, 4>("outlined shared, 4 blocks")};
+  // BN254's walk fits 4 blocks already (106 registers): one more block is 102.
+  if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("register, 5 blocks"));
+  return forms;
+}
+
+template <class HC>
+std::vector<Form> g2_forms() {
+  using A = typename Group<HC, 2>::Affine;
+  using X = typename Group<HC, 2>::Xyzz;
+  using bench::RegisterIO;
+  using bench::SharedIO;
+  using bench::Walk;
+  return {library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
+          candidate<A, X, Walk<X, true, SharedIO>, 1>("shared"),
+          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
+}
+
+template <class HC, int G>
+void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  using Fr = typename HC::Fr;
+  const size_t n = (size_t)1 << log;
+  const uint64_t k0 = 0x2468aceull;
+  DevArray<A> pts(n);
+  make_points_on_gpu<HC, G>(pts, n, k0);
+  const auto sc = random_scalars<Fr>(n, 29, 0.0);
+  DevArray<uint8_t> ds(n * 32);
+  ds.upload(sc.data());
+  const std::string label = std::string("msm-acc ") + name + " 2^" + std::to_string(log);
+  // The pipeline the forms feed, checked whole.
+  const auto expect = dlog_reference<HC, G>(sc, n, k0);
+  const bool whole_ok = gpu_msm<HC, G>(pts.p, reinterpret_cast<const uint32_t*>(ds.p), n, true, 0).equals(expect);
+  EXPECT(whole_ok, "%s: the library's MSM is wrong", label.c_str());
+  MsmPlan& plan = g_dev->plan;
+  const cudaStream_t s = g_dev->stream;
+  CHECK_OK((msm_plan<typename Fr::Params>(plan, reinterpret_cast<const uint32_t*>(ds.p), (uint32_t)n, true, 0, s, err)));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  const MsmShape sh = MsmShape::of(plan.c, plan.total);
+  const size_t bucket_bytes = ((size_t)plan.group_nwin << (plan.c - 1)) * sizeof(X);
+  std::printf("%s: window %d, %u pairs, %u chunks of %u, buckets %.0f MiB\n", label.c_str(), plan.c, plan.total,
+              sh.chunks, sh.K, bucket_bytes / 1048576.0);
+  WalkOutputs ref(bucket_bytes, (size_t)sh.chunks * sizeof(X), sh.chunks);
+  WalkOutputs out(bucket_bytes, (size_t)sh.chunks * sizeof(X), sh.chunks);
+  ref.clear(s);
+  forms[0].launch(plan, sh, pts.p, ref, s);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::vector<bool> same(forms.size(), true);
+  for (size_t f = 1; f < forms.size(); f++) {
+    out.clear(s);
+    forms[f].launch(plan, sh, pts.p, out, s);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    const unsigned long long d = out.differences(ref);
+    same[f] = d == 0;
+    EXPECT(d == 0, "%s %s: %llu words differ from the library's walk", label.c_str(), forms[f].name.c_str(), d);
+  }
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  std::vector<std::vector<double>> ms(forms.size());
+  for (int r = 0; r <= rounds; r++)  // round 0 warms up
+    for (size_t f = 0; f < forms.size(); f++) {
+      if (!same[f]) continue;
+      out.clear(s);
+      CHECK_CUDA(cudaEventRecord(a, s));
+      forms[f].launch(plan, sh, pts.p, out, s);
+      CHECK_CUDA(cudaEventRecord(b, s));
+      CHECK_CUDA(cudaEventSynchronize(b));
+      float t = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
+      if (r) ms[f].push_back(t);
+    }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  std::printf("%-28s %9s %7s %5s %6s %6s %s\n", "form", "ms", "vs lib", "regs", "local", "blk/SM", "check");
+  for (size_t f = 0; f < forms.size(); f++) {
+    const double m = same[f] ? median(ms[f]) : 0, base = median(ms[0]);
+    std::printf("%-28s %9.2f %7.3f %5d %6zu %6d %s\n", forms[f].name.c_str(), m, same[f] ? m / base : 0.0,
+                forms[f].attr.numRegs, (size_t)forms[f].attr.localSizeBytes, forms[f].blocks_per_sm,
+                f == 0 ? (whole_ok ? "whole MSM ok" : "WHOLE MSM WRONG") : same[f] ? "same words" : "DIFFERS");
+    if (same[f]) std::printf("RESULT %s %s %.3f ms\n", label.c_str(), forms[f].name.c_str(), m);
+  }
+  std::fflush(stdout);
+  plan.release();
+  g_dev->msm.release();
+}
+
+}  // namespace
+
+void section_msm_acc(int log) {
+  const int rounds = 5;
+  if (msm_selected("bls12-381 G1")) acc_bench<curve::Bls12381, 1>("bls12-381 G1", log, g1_forms<curve::Bls12381>(), rounds);
+  if (msm_selected("bn254 G1")) acc_bench<curve::Bn254, 1>("bn254 G1", log, g1_forms<curve::Bn254>(), rounds);
+  if (msm_selected("bls12-381 G2"))
+    acc_bench<curve::Bls12381, 2>("bls12-381 G2", log - 2, g2_forms<curve::Bls12381>(), rounds);
+}
