@@ -11,7 +11,8 @@
 //             products exist and X and Y are read last (fewer values live at once);
 //   Shared    the running sum in shared memory, limb-major (conflict-free), each coordinate read
 //             where the formula needs it and written back as soon as it is made;
-//   Outlined  the field products as real calls (the G2 walk's form), the caller's registers few.
+//   Calls     the field products (and squares) as real calls (the G2 walk's form): the kernel's
+//             code a fraction of the inlined one's, the caller's registers few.
 #pragma once
 
 #include "cuda/msm/msm.cuh"

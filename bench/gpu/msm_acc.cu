@@ -7,6 +7,7 @@
 #include "accumulate_variants.cuh"
 #include "gpu_check.cuh"
 
+#include <cstring>
 #include <functional>
 
 using namespace cuzk;
@@ -14,6 +15,11 @@ using namespace cuzk::cuda;
 using namespace cuzk::gpu_check;
 
 namespace {
+
+template <class T>
+struct Tag {
+  using type = T;
+};
 
 // Words where a and b differ.
 __global__ void count_differences(const uint32_t* a, const uint32_t* b, size_t n, unsigned long long* out) {
@@ -57,7 +63,8 @@ void describe(Form& f, Kernel kernel, size_t smem) {
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f.blocks_per_sm, kernel, bench::kAccThreads, smem));
 }
 
-// The library's kernel, as msm_accumulate_into launches it for fresh buckets.
+// The library's kernel, as msm_accumulate_into launches it for fresh buckets (A, X: the group's
+// walk twins).
 template <class A, class X>
 Form library_form() {
   Form f;
@@ -93,24 +100,29 @@ template <class HC>
 std::vector<Form> g1_forms() {
   using A = typename Group<HC, 1>::Affine;
   using X = typename Group<HC, 1>::Xyzz;
-  using FO = DFp<typename HC::Fq::Params, true>;  // products as calls
-  using AO = curve::Affine<FO>;
-  using XO = curve::Xyzz<FO>;
-  static_assert(sizeof(AO) == sizeof(A) && sizeof(XO) == sizeof(X), "outlined twins share the layout");
+  using FC = DFp<typename HC::Fq::Params, kCalledProducts>;
+  using FS = DFp<typename HC::Fq::Params, kCalledProductsAndSquares>;
+  using AC = curve::Affine<FC>;
+  using XC = curve::Xyzz<FC>;
+  using AS = curve::Affine<FS>;
+  using XS = curve::Xyzz<FS>;
+  static_assert(sizeof(AC) == sizeof(A) && sizeof(XC) == sizeof(X) && sizeof(XS) == sizeof(X), "twins share the layout");
   using bench::RegisterIO;
   using bench::SharedIO;
   using bench::Walk;
-  std::vector<Form> forms{library_form<A, X>(),
-          candidate<A, X, Walk<X, false, RegisterIO>, 3>("register, 3 blocks"),
-          candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-          candidate<A, X, Walk<X, true, RegisterIO>, 3>("lean, 3 blocks"),
-          candidate<A, X, Walk<X, true, SharedIO>, 1>("shared"),
-          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
-          candidate<A, X, Walk<X, true, SharedIO>, 4>("shared, 4 blocks"),
-          candidate<AO, XO, Walk<XO, false, RegisterIO>, 1>("outlined"),
-          candidate<AO, XO, Walk<XO, true, SharedIO>, 4>("outlined shared, 4 blocks")};
-  // BN254's walk fits 4 blocks already (106 registers): one more block is 102.
-  if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("register, 5 blocks"));
+  std::vector<Form> forms{library_form<typename Group<HC, 1>::WalkAffine, typename Group<HC, 1>::WalkXyzz>(),
+                          candidate<A, X, Walk<X, false, RegisterIO>, 1>("inline"),
+                          candidate<AC, XC, Walk<XC, false, RegisterIO>, 1>("calls"),
+                          candidate<AC, XC, Walk<XC, false, RegisterIO>, 4>("calls, 4 blocks"),
+                          candidate<AC, XC, Walk<XC, true, RegisterIO>, 1>("calls, lean"),
+                          candidate<AC, XC, Walk<XC, true, RegisterIO>, 4>("calls, lean, 4 blocks"),
+                          candidate<AC, XC, Walk<XC, true, SharedIO>, 4>("calls, shared, 4 blocks"),
+                          candidate<AS, XS, Walk<XS, false, RegisterIO>, 1>("calls+sq"),
+                          candidate<AS, XS, Walk<XS, false, RegisterIO>, 4>("calls+sq, 4 blocks"),
+                          candidate<AS, XS, Walk<XS, true, RegisterIO>, 1>("calls+sq, lean"),
+                          candidate<AS, XS, Walk<XS, true, SharedIO>, 4>("calls+sq, shared, 4 blocks")};
+  // BN254's inlined walk fits 4 blocks already (106 registers): one more block is 102.
+  if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("inline, 5 blocks"));
   return forms;
 }
 
@@ -198,6 +210,77 @@ void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
   g_dev->msm.release();
 }
 
+// The ones' sum (msm_sum_indexed, launched as msm_add_ones launches it) over 2^log listed points,
+// in the group's field and in its twins whose products (and squares) are calls: the partial sums
+// compared word for word, then timed like the walks.
+template <class HC>
+void ones_bench(int log, int rounds) {
+  using A = typename Group<HC, 1>::Affine;
+  using X = typename Group<HC, 1>::Xyzz;
+  using FC = DFp<typename HC::Fq::Params, kCalledProducts>;
+  using FS = DFp<typename HC::Fq::Params, kCalledProductsAndSquares>;
+  constexpr uint32_t kBlocks = 264, kThreads = 128;
+  const size_t n = (size_t)1 << log;
+  DevArray<A> pts(n);
+  make_points_on_gpu<HC, 1>(pts, n, 0x1357bull);
+  std::vector<uint32_t> h_idx(n);
+  for (size_t i = 0; i < n; i++) h_idx[i] = (uint32_t)((i * 2654435761u) & (n - 1));  // a permutation
+  DevArray<uint32_t> idx(n);
+  idx.upload(h_idx.data());
+  const cudaStream_t s = g_dev->stream;
+  auto launch = [&](auto field, X* partial) {
+    using F = typename decltype(field)::type;
+    msm_sum_indexed<curve::Affine<F>, curve::Xyzz<F>><<<kBlocks, kThreads, kThreads * sizeof(X), s>>>(
+        reinterpret_cast<const curve::Affine<F>*>(pts.p), idx.p, (uint32_t)n, reinterpret_cast<curve::Xyzz<F>*>(partial));
+  };
+  using Fq = typename X::Field;
+  const std::vector<std::string> names{"inline", "calls", "calls+sq"};
+  auto run = [&](size_t f, X* partial) {
+    if (f == 0) launch(Tag<Fq>{}, partial);
+    else if (f == 1) launch(Tag<FC>{}, partial);
+    else launch(Tag<FS>{}, partial);
+  };
+  DevArray<X> ref(kBlocks), out(kBlocks);
+  run(0, ref.p);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::vector<X> h_ref(kBlocks), h_out(kBlocks);
+  ref.download(h_ref.data());
+  std::vector<bool> same(names.size(), true);
+  for (size_t f = 1; f < names.size(); f++) {
+    run(f, out.p);
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    out.download(h_out.data());
+    same[f] = std::memcmp(h_ref.data(), h_out.data(), kBlocks * sizeof(X)) == 0;
+    EXPECT(same[f], "ones' sum %s differs from the inlined one", names[f].c_str());
+  }
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  std::vector<std::vector<double>> ms(names.size());
+  for (int r = 0; r <= rounds; r++)
+    for (size_t f = 0; f < names.size(); f++) {
+      CHECK_CUDA(cudaEventRecord(a, s));
+      run(f, out.p);
+      CHECK_CUDA(cudaEventRecord(b, s));
+      CHECK_CUDA(cudaEventSynchronize(b));
+      float t = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
+      if (r) ms[f].push_back(t);
+    }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  const std::string label = std::string("msm-acc ones ") + (X::Field::N == 12 ? "bls12-381" : "bn254") + " G1 2^" +
+                            std::to_string(log);
+  for (size_t f = 0; f < names.size(); f++) {
+    const double m = median(ms[f]);
+    std::printf("%s %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / median(ms[0]),
+                same[f] ? "same words" : "DIFFERS");
+    if (same[f]) std::printf("RESULT %s %s %.3f ms\n", label.c_str(), names[f].c_str(), m);
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 void section_msm_acc(int log) {
@@ -206,4 +289,8 @@ void section_msm_acc(int log) {
   if (msm_selected("bn254 G1")) acc_bench<curve::Bn254, 1>("bn254 G1", log, g1_forms<curve::Bn254>(), rounds);
   if (msm_selected("bls12-381 G2"))
     acc_bench<curve::Bls12381, 2>("bls12-381 G2", log - 2, g2_forms<curve::Bls12381>(), rounds);
+  if (msm_selected("ones")) {
+    ones_bench<curve::Bls12381>(log, rounds);
+    ones_bench<curve::Bn254>(log, rounds);
+  }
 }

@@ -7,12 +7,12 @@
 #include "curve/point.hpp"
 #include "field/fp2.hpp"
 
-// The device G2 field (Outline products) multiplies by lazy-reduction Karatsuba (DFp::fp2_mul):
+// The device G2 field (products as calls) multiplies by lazy-reduction Karatsuba (DFp::fp2_mul):
 // two Montgomery reductions instead of three. Declared before any use, as an explicit
 // specialization of field::Fp2's product for BLS12-381's device Fq2 only.
 namespace cuzk::field {
 template <>
-CUZK_HD Fp2<cuda::DFp<curve::Bls12381::Fq::Params, true>> Fp2<cuda::DFp<curve::Bls12381::Fq::Params, true>>::operator*(
+CUZK_HD Fp2<cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>> Fp2<cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>>::operator*(
     const Fp2& o) const {
   auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
   return {r.c0, r.c1};
@@ -26,15 +26,20 @@ struct DeviceCurve {
   using Host = HC;
   using Fq = DFp<typename HC::Fq::Params>;
   using Fr = DFp<typename HC::Fr::Params>;
-  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, true>>;  // products outlined: see field.cuh
+  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, kCalledProducts>>;  // products outlined: see field.cuh
   using G1 = curve::Affine<Fq>;
   using G2 = curve::Affine<Fq2>;
   using G1x = curve::Xyzz<Fq>;
   using G2x = curve::Xyzz<Fq2>;
+  // The G1 field of the MSM's long loops of additions (the bucket walk): for 12-limb coordinates
+  // (BLS12-381) the twin whose products are calls, since the inlined products of the walk
+  // overflow the instruction cache; BN254's 8-limb walk is faster inlined. Same bytes as Fq.
+  using FqWalk = DFp<typename HC::Fq::Params, (HC::Fq::Params::LIMBS >= 6 ? kCalledProducts : kInlineProducts)>;
   static_assert(sizeof(Fq) == sizeof(typename HC::Fq), "device Fq layout");
   static_assert(sizeof(Fr) == sizeof(typename HC::Fr), "device Fr layout");
   static_assert(sizeof(G1) == sizeof(typename HC::G1) && sizeof(G2) == sizeof(typename HC::G2), "affine layout");
   static_assert(sizeof(G1x) == sizeof(typename HC::G1x) && sizeof(G2x) == sizeof(typename HC::G2x), "xyzz layout");
+  static_assert(sizeof(FqWalk) == sizeof(Fq), "the walk's field twin shares the layout");
 };
 
 // One group of one curve: the types an MSM needs, host and device side by side.
@@ -47,6 +52,8 @@ struct Group<HC, 1> {
   using Xyzz = typename D::G1x;
   using HostAffine = typename HC::G1;
   using HostXyzz = typename HC::G1x;
+  using WalkAffine = curve::Affine<typename D::FqWalk>;  // the bucket walk's twins of Affine and Xyzz
+  using WalkXyzz = curve::Xyzz<typename D::FqWalk>;
   static constexpr size_t AFFINE_BYTES = HC::G1_BYTES;
 };
 template <class HC>
@@ -56,6 +63,8 @@ struct Group<HC, 2> {
   using Xyzz = typename D::G2x;
   using HostAffine = typename HC::G2;
   using HostXyzz = typename HC::G2x;
+  using WalkAffine = Affine;  // G2's products are calls already
+  using WalkXyzz = Xyzz;
   static constexpr size_t AFFINE_BYTES = HC::G2_BYTES;
 };
 

@@ -100,10 +100,12 @@ CUZK_PTX2(subc, "subc.u32", CUZK_SUB(true, false))
 
 // Element of GF(p) for the host parameter set P, as a*R mod p in N = 2*P::LIMBS 32-bit limbs.
 // Values are kept fully reduced (< p), like the host's, so == compares representations.
-// Outline = true makes the product a real call on the device: for the G2 formulas over Fp2,
-// where inlining every 12-limb product makes kernels of tens of thousands of instructions that
-// take nvcc many minutes to compile and spill anyway.
-template <class P, bool Outline = false>
+// Calls says which operations are real calls on the device rather than inlined: for the G2
+// formulas over Fp2, where inlining every 12-limb product makes kernels of tens of thousands of
+// instructions that take nvcc many minutes to compile and spill anyway, and for long loops of
+// 12-limb G1 additions, where the inlined products overflow the instruction cache.
+enum DFpCalls : int { kInlineProducts = 0, kCalledProducts = 1, kCalledProductsAndSquares = 2 };
+template <class P, int Calls = kInlineProducts>
 struct DFp {
   static constexpr int N = 2 * P::LIMBS;
   static constexpr size_t BYTES = 4 * N;
@@ -205,7 +207,7 @@ CUZK_UNROLL
   // carries out of position N.
   CUZK_DHD DFp operator*(const DFp& b) const {
 #ifdef __CUDA_ARCH__
-    if constexpr (Outline) return mul_call(*this, b);
+    if constexpr (Calls >= kCalledProducts) return mul_call(*this, b);
 #endif
     return mul(b);
   }
@@ -329,6 +331,15 @@ CUZK_UNROLL
   // Montgomery reduction of the low half, to which the high half is added: REDC(T) = T_hi +
   // (T_lo + M p) / R < p + p/2, so one final subtraction. ~3N^2 multiply-adds against 4N^2.
   CUZK_DHD DFp sqr() const {
+#ifdef __CUDA_ARCH__
+    if constexpr (Calls >= kCalledProductsAndSquares) return sqr_call(*this);
+#endif
+    return sqr_inline();
+  }
+#ifdef __CUDACC__
+  static __device__ __noinline__ DFp sqr_call(DFp a) { return a.sqr_inline(); }
+#endif
+  CUZK_DHD DFp sqr_inline() const {
     uint32_t t[2 * N];
     CUZK_UNROLL
     for (int k = 0; k < 2 * N; k++) t[k] = 0;
@@ -484,7 +495,7 @@ CUZK_UNROLL
 #endif
   static CUZK_DHD Pair fp2_mul(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1) {
 #ifdef __CUDA_ARCH__
-    if constexpr (Outline) return fp2_mul_call(a0, a1, b0, b1);
+    if constexpr (Calls >= kCalledProducts) return fp2_mul_call(a0, a1, b0, b1);
 #endif
     return fp2_mul_lazy(a0, a1, b0, b1);
   }

@@ -572,11 +572,15 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
   constexpr uint32_t kMergeThreads = 128;        // 48 KiB of shared memory for a BLS12-381 G2 tree
   static_assert(kMergeThreads * sizeof(X) <= 48 * 1024, "the merge tree fits the default shared memory");
+  // The walk computes in the group's walk twins (curves.cuh): the same bytes, its own code.
+  using WA = typename Group<HC, G>::WalkAffine;
+  using WX = typename Group<HC, G>::WalkXyzz;
+  static_assert(sizeof(WA) == sizeof(A) && sizeof(WX) == sizeof(X), "walk twins share the layout");
   auto launch = [&](auto adding) -> cuzk_status {
     constexpr bool kAdd = decltype(adding)::value;
-    msm_accumulate<A, X, kAdd><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(plan.keys, plan.vals, plan.total, plan.sentinel,
-                                                                        sh.K, d_points, buckets, sc.carry.as<X>(),
-                                                                        sc.tails.as<X>(), sc.tail_key.as<uint32_t>());
+    msm_accumulate<WA, WX, kAdd><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(
+        plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, reinterpret_cast<const WA*>(d_points),
+        reinterpret_cast<WX*>(buckets), sc.carry.as<WX>(), sc.tails.as<WX>(), sc.tail_key.as<uint32_t>());
     CUZK_LAUNCHED("msm_accumulate");
     trace.mark("accumulate");
     CUZK_CU(cudaMemsetAsync(long_count, 0, 4, s));
