@@ -3,7 +3,8 @@
 // G1 and BLS12-381 G2 (at 2^(log-2)). First the whole MSM is checked against (sum s_i k_i) G, then
 // every form's buckets, carries and tails are compared word for word with the library kernel's;
 // only then are the forms timed, alone (CUDA events around the kernel), round-robin over rounds,
-// medians. Each form's registers, local memory and blocks an SM are printed with it.
+// medians. Each form's registers, local memory and blocks an SM are printed with it. For G1 the
+// reduction's segment sums and the ones' sum are compared and timed the same way in each field.
 #include "accumulate_variants.cuh"
 #include "gpu_check.cuh"
 
@@ -138,6 +139,70 @@ std::vector<Form> g2_forms() {
           candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
 }
 
+// The reduction's first step (msm_segments, as msm_reduce_into launches it) over the buckets the
+// walk made, in the group's field (inline products) and in its twins whose products (and squares)
+// are calls: T and R of every segment compared word for word, then timed.
+template <class HC>
+void segments_forms(const std::string& label, const void* buckets, int c, int nwin, int rounds) {
+  using X = typename Group<HC, 1>::Xyzz;
+  using FC = DFp<typename HC::Fq::Params, kCalledProducts>;
+  using FS = DFp<typename HC::Fq::Params, kCalledProductsAndSquares>;
+  const MsmShape sh = MsmShape::of(c, 1);
+  const size_t segs = (size_t)nwin * sh.S;
+  const cudaStream_t s = g_dev->stream;
+  DevArray<X> ref_t(segs), ref_r(segs), t(segs), r(segs);
+  auto launch = [&](auto field, X* out_t, X* out_r) {
+    using W = curve::Xyzz<typename decltype(field)::type>;
+    msm_segments<W><<<ceil_div(segs, 64), 64, 0, s>>>(static_cast<const W*>(buckets), sh.nb, sh.L, sh.S, (uint32_t)nwin,
+                                                      reinterpret_cast<W*>(out_t), reinterpret_cast<W*>(out_r));
+  };
+  const std::vector<std::string> names{"inline", "calls", "calls+sq"};
+  auto run = [&](size_t f, X* out_t, X* out_r) {
+    if (f == 0) launch(Tag<typename X::Field>{}, out_t, out_r);
+    else if (f == 1) launch(Tag<FC>{}, out_t, out_r);
+    else launch(Tag<FS>{}, out_t, out_r);
+  };
+  run(0, ref_t.p, ref_r.p);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<bool> same(names.size(), true);
+  DevArray<unsigned long long> d(1);
+  for (size_t f = 1; f < names.size(); f++) {
+    run(f, t.p, r.p);
+    CHECK_CUDA(cudaMemset(d.p, 0, 8));
+    count_differences<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(ref_t.p), reinterpret_cast<const uint32_t*>(t.p),
+                                     segs * sizeof(X) / 4, d.p);
+    count_differences<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(ref_r.p), reinterpret_cast<const uint32_t*>(r.p),
+                                     segs * sizeof(X) / 4, d.p);
+    unsigned long long h = 0;
+    d.download(&h);
+    same[f] = h == 0;
+    EXPECT(h == 0, "%s segments %s: %llu words differ", label.c_str(), names[f].c_str(), h);
+  }
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  std::vector<std::vector<double>> ms(names.size());
+  for (int round = 0; round <= rounds; round++)
+    for (size_t f = 0; f < names.size(); f++) {
+      CHECK_CUDA(cudaEventRecord(a, s));
+      run(f, t.p, r.p);
+      CHECK_CUDA(cudaEventRecord(b, s));
+      CHECK_CUDA(cudaEventSynchronize(b));
+      float e = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&e, a, b));
+      if (round) ms[f].push_back(e);
+    }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  for (size_t f = 0; f < names.size(); f++) {
+    const double m = median(ms[f]);
+    std::printf("%s segments %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / median(ms[0]),
+                same[f] ? "same words" : "DIFFERS");
+    if (same[f]) std::printf("RESULT %s segments %s %.3f ms\n", label.c_str(), names[f].c_str(), m);
+  }
+  std::fflush(stdout);
+}
+
 template <class HC, int G>
 void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
   using A = typename Group<HC, G>::Affine;
@@ -206,6 +271,7 @@ void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
     if (same[f]) std::printf("RESULT %s %s %.3f ms\n", label.c_str(), forms[f].name.c_str(), m);
   }
   std::fflush(stdout);
+  if constexpr (G == 1) segments_forms<HC>(label, ref.buckets.p, plan.c, plan.group_nwin, rounds);
   plan.release();
   g_dev->msm.release();
 }

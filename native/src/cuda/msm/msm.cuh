@@ -642,6 +642,7 @@ template <class HC, int G>
 cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc,
                             cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err) {
   using X = typename Group<HC, G>::Xyzz;
+  using WX = typename Group<HC, G>::WalkXyzz;  // the segments' chains of additions, as the walk's
   const MsmShape sh = MsmShape::of(c, 1);
   const size_t xs = sizeof(X);
   const uint32_t n_fold = (uint32_t)nwin * (sh.J + 1);
@@ -650,8 +651,9 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
   CUZK_TRY(sc.seg_r.ensure(z.segments, err));
   CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
   KernelTrace trace(G == 1 ? "msm_reduce_g1" : "msm_reduce_g2", s);
-  msm_segments<X><<<ceil_div((size_t)nwin * sh.S, 64), 64, 0, s>>>(buckets, sh.nb, sh.L, sh.S, (uint32_t)nwin,
-                                                                   sc.seg_t.as<X>(), sc.seg_r.as<X>());
+  msm_segments<WX><<<ceil_div((size_t)nwin * sh.S, 64), 64, 0, s>>>(reinterpret_cast<const WX*>(buckets), sh.nb, sh.L,
+                                                                    sh.S, (uint32_t)nwin, sc.seg_t.as<WX>(),
+                                                                    sc.seg_r.as<WX>());
   CUZK_LAUNCHED("msm_segments");
   trace.mark("segments");
   msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
