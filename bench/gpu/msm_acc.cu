@@ -168,11 +168,14 @@ void segments_forms(const std::string& label, const void* buckets, int c, int nw
   DevArray<unsigned long long> d(1);
   for (size_t f = 1; f < names.size(); f++) {
     run(f, t.p, r.p);
+    // the library's stream does not wait for the legacy stream, nor it for the library's: join first
+    CHECK_CUDA(cudaStreamSynchronize(s));
     CHECK_CUDA(cudaMemset(d.p, 0, 8));
     count_differences<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(ref_t.p), reinterpret_cast<const uint32_t*>(t.p),
                                      segs * sizeof(X) / 4, d.p);
     count_differences<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(ref_r.p), reinterpret_cast<const uint32_t*>(r.p),
                                      segs * sizeof(X) / 4, d.p);
+    CHECK_CUDA(cudaDeviceSynchronize());
     unsigned long long h = 0;
     d.download(&h);
     same[f] = h == 0;
