@@ -133,7 +133,7 @@ status=0
 # What each section needs, checked for all of them before any runs: a GPU section on a machine
 # without one stops here with a message instead of building for minutes or waiting on a device.
 # ---------------------------------------------------------------------------------------------
-BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows msm-chunk-copies msm-h-proof msm-acc ntt-forms"
+BENCH_SECTIONS="msm ntt ntt-bench ntt-one engine engine-stream fixed-base msm-precompute msm-chunks msm-windows msm-chunk-copies msm-h-proof msm-acc"
 POREP_RUNS="sanity p27 p22 p24 stream scale budgets"
 need_gpu=0 need_tests=0 need_bench=0 need_lib=0 need_deno=0
 for s in "${sections[@]}"; do

@@ -311,8 +311,7 @@ __global__ void ntt_h_less(F* ab, const F* c, size_t n) {
 // ---------------------------------------------------------------------------------------------
 
 // HF: the host field (field::Fp<P>); F: its device twin. The member functions are defined in
-// ntt_impl.cuh, out of the class, and instantiated in ntt.cu, so that the kernels are compiled
-// (and registered) in that one file.
+// ntt.cu, out of the class, so that the kernels are compiled (and registered) in that one file.
 template <class HF, class F>
 class NttContext {
  public:
