@@ -11,9 +11,9 @@
 // two Montgomery reductions instead of three. Declared before any use, as an explicit
 // specialization of field::Fp2's product for BLS12-381's device Fq2 only.
 namespace cuzk::field {
+using DeviceBls12381FqCalled = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>;
 template <>
-CUZK_HD Fp2<cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>> Fp2<cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>>::operator*(
-    const Fp2& o) const {
+CUZK_HD Fp2<DeviceBls12381FqCalled> Fp2<DeviceBls12381FqCalled>::operator*(const Fp2& o) const {
   auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
   return {r.c0, r.c1};
 }
@@ -26,14 +26,15 @@ struct DeviceCurve {
   using Host = HC;
   using Fq = DFp<typename HC::Fq::Params>;
   using Fr = DFp<typename HC::Fr::Params>;
-  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, kCalledProducts>>;  // products outlined: see field.cuh
+  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, kCalledProducts>>;  // products as calls: see field.cuh
   using G1 = curve::Affine<Fq>;
   using G2 = curve::Affine<Fq2>;
   using G1x = curve::Xyzz<Fq>;
   using G2x = curve::Xyzz<Fq2>;
-  // The G1 field of the MSM's long loops of additions (the bucket walk): for 12-limb coordinates
-  // (BLS12-381) the twin whose products are calls, since the inlined products of the walk
-  // overflow the instruction cache; BN254's 8-limb walk is faster inlined. Same bytes as Fq.
+  // The G1 field of the MSM's long loops of additions (the bucket walk, the segment sums): for
+  // 12-limb coordinates (BLS12-381) the twin whose products are calls, which runs them faster
+  // (most likely the instruction cache: the inlined walk is ~130 KB of code); BN254's shorter
+  // 8-limb products are faster inlined (docs/perf-log.md, #55). Same bytes as Fq.
   using FqWalk = DFp<typename HC::Fq::Params, (HC::Fq::Params::LIMBS >= 6 ? kCalledProducts : kInlineProducts)>;
   static_assert(sizeof(Fq) == sizeof(typename HC::Fq), "device Fq layout");
   static_assert(sizeof(Fr) == sizeof(typename HC::Fr), "device Fr layout");

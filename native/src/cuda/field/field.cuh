@@ -103,7 +103,7 @@ CUZK_PTX2(subc, "subc.u32", CUZK_SUB(true, false))
 // Calls says which operations are real calls on the device rather than inlined: for the G2
 // formulas over Fp2, where inlining every 12-limb product makes kernels of tens of thousands of
 // instructions that take nvcc many minutes to compile and spill anyway, and for long loops of
-// 12-limb G1 additions, where the inlined products overflow the instruction cache.
+// 12-limb G1 additions, which run faster with their products as calls (curves.cuh's FqWalk).
 enum DFpCalls : int { kInlineProducts = 0, kCalledProducts = 1, kCalledProductsAndSquares = 2 };
 template <class P, int Calls = kInlineProducts>
 struct DFp {
