@@ -30,6 +30,36 @@ __global__ void count_differences(const uint32_t* a, const uint32_t* b, size_t n
   if (d) atomicAdd(out, d);
 }
 
+// The kernel time of each of n forms (CUDA events on s around launch(f); prepare(f) runs before
+// it, untimed), round-robin over `rounds` rounds after a warm-up round: medians, 0 for the forms
+// not timed.
+template <class Prepare, class Launch>
+std::vector<double> round_robin_medians(size_t n, int rounds, cudaStream_t s, const std::vector<bool>& timed,
+                                        Prepare&& prepare, Launch&& launch) {
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  std::vector<std::vector<double>> ms(n);
+  for (int r = 0; r <= rounds; r++)
+    for (size_t f = 0; f < n; f++) {
+      if (!timed[f]) continue;
+      prepare(f);
+      CHECK_CUDA(cudaEventRecord(a, s));
+      launch(f);
+      CHECK_CUDA(cudaEventRecord(b, s));
+      CHECK_CUDA(cudaEventSynchronize(b));
+      float t = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
+      if (r) ms[f].push_back(t);
+    }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  std::vector<double> med(n, 0.0);
+  for (size_t f = 0; f < n; f++)
+    if (timed[f]) med[f] = median(ms[f]);
+  return med;
+}
+
 // What a walk writes.
 struct WalkOutputs {
   DevArray<uint8_t> buckets, carry, tails, tail_key;
@@ -181,25 +211,11 @@ void segments_forms(const std::string& label, const void* buckets, int c, int nw
     same[f] = h == 0;
     EXPECT(h == 0, "%s segments %s: %llu words differ", label.c_str(), names[f].c_str(), h);
   }
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  std::vector<std::vector<double>> ms(names.size());
-  for (int round = 0; round <= rounds; round++)
-    for (size_t f = 0; f < names.size(); f++) {
-      CHECK_CUDA(cudaEventRecord(a, s));
-      run(f, t.p, r.p);
-      CHECK_CUDA(cudaEventRecord(b, s));
-      CHECK_CUDA(cudaEventSynchronize(b));
-      float e = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&e, a, b));
-      if (round) ms[f].push_back(e);
-    }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
+  const auto ms = round_robin_medians(names.size(), rounds, s, std::vector<bool>(names.size(), true), [](size_t) {},
+                                      [&](size_t f) { run(f, t.p, r.p); });
   for (size_t f = 0; f < names.size(); f++) {
-    const double m = median(ms[f]);
-    std::printf("%s segments %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / median(ms[0]),
+    const double m = ms[f];
+    std::printf("%s segments %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / ms[0],
                 same[f] ? "same words" : "DIFFERS");
     if (same[f]) std::printf("RESULT %s segments %s %.3f ms\n", label.c_str(), names[f].c_str(), m);
   }
@@ -247,27 +263,11 @@ void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
     same[f] = d == 0;
     EXPECT(d == 0, "%s %s: %llu words differ from the library's walk", label.c_str(), forms[f].name.c_str(), d);
   }
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  std::vector<std::vector<double>> ms(forms.size());
-  for (int r = 0; r <= rounds; r++)  // round 0 warms up
-    for (size_t f = 0; f < forms.size(); f++) {
-      if (!same[f]) continue;
-      out.clear(s);
-      CHECK_CUDA(cudaEventRecord(a, s));
-      forms[f].launch(plan, sh, pts.p, out, s);
-      CHECK_CUDA(cudaEventRecord(b, s));
-      CHECK_CUDA(cudaEventSynchronize(b));
-      float t = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
-      if (r) ms[f].push_back(t);
-    }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
+  const auto ms = round_robin_medians(forms.size(), rounds, s, same, [&](size_t) { out.clear(s); },
+                                      [&](size_t f) { forms[f].launch(plan, sh, pts.p, out, s); });
   std::printf("%-28s %9s %7s %5s %6s %6s %s\n", "form", "ms", "vs lib", "regs", "local", "blk/SM", "check");
   for (size_t f = 0; f < forms.size(); f++) {
-    const double m = same[f] ? median(ms[f]) : 0, base = median(ms[0]);
+    const double m = ms[f], base = ms[0];
     std::printf("%-28s %9.2f %7.3f %5d %6zu %6d %s\n", forms[f].name.c_str(), m, same[f] ? m / base : 0.0,
                 forms[f].attr.numRegs, (size_t)forms[f].attr.localSizeBytes, forms[f].blocks_per_sm,
                 f == 0 ? (whole_ok ? "whole MSM ok" : "WHOLE MSM WRONG") : same[f] ? "same words" : "DIFFERS");
@@ -323,27 +323,13 @@ void ones_bench(int log, int rounds) {
     same[f] = std::memcmp(h_ref.data(), h_out.data(), kBlocks * sizeof(X)) == 0;
     EXPECT(same[f], "ones' sum %s differs from the inlined one", names[f].c_str());
   }
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  std::vector<std::vector<double>> ms(names.size());
-  for (int r = 0; r <= rounds; r++)
-    for (size_t f = 0; f < names.size(); f++) {
-      CHECK_CUDA(cudaEventRecord(a, s));
-      run(f, out.p);
-      CHECK_CUDA(cudaEventRecord(b, s));
-      CHECK_CUDA(cudaEventSynchronize(b));
-      float t = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
-      if (r) ms[f].push_back(t);
-    }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
+  const auto ms = round_robin_medians(names.size(), rounds, s, std::vector<bool>(names.size(), true), [](size_t) {},
+                                      [&](size_t f) { run(f, out.p); });
   const std::string label = std::string("msm-acc ones ") + (X::Field::N == 12 ? "bls12-381" : "bn254") + " G1 2^" +
                             std::to_string(log);
   for (size_t f = 0; f < names.size(); f++) {
-    const double m = median(ms[f]);
-    std::printf("%s %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / median(ms[0]),
+    const double m = ms[f];
+    std::printf("%s %-10s %8.2f ms %6.3f %s\n", label.c_str(), names[f].c_str(), m, m / ms[0],
                 same[f] ? "same words" : "DIFFERS");
     if (same[f]) std::printf("RESULT %s %s %.3f ms\n", label.c_str(), names[f].c_str(), m);
   }
