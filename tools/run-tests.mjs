@@ -66,6 +66,21 @@ const ONE_RUNTIME = {
   "witness_command_test.ts": "deno",
 };
 
+/**
+ * Files that spend most of their time waiting on other processes (the service's Bun processes,
+ * PostgreSQL, a database outage of seconds): in a whole-suite run each runtime runs those it has
+ * as a process of its own, started beside the runtimes' runs (under Bun ~150 s at ~40 % of a
+ * core), its output printed when it ends. CUZK_TEST_BESIDE=0 runs them inside their runtime's run.
+ */
+const BESIDE = new Set([
+  "cluster_chaos_test.ts",
+  "cluster_test.ts",
+  "cluster_cancel_test.ts",
+  "service_test.ts",
+  "service_progress_test.ts",
+  "service_api_role_test.ts",
+]);
+
 /** The files `name` runs: all of them, less those ONE_RUNTIME gives to another runtime of this run. */
 function filesFor(name, files, runtimes, named) {
   if (named || process.env.CUZK_TEST_ALL_RUNTIMES === "1") return files;
@@ -108,7 +123,8 @@ const RUNTIMES = {
   },
 };
 
-function run(command, args, timeoutS) {
+/** Runs a test process; its output goes to ours as it comes (live) or is only returned. */
+function run(command, args, timeoutS, live = true) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(command, args, {
@@ -123,7 +139,7 @@ function run(command, args, timeoutS) {
     let output = "";
     const onData = (stream) => (chunk) => {
       output += chunk;
-      stream.write(chunk);
+      if (live) stream.write(chunk);
     };
     child.stdout.on("data", onData(process.stdout));
     child.stderr.on("data", onData(process.stderr));
@@ -142,6 +158,17 @@ function run(command, args, timeoutS) {
   });
 }
 
+/** A runtime's counts from its own summary; a crash, a time-out or no test counts as a failure. */
+function summarize(name, runtime, result, timeoutS) {
+  const counts = runtime.counts(result.output) ?? { passed: 0, failed: 0, skipped: 0 };
+  let note = "";
+  if (result.timedOut) note = `timed out after ${timeoutS} s`;
+  else if (result.code !== 0 && counts.failed === 0) note = `exited with ${result.signal ?? result.code} without a failing test (crash or type error: see above)`;
+  else if (counts.passed + counts.failed + counts.skipped === 0) note = "ran no test";
+  if (note) counts.failed += 1;
+  return { name, ...counts, seconds: result.seconds, note };
+}
+
 async function main() {
   const { runtimes, files: requested } = parseArgs(process.argv.slice(2));
   const files = requested.length
@@ -150,7 +177,10 @@ async function main() {
   const timeoutS = Number(process.env.CUZK_TEST_TIMEOUT_S ?? 1200);
   console.log(`cuzk tests: ${files.length} file(s) under ${runtimes.join(", ")}`);
 
+  const besideOn = requested.length === 0 && process.env.CUZK_TEST_BESIDE !== "0";
   const summaries = [];
+  const besides = [];
+  const plans = [];
   for (const name of runtimes) {
     const runtime = RUNTIMES[name];
     if (!runtime) {
@@ -165,22 +195,31 @@ async function main() {
       continue;
     }
     const mine = filesFor(name, files, runtimes, requested.length > 0);
-    const elsewhere = files.length - mine.length;
-    console.log(`\n=== ${name}: ${command} ${runtime.args(["<files>"]).join(" ")}${elsewhere ? ` (${mine.length} files; ${elsewhere} run under one other runtime only)` : ""}`);
-    const result = await run(command, runtime.args(mine), timeoutS);
-    const counts = runtime.counts(result.output) ?? { passed: 0, failed: 0, skipped: 0 };
-    let note = "";
-    if (result.timedOut) note = `timed out after ${timeoutS} s`;
-    else if (result.code !== 0 && counts.failed === 0) note = `exited with ${result.signal ?? result.code} without a failing test (crash or type error: see above)`;
-    else if (counts.passed + counts.failed + counts.skipped === 0) note = "ran no test";
-    if (note) counts.failed += 1;
-    summaries.push({ name, ...counts, seconds: result.seconds, note });
+    const isBeside = (file) => besideOn && BESIDE.has(file.split("/").pop());
+    const main = mine.filter((file) => !isBeside(file));
+    const beside = mine.filter(isBeside);
+    plans.push({ name, runtime, command, main, elsewhere: files.length - mine.length });
+    if (beside.length) {
+      const label = `${name} (beside)`;
+      console.log(`\n=== ${label}: ${command} ${runtime.args(["<files>"]).join(" ")} (${beside.length} files, output when they end)`);
+      besides.push({ label, runtime, started: run(command, runtime.args(beside), timeoutS, false) });
+    }
+  }
+  for (const { name, runtime, command, main, elsewhere } of plans) {
+    if (!main.length) continue;
+    console.log(`\n=== ${name}: ${command} ${runtime.args(["<files>"]).join(" ")}${elsewhere ? ` (${main.length} files; ${elsewhere} run under one other runtime only)` : ""}`);
+    summaries.push(summarize(name, runtime, await run(command, runtime.args(main), timeoutS), timeoutS));
+  }
+  for (const { label, runtime, started } of besides) {
+    const result = await started;
+    console.log(`\n=== ${label}: output\n${result.output}`);
+    summaries.push(summarize(label, runtime, result, timeoutS));
   }
 
   console.log("\n=== summary");
   for (const s of summaries) {
     const time = s.seconds === undefined ? "" : `  (${s.seconds.toFixed(1)} s)`;
-    console.log(`  ${s.name.padEnd(5)} passed ${String(s.passed).padStart(4)}   failed ${String(s.failed).padStart(3)}   skipped ${String(s.skipped).padStart(3)}${time}${s.note ? `   ${s.note}` : ""}`);
+    console.log(`  ${s.name.padEnd(12)} passed ${String(s.passed).padStart(4)}   failed ${String(s.failed).padStart(3)}   skipped ${String(s.skipped).padStart(3)}${time}${s.note ? `   ${s.note}` : ""}`);
   }
   const passed = summaries.reduce((n, s) => n + s.passed, 0);
   const failed = summaries.reduce((n, s) => n + s.failed, 0);

@@ -1,9 +1,9 @@
 // Benchmark of the CPU kernels (not a test): median wall time of MSM G1/G2 at 2^12..2^18 with
 // random full-width and 0/1-heavy scalars, and of the NTT at 2^14..2^20, for both curves.
-// Build (msm.cpp with the flag the library's CMakeLists.txt gives it):
+// Build (the MSM's files with the flag the library's CMakeLists.txt gives them):
 //   F="-std=c++17 -O3 -march=x86-64-v3 -madx -Inative/include -Inative/src"
-//   g++ $F -fno-tree-vectorize -c native/src/cpu/msm.cpp -o /tmp/msm.o
-//   g++ $F native/src/util/thread_pool.cpp native/src/cpu/ntt.cpp native/src/cpu/simd.cpp /tmp/msm.o
+//   for g in native/src/cpu/msm_*.cpp; do g++ $F -fno-tree-vectorize -c $g -o /tmp/$(basename $g .cpp).o; done
+//   g++ $F native/src/util/thread_pool.cpp native/src/cpu/ntt.cpp native/src/cpu/simd.cpp /tmp/msm_*.o
 //          bench/cpu/msm_ntt_bench.cpp -o /tmp/msm_ntt_bench -lpthread
 // Run:   /tmp/msm_ntt_bench [msm] [ntt] [g1] [g2] [bn254] [bls] [max=LOG] [min=LOG] [runs=R] [threads=T]
 //          [min] [scalar]

@@ -1,6 +1,6 @@
 // Multi-scalar multiplication on the CPU: sum_i scalars[i] * points[i] over G1 or G2 of either
 // curve, straight from key bytes (an mmap'd .zkey section) and witness bytes. The implementation
-// lives in msm_impl.hpp and is compiled once, for the four groups, in msm.cpp.
+// lives in msm_impl.hpp and is compiled once a group, in msm_<curve>_g<group>.cpp.
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 // With AVX-512 IFMA (cpu/simd.hpp) the stages of half-span >= 8 run 8 butterflies at a time: the
 // data stays in its 64-bit Montgomery form (x 2^256) and the twiddles are kept in the vector
 // unit's form (w 2^260), so their product comes out as x w 2^256 with no conversion.
-// GCC 12 reports its own AVX-512 shift intrinsics as maybe uninitialised (see msm.cpp).
+// GCC 12 reports its own AVX-512 shift intrinsics as maybe uninitialised (see msm_bn254_g1.cpp).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include "cpu/ntt.hpp"
