@@ -10,7 +10,8 @@
  *
  * Environment: CUZK_TEST_RUNTIMES=deno,bun,node (default: all three), CUZK_TEST_TIMEOUT_S
  * (per runtime, default 1200), CUZK_NODE24 (path of a Node >= 23.6 binary, if not the npm one),
- * CUZK_TEST_ALL_RUNTIMES=1 (every file under every runtime: see ONE_RUNTIME).
+ * CUZK_TEST_ALL_RUNTIMES=1 (every file under every runtime: see ONE_RUNTIME), CUZK_TEST_BESIDE=0
+ * (the waiting files in turn with the rest: see BESIDE).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
