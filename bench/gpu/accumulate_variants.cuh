@@ -1,6 +1,6 @@
 // Candidate forms of the MSM's bucket walk (cuda/msm/msm.cuh msm_accumulate), for gpu_bench's
-// msm-acc section: each is the same walk over the same sorted pairs, writing the same buckets,
-// carries and tails, with the running sum of a run kept differently. The section checks that
+// msm-acc section: each runs the library's walk (accumulate_chunk) over the same sorted pairs,
+// writing the same buckets, carries and tails, with the running sum of a run kept differently. The section checks that
 // every form writes exactly the bytes the library's kernel writes before it times any of them.
 //
 // Why these forms: the library's kernel is latency-bound (each multiply-add waits on the carry of
@@ -91,60 +91,34 @@ struct SharedIO {
   __device__ X sum() const { return {get(0), get(1), get(2), get(3)}; }
 };
 
-// How a walk adds: the library's formula (Xyzz::add_affine on a register sum) or the lean order.
+// How a walk adds: the library's formula (Xyzz::add_affine on a register sum) or the lean order;
+// the running-sum form accumulate_chunk takes (msm.cuh's RegisterSum is the library's).
 template <class X, bool kLean, template <class> class IO>
 struct Walk {
   using F = typename X::Field;
   static constexpr size_t kSharedBytes = IO<X>::kSharedBytes;
   IO<X> io;
   __device__ explicit Walk(uint32_t* smem) : io(smem) {}
-  __device__ void start(const curve::Affine<F>& p) { io.put_all(X::from_affine(p)); }
-  __device__ void add(const curve::Affine<F>& p) {
-    if constexpr (kLean) lean_add_affine<F>(io, p);
+  __device__ void step(bool open, const curve::Affine<F>& p) {
+    if (!open) io.put_all(X::from_affine(p));
+    else if constexpr (kLean) lean_add_affine<F>(io, p);
     else io.put_all(io.sum().add_affine(p));
   }
   __device__ X sum() const { return io.sum(); }
 };
 
-// msm_accumulate's walk (same chunks, same outputs) with the running sum kept by W. A and X may
-// be the outlined-product twins of the library's types (the same bytes).
+// The library's walk (accumulate_chunk: same chunks, same outputs) with the running sum kept by W,
+// under launch bounds. A and X may be the outlined-product twins of the library's types (the same
+// bytes).
 template <class A, class X, class W, int kMinBlocks>
 __global__ void __launch_bounds__(kAccThreads, kMinBlocks)
     accumulate_variant(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
                        uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
                        X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
   extern __shared__ __align__(16) uint32_t acc_smem[];
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  size_t begin = (size_t)t * K;
-  if (begin >= total) return;
-  size_t end = begin + K < total ? begin + K : total;
-  tail_key[t] = sentinel;
-  uint32_t key = keys[begin];
-  if (key == sentinel) return;
-  bool head_continues = begin > 0 && keys[begin - 1] == key;
-  bool open = false;
   W walk(acc_smem);
-  for (size_t e = begin; e < end; e++) {
-    uint32_t v = vals[e];
-    A p = load_affine(points, v & 0x7fffffffu);
-    if (v >> 31) p = -p;
-    if (open) walk.add(p);
-    else walk.start(p);
-    open = true;
-    uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
-    if (next != key) {
-      if (head_continues) carry[t] = walk.sum();
-      else buckets[key] = walk.sum();
-      head_continues = false;
-      open = false;
-      if (next == sentinel) return;
-      key = next;
-    }
-  }
-  if (open) {
-    if (head_continues) carry[t] = walk.sum();
-    else { tails[t] = walk.sum(); tail_key[t] = key; }
-  }
+  accumulate_chunk<A, X, false>(blockIdx.x * blockDim.x + threadIdx.x, keys, vals, total, sentinel, K, points, buckets,
+                                carry, tails, tail_key, walk);
 }
 
 }  // namespace cuzk::cuda::bench

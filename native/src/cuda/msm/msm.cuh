@@ -150,15 +150,28 @@ __global__ void msm_add_buckets(const X* __restrict__ in, size_t n, X* __restric
   if (i < n) out[i] = out[i].add(in[i]);
 }
 
-// One thread per chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
+// How the bucket walk keeps a run's running sum: in registers, the formula's own order. The walk
+// takes the form as a parameter so that other forms (bench/gpu/accumulate_variants.cuh) run the
+// same loop; smem is the block's dynamic shared memory, for forms that keep the sum there.
+template <class X>
+struct RegisterSum {
+  X acc = X::infinity();
+  __device__ explicit RegisterSum(uint32_t* /*smem*/) {}
+  template <class A>
+  __device__ __forceinline__ void step(bool open, const A& p) { acc = open ? acc.add_affine(p) : X::from_affine(p); }
+  __device__ __forceinline__ X sum() const { return acc; }
+};
+
+// Thread t's chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
 // started inside it is complete: written to its bucket. A run that started in an earlier chunk
 // goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
 // msm_merge_tails adds the carries of the chunks after it.
-template <class A, class X, bool kAdd>
-__global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
-                               uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+template <class A, class X, bool kAdd, class Sum>
+__device__ __forceinline__ void accumulate_chunk(uint32_t t, const uint32_t* __restrict__ keys,
+                                                 const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
+                                                 uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
+                                                 X* __restrict__ carry, X* __restrict__ tails,
+                                                 uint32_t* __restrict__ tail_key, Sum& run) {
   size_t begin = (size_t)t * K;
   if (begin >= total) return;
   size_t end = begin + K < total ? begin + K : total;
@@ -167,17 +180,16 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
   if (key == sentinel) return;
   bool head_continues = begin > 0 && keys[begin - 1] == key;
   bool open = false;
-  X acc = X::infinity();
   for (size_t e = begin; e < end; e++) {
     uint32_t v = vals[e];
     A p = load_affine(points, v & 0x7fffffffu);
     if (v >> 31) p = -p;
-    acc = open ? acc.add_affine(p) : X::from_affine(p);
+    run.step(open, p);
     open = true;
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
-      if (head_continues) carry[t] = acc;
-      else put_bucket<kAdd>(buckets, key, acc);
+      if (head_continues) carry[t] = run.sum();
+      else put_bucket<kAdd>(buckets, key, run.sum());
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -185,9 +197,19 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
     }
   }
   if (open) {  // the run goes on past the chunk
-    if (head_continues) carry[t] = acc;
-    else { tails[t] = acc; tail_key[t] = key; }
+    if (head_continues) carry[t] = run.sum();
+    else { tails[t] = run.sum(); tail_key[t] = key; }
   }
+}
+
+// The bucket walk: one thread per chunk (accumulate_chunk), the running sum in registers.
+template <class A, class X, bool kAdd>
+__global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
+                               uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
+                               X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
+  RegisterSum<X> run(nullptr);
+  accumulate_chunk<A, X, kAdd>(blockIdx.x * blockDim.x + threadIdx.x, keys, vals, total, sentinel, K, points, buckets,
+                               carry, tails, tail_key, run);
 }
 
 // Block-wide sum of one XYZZ point per thread; the result is in sh[0]. blockDim.x: a power of two.
