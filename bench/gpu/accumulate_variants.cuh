@@ -1,7 +1,8 @@
 // Candidate forms of the MSM's bucket walk (cuda/msm/msm.cuh msm_accumulate), for gpu_bench's
 // msm-acc section: each runs the library's walk (accumulate_chunk) over the same sorted pairs,
-// writing the same buckets, carries and tails, with the running sum of a run kept differently. The section checks that
-// every form writes exactly the bytes the library's kernel writes before it times any of them.
+// writing the same buckets, carries and tails, with the running sum of a run kept differently.
+// The section checks that every form writes exactly the bytes the library's kernel writes before
+// it times any of them.
 //
 // Why these forms: the library's kernel is latency-bound (each multiply-add waits on the carry of
 // the one before) at 192 registers, 8 warps an SM; capping its registers spills. A form that needs

@@ -26,7 +26,8 @@
 #define CUZK_AVX512 __attribute__((target("avx512f,avx512ifma,avx512vl,avx512dq,avx512bw")))
 // Sanitizer builds (CUZK_INLINE_BY_COST, set by CUZK_SANITIZE) leave inlining to the compiler's cost
 // model: clang inlines always_inline callees before it simplifies them, so the MSM's rounds become
-// functions of thousands of not yet unrolled loops, and its loop passes then took hours on the MSM's file.
+// functions of thousands of not yet unrolled loops, and its loop passes then took hours on the
+// MSM's file.
 #if defined(CUZK_INLINE_BY_COST)
 #define CUZK_AVX512_INLINE CUZK_AVX512 inline
 #else
