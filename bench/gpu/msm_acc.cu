@@ -5,6 +5,8 @@
 // only then are the forms timed, alone (CUDA events around the kernel), round-robin over rounds,
 // medians. Each form's registers, local memory and blocks an SM are printed with it. For G1 the
 // reduction's segment sums and the ones' sum are compared and timed the same way in each field.
+// Last, the library's walk and merge with the plan's chunks against the chunks fitted to whole
+// waves of the device (the library's choice), each MSM checked whole.
 #include "accumulate_variants.cuh"
 #include "gpu_check.cuh"
 
@@ -222,6 +224,59 @@ void segments_forms(const std::string& label, const void* buckets, int c, int nw
   std::fflush(stdout);
 }
 
+// The library's walk and merge (msm_accumulate_into) with the plan's chunks and with the chunks
+// fitted to whole waves of the device (its default): each checked whole (reduced, the ones added,
+// combined on the host, against the reference), then timed round-robin like the forms.
+template <class HC, int G>
+void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
+                 const typename Group<HC, G>::HostXyzz& expect, int rounds) {
+  using A = typename Group<HC, G>::Affine;
+  using X = typename Group<HC, G>::Xyzz;
+  using HX = typename Group<HC, G>::HostXyzz;
+  EXPECT(plan.groups() == 1, "%s: the waves' check sums one window group", label.c_str());
+  if (plan.groups() != 1) return;
+  const cudaStream_t s = g_dev->stream;
+  MsmScratch& sc = g_dev->msm;
+  const MsmShape planned = MsmShape::of(plan.c, plan.total);
+  uint64_t resident = 0;
+  CHECK_OK(resident_threads(msm_accumulate<typename Group<HC, G>::WalkAffine, typename Group<HC, G>::WalkXyzz, false>,
+                            kWalkThreads, resident, err));
+  const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned},
+                                                             {"in waves", planned.in_waves(plan.total, resident)}};
+  const size_t bucket_bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
+  const size_t sums_bytes = (size_t)msm_sums_points(plan.c, plan.nwin) * sizeof(X);
+  DevArray<uint8_t> buckets(bucket_bytes), sums(sums_bytes);
+  std::vector<HX> host(msm_sums_points(plan.c, plan.nwin));
+  auto walk = [&](size_t f) {
+    CHECK_OK((msm_accumulate_into<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(buckets.p), false,
+                                         err, &shapes[f].second)));
+  };
+  std::vector<bool> ok(shapes.size());
+  for (size_t f = 0; f < shapes.size(); f++) {
+    CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s));
+    CHECK_CUDA(cudaMemsetAsync(sums.p, 0, sums_bytes, s));
+    walk(f);
+    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<const X*>(buckets.p), sc, s,
+                                     reinterpret_cast<X*>(sums.p), err)));
+    CHECK_OK((msm_add_ones<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(sums.p), err)));
+    CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.p, sums_bytes, cudaMemcpyDeviceToHost, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    ok[f] = msm_combine(host.data(), plan.c, plan.nwin).equals(expect);
+    EXPECT(ok[f], "%s walk with %s: the MSM is wrong", label.c_str(), shapes[f].first.c_str());
+  }
+  const auto ms = round_robin_medians(
+      shapes.size(), rounds, s, ok, [&](size_t) { CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s)); }, walk);
+  std::printf("%s walk and merge: %llu chunk threads at once\n", label.c_str(), (unsigned long long)resident);
+  for (size_t f = 0; f < shapes.size(); f++) {
+    const MsmShape& sh = shapes[f].second;
+    std::printf("%s %-15s K %4u, %7u chunks, %5.2f waves %9.2f ms %6.3f %s\n", label.c_str(), shapes[f].first.c_str(),
+                sh.K, sh.chunks, (double)sh.chunks / (double)resident, ms[f], ok[f] && ok[0] ? ms[f] / ms[0] : 0.0,
+                ok[f] ? "whole MSM ok" : "WRONG");
+    if (ok[f]) std::printf("RESULT %s walk %s %.3f ms\n", label.c_str(), shapes[f].first.c_str(), ms[f]);
+  }
+  std::fflush(stdout);
+}
+
 template <class HC, int G>
 void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
   using A = typename Group<HC, G>::Affine;
@@ -275,6 +330,7 @@ void acc_bench(const char* name, int log, std::vector<Form> forms, int rounds) {
   }
   std::fflush(stdout);
   if constexpr (G == 1) segments_forms<HC>(label, ref.buckets.p, plan.c, plan.group_nwin, rounds);
+  waves_bench<HC, G>(label, plan, pts.p, expect, rounds);
   plan.release();
   g_dev->msm.release();
 }

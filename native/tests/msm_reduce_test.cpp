@@ -478,6 +478,28 @@ void window_choices() {
     CHECK(MsmShape::of(16, (uint32_t)std::min<uint64_t>(total, 0xffffffffu)).chunks <= bound && bound >= last_bound);
     last_bound = bound;
   }
+  // The walk's chunks fitted to whole waves: never more chunks than the plan's (the carries' bound
+  // holds), every pair in one chunk, and the waves full but for less than one thread in K.
+  for (int t = 0; t < 20000; t++) {
+    const uint32_t total = 1 + (uint32_t)(rng() % (1ull << (1 + rng() % 32)));
+    const uint64_t resident = rng() % 4 == 0 ? 0 : 32 * (1 + rng() % 8192);
+    const MsmShape sh = MsmShape::of(16, total), fit = sh.in_waves(total, resident);
+    CHECK(fit.chunks <= sh.chunks && fit.K >= 1 && (uint64_t)fit.K * fit.chunks >= total &&
+          (uint64_t)fit.K * (fit.chunks - 1) < total);
+    const uint64_t waves = resident ? sh.chunks / resident : 0;
+    if (!waves) {
+      CHECK(fit.K == sh.K && fit.chunks == sh.chunks);
+      continue;
+    }
+    const uint64_t threads = waves * resident;
+    CHECK(fit.chunks <= threads && (uint64_t)fit.chunks * fit.K >= threads * (fit.K - 1) && fit.K >= sh.K);
+  }
+  // A BLS12-381 G1 MSM of 2^24 (13 windows at c = 20) on 132 SMs of three 128-thread blocks each:
+  // 425984 chunks of 512 (8.4 waves) become 405398 of 538 (8 waves less 106 threads).
+  {
+    const MsmShape fit = MsmShape::of(20, 218103782u).in_waves(218103782u, 132 * 3 * 128);
+    CHECK(MsmShape::of(20, 218103782u).chunks == 425984 && fit.K == 538 && fit.chunks == 405398);
+  }
   int checked = 0;
   for (int t = 0; t < 20000; t++) {
     const int bits = rng() % 2 ? 255 : 254, groups = 1 + (int)(rng() % 16), small_bits = 2 + (int)(rng() % 31);

@@ -576,14 +576,30 @@ struct MsmOnesLane {
 // the accumulation's loop, where one lane's run end stalls its warp: cheap for few buckets (long
 // runs, few ends), but past kAddInPlaceBuckets (short runs: a dense MSM in chunks) the pairs are
 // summed into fresh buckets (the scratch's) and those added into `buckets` in one parallel step.
+// walk: the chunks of the walk (MsmShape::of(plan.c, plan.total) or one with longer chunks: fewer
+// of them, so the workspace holds); null: the plan's shape fitted to the device's waves.
 constexpr uint32_t kAddInPlaceBuckets = 1u << 12;
+constexpr int kWalkThreads = 128;  // a walk block's chunk threads
+
+// The threads of `threads` a block that the current device runs at once for `kernel`.
+template <class Kernel>
+cuzk_status resident_threads(Kernel kernel, int threads, uint64_t& out, std::string& err) {
+  int dev = 0, sms = 0, blocks = 0;
+  CUZK_CU(cudaGetDevice(&dev));
+  CUZK_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CUZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0));
+  out = (uint64_t)sms * (uint64_t)blocks * (uint64_t)threads;
+  return CUZK_OK;
+}
+
 template <class HC, int G>
 cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
-                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add, std::string& err) {
+                                cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add, std::string& err,
+                                const MsmShape* walk = nullptr) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.total) return CUZK_OK;
-  const MsmShape sh = MsmShape::of(plan.c, plan.total);
+  const MsmShape planned = MsmShape::of(plan.c, plan.total);
   const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, sizeof(X), plan.group_nwin);
   CUZK_TRY(sc.carry.ensure(z.carry, err));
   CUZK_TRY(sc.tails.ensure(z.carry, err));
@@ -591,7 +607,6 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   CUZK_TRY(sc.long_runs.ensure(z.long_runs, err));  // count, then the list
   KernelTrace trace(G == 1 ? "msm_accumulate_g1" : "msm_accumulate_g2", s);
   uint32_t* long_count = sc.long_runs.as<uint32_t>();
-  const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
   constexpr uint32_t kMergeThreads = 128;        // 48 KiB of shared memory for a BLS12-381 G2 tree
   static_assert(kMergeThreads * sizeof(X) <= 48 * 1024, "the merge tree fits the default shared memory");
   // The walk computes in the group's walk twins (curves.cuh): the same bytes, its own code.
@@ -600,7 +615,17 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   static_assert(sizeof(WA) == sizeof(A) && sizeof(WX) == sizeof(X), "walk twins share the layout");
   auto launch = [&](auto adding) -> cuzk_status {
     constexpr bool kAdd = decltype(adding)::value;
-    msm_accumulate<WA, WX, kAdd><<<ceil_div(sh.chunks, 128), 128, 0, s>>>(
+    auto* kernel = msm_accumulate<WA, WX, kAdd>;
+    MsmShape sh = planned;
+    if (walk) {
+      sh = *walk;
+    } else {
+      uint64_t resident = 0;
+      CUZK_TRY(resident_threads(kernel, kWalkThreads, resident, err));
+      sh = planned.in_waves(plan.total, resident);
+    }
+    const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
+    kernel<<<ceil_div(sh.chunks, kWalkThreads), kWalkThreads, 0, s>>>(
         plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, reinterpret_cast<const WA*>(d_points),
         reinterpret_cast<WX*>(buckets), sc.carry.as<WX>(), sc.tails.as<WX>(), sc.tail_key.as<uint32_t>());
     CUZK_LAUNCHED("msm_accumulate");
@@ -766,7 +791,8 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
 // call them.
 #define CUZK_MSM_EXTERN_GROUP(HC, G)                                                                              \
   extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
-                                                          cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&);  \
+                                                          cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&,   \
+                                                          const MsmShape*);                                        \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
   extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \

@@ -85,6 +85,20 @@ struct MsmShape {
     sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
     return sh;
   }
+  // The same shape with the chunks lengthened until they fill whole waves of `resident` chunk
+  // threads (what the device runs at once; 0: unknown, the shape as it is). The walk is bound by
+  // the latency of its additions, so a last wave of a few blocks an SM takes about as long as a
+  // full one: 8.4 waves of chunks cost 9. Never more chunks than before, so the carries' bound
+  // (msm_chunks_bound) holds.
+  MsmShape in_waves(uint32_t total, uint64_t resident) const {
+    MsmShape sh = *this;
+    const uint64_t waves = resident ? chunks / resident : 0;
+    if (!waves) return sh;
+    const uint64_t threads = waves * resident;
+    sh.K = (uint32_t)((total + threads - 1) / threads);
+    sh.chunks = (uint32_t)((total + sh.K - 1) / sh.K);
+    return sh;
+  }
 };
 
 // The most chunk threads MsmShape gives any count of pairs up to `total`: what the carries are sized
