@@ -5,8 +5,10 @@
 // only then are the forms timed, alone (CUDA events around the kernel), round-robin over rounds,
 // medians. Each form's registers, local memory and blocks an SM are printed with it. For G1 the
 // reduction's segment sums and the ones' sum are compared and timed the same way in each field.
-// Last, the library's walk and merge with the plan's chunks against the chunks fitted to whole
-// waves of the device (the library's choice), each MSM checked whole.
+// The segments are also timed by window count (how the time steps with waves of threads) and split
+// evenly over whole waves (the library's choice) against one thread a segment. Last, the library's
+// walk and merge with the plan's chunks against the chunks fitted to whole waves of the device
+// (the library's choice), each MSM checked whole.
 #include "accumulate_variants.cuh"
 #include "gpu_check.cuh"
 
@@ -221,6 +223,64 @@ void segments_forms(const std::string& label, const void* buckets, int c, int nw
                 same[f] ? "same words" : "DIFFERS");
     if (same[f]) std::printf("RESULT %s segments %s %.3f ms\n", label.c_str(), names[f].c_str(), m);
   }
+  // The library's segments over the first k windows only (timing alone; the sums of the others are
+  // not made): how the time steps with the waves of threads says whether a last wave of a few
+  // blocks costs a full one (steps) or its share (a line).
+  using WX = typename Group<HC, 1>::WalkXyzz;
+  uint32_t blocks = 0;
+  CHECK_OK(resident_blocks(msm_segments<WX>, 64, 0, blocks, err));
+  const uint64_t resident = (uint64_t)blocks * 64;
+  std::vector<int> ks;
+  for (int k = 1; k <= nwin; k++) ks.push_back(k);
+  const auto kms = round_robin_medians(ks.size(), rounds, s, std::vector<bool>(ks.size(), true), [](size_t) {},
+                                       [&](size_t i) {
+                                         const size_t n = (size_t)ks[i] * sh.S;
+                                         msm_segments<WX><<<ceil_div(n, 64), 64, 0, s>>>(
+                                             static_cast<const WX*>(buckets), sh.nb, sh.L, sh.S, (uint32_t)ks[i],
+                                             reinterpret_cast<WX*>(t.p), reinterpret_cast<WX*>(r.p));
+                                       });
+  std::printf("%s segments by windows (%llu threads at once, %u a window):", label.c_str(),
+              (unsigned long long)resident, sh.S);
+  for (size_t i = 0; i < ks.size(); i++)
+    std::printf(" %d: %.2f waves %.3f ms;", ks[i], (double)ks[i] * sh.S / (double)resident, kms[i]);
+  std::printf("\n");
+  // One thread a segment against the segments split over the whole waves they fill (the library's
+  // choice; it leaves partial sums in the buckets, so each run starts from a fresh copy): the split
+  // T and R equal to the first's as points, then both timed.
+  using HX = typename Group<HC, 1>::HostXyzz;
+  CHECK_OK(resident_blocks(msm_segments_split<WX>, 64, 0, blocks, err));
+  const uint64_t split_resident = (uint64_t)blocks * 64;
+  const uint32_t split = msm_segment_threads(segs, split_resident);
+  const uint64_t q = (uint64_t)nwin * sh.nb;
+  DevArray<WX> work(q);
+  auto run_split = [&](size_t f) {
+    if (f == 0 || !split) {
+      msm_segments<WX><<<ceil_div(segs, 64), 64, 0, s>>>(work.p, sh.nb, sh.L, sh.S, (uint32_t)nwin,
+                                                         reinterpret_cast<WX*>(t.p), reinterpret_cast<WX*>(r.p));
+      return;
+    }
+    msm_segments_split<WX><<<ceil_div(split, 64), 64, 0, s>>>(work.p, sh.L, q, split, reinterpret_cast<WX*>(t.p),
+                                                              reinterpret_cast<WX*>(r.p));
+    msm_segments_join<WX><<<ceil_div(split, 64), 64, 0, s>>>(work.p, sh.L, q, split, reinterpret_cast<WX*>(t.p),
+                                                             reinterpret_cast<WX*>(r.p));
+  };
+  auto fresh = [&](size_t) { CHECK_CUDA(cudaMemcpyAsync(work.p, buckets, q * sizeof(WX), cudaMemcpyDeviceToDevice, s)); };
+  fresh(1);
+  run_split(1);
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::vector<HX> h_ref(segs), h_got(segs);
+  bool equal = true;
+  for (auto [ref, got] : {std::pair{&ref_t, &t}, {&ref_r, &r}}) {
+    CHECK_CUDA(cudaMemcpy(h_ref.data(), ref->p, segs * sizeof(X), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(h_got.data(), got->p, segs * sizeof(X), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < segs; i++) equal = equal && h_got[i].equals(h_ref[i]);
+  }
+  EXPECT(equal, "%s segments split over %u threads: sums differ", label.c_str(), split);
+  const auto sms = round_robin_medians(2, rounds, s, {true, equal}, fresh, run_split);
+  std::printf("%s segments one a thread %8.3f ms; split over %u threads (%.2f waves of %llu) %8.3f ms %6.3f %s\n",
+              label.c_str(), sms[0], split, (double)split / (double)split_resident, (unsigned long long)split_resident, sms[1],
+              equal ? sms[1] / sms[0] : 0.0, equal ? "equal points" : "DIFFER");
+  if (equal) std::printf("RESULT %s segments split %.3f ms\n", label.c_str(), sms[1]);
   std::fflush(stdout);
 }
 
@@ -238,9 +298,10 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
   const cudaStream_t s = g_dev->stream;
   MsmScratch& sc = g_dev->msm;
   const MsmShape planned = MsmShape::of(plan.c, plan.total);
-  uint64_t resident = 0;
-  CHECK_OK(resident_threads(msm_accumulate<typename Group<HC, G>::WalkAffine, typename Group<HC, G>::WalkXyzz, false>,
-                            kWalkThreads, resident, err));
+  uint32_t blocks = 0;
+  CHECK_OK(resident_blocks(msm_accumulate<typename Group<HC, G>::WalkAffine, typename Group<HC, G>::WalkXyzz, false>,
+                           kWalkThreads, 0, blocks, err));
+  const uint64_t resident = (uint64_t)blocks * kWalkThreads;
   const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned},
                                                              {"in waves", planned.in_waves(plan.total, resident)}};
   const size_t bucket_bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
@@ -256,7 +317,7 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
     CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s));
     CHECK_CUDA(cudaMemsetAsync(sums.p, 0, sums_bytes, s));
     walk(f);
-    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<const X*>(buckets.p), sc, s,
+    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<X*>(buckets.p), sc, s,
                                      reinterpret_cast<X*>(sums.p), err)));
     CHECK_OK((msm_add_ones<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(sums.p), err)));
     CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.p, sums_bytes, cudaMemcpyDeviceToHost, s));
@@ -344,7 +405,10 @@ void ones_bench(int log, int rounds) {
   using X = typename Group<HC, 1>::Xyzz;
   using FC = DFp<typename HC::Fq::Params, kCalledProducts>;
   using FS = DFp<typename HC::Fq::Params, kCalledProductsAndSquares>;
-  constexpr uint32_t kBlocks = 264, kThreads = 128;
+  constexpr uint32_t kThreads = 128;
+  uint32_t blocks = 0;  // msm_add_ones' count: one wave of the library's kernel, for every form
+  CHECK_OK(resident_blocks(msm_sum_indexed<A, X>, kThreads, kThreads * sizeof(X), blocks, err));
+  blocks = std::min(blocks, kMaxOnesBlocks);
   const size_t n = (size_t)1 << log;
   DevArray<A> pts(n);
   make_points_on_gpu<HC, 1>(pts, n, 0x1357bull);
@@ -355,7 +419,7 @@ void ones_bench(int log, int rounds) {
   const cudaStream_t s = g_dev->stream;
   auto launch = [&](auto field, X* partial) {
     using F = typename decltype(field)::type;
-    msm_sum_indexed<curve::Affine<F>, curve::Xyzz<F>><<<kBlocks, kThreads, kThreads * sizeof(X), s>>>(
+    msm_sum_indexed<curve::Affine<F>, curve::Xyzz<F>><<<blocks, kThreads, kThreads * sizeof(X), s>>>(
         reinterpret_cast<const curve::Affine<F>*>(pts.p), idx.p, (uint32_t)n, reinterpret_cast<curve::Xyzz<F>*>(partial));
   };
   using Fq = typename X::Field;
@@ -365,18 +429,18 @@ void ones_bench(int log, int rounds) {
     else if (f == 1) launch(Tag<FC>{}, partial);
     else launch(Tag<FS>{}, partial);
   };
-  DevArray<X> ref(kBlocks), out(kBlocks);
+  DevArray<X> ref(blocks), out(blocks);
   run(0, ref.p);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaStreamSynchronize(s));
-  std::vector<X> h_ref(kBlocks), h_out(kBlocks);
+  std::vector<X> h_ref(blocks), h_out(blocks);
   ref.download(h_ref.data());
   std::vector<bool> same(names.size(), true);
   for (size_t f = 1; f < names.size(); f++) {
     run(f, out.p);
     CHECK_CUDA(cudaStreamSynchronize(s));
     out.download(h_out.data());
-    same[f] = std::memcmp(h_ref.data(), h_out.data(), kBlocks * sizeof(X)) == 0;
+    same[f] = std::memcmp(h_ref.data(), h_out.data(), blocks * sizeof(X)) == 0;
     EXPECT(same[f], "ones' sum %s differs from the inlined one", names[f].c_str());
   }
   const auto ms = round_robin_medians(names.size(), rounds, s, std::vector<bool>(names.size(), true), [](size_t) {},

@@ -277,6 +277,25 @@ __global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_
   seg_r[g] = r;
 }
 
+// Thread g of `threads` over the q buckets of the segments split evenly (reduce_steps.hpp): its
+// whole segments' T and R, its upper part left in its first two buckets.
+template <class X>
+__global__ void msm_segments_split(X* __restrict__ buckets, uint32_t L, uint64_t q, uint32_t threads,
+                                   X* __restrict__ seg_t, X* __restrict__ seg_r) {
+  const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= threads) return;
+  split_segments(buckets, L, split_begin(g, threads, q), split_begin(g + 1, threads, q), seg_t, seg_r);
+}
+
+// Thread g's upper part added into its segment (after msm_segments_split).
+template <class X>
+__global__ void msm_segments_join(const X* __restrict__ buckets, uint32_t L, uint64_t q, uint32_t threads,
+                                  X* __restrict__ seg_t, X* __restrict__ seg_r) {
+  const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g == 0 || g >= threads) return;
+  join_segment(buckets, L, split_begin(g, threads, q), seg_t, seg_r);
+}
+
 // Block (w, j, part) of the fold (reduce_steps.hpp): the part's share of U_j (j < J) or of T
 // (j = J), summed over the block's lanes.
 template <class X>
@@ -581,14 +600,15 @@ struct MsmOnesLane {
 constexpr uint32_t kAddInPlaceBuckets = 1u << 12;
 constexpr int kWalkThreads = 128;  // a walk block's chunk threads
 
-// The threads of `threads` a block that the current device runs at once for `kernel`.
+// The blocks of `threads` threads (and smem bytes of shared memory) that the current device runs
+// at once for `kernel`: one wave.
 template <class Kernel>
-cuzk_status resident_threads(Kernel kernel, int threads, uint64_t& out, std::string& err) {
+cuzk_status resident_blocks(Kernel kernel, int threads, size_t smem, uint32_t& out, std::string& err) {
   int dev = 0, sms = 0, blocks = 0;
   CUZK_CU(cudaGetDevice(&dev));
   CUZK_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0));
-  out = (uint64_t)sms * (uint64_t)blocks * (uint64_t)threads;
+  CUZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
+  out = (uint32_t)sms * (uint32_t)(blocks > 0 ? blocks : 1);
   return CUZK_OK;
 }
 
@@ -620,9 +640,9 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
     if (walk) {
       sh = *walk;
     } else {
-      uint64_t resident = 0;
-      CUZK_TRY(resident_threads(kernel, kWalkThreads, resident, err));
-      sh = planned.in_waves(plan.total, resident);
+      uint32_t resident = 0;
+      CUZK_TRY(resident_blocks(kernel, kWalkThreads, 0, resident, err));
+      sh = planned.in_waves(plan.total, (uint64_t)resident * kWalkThreads);
     }
     const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
     kernel<<<ceil_div(sh.chunks, kWalkThreads), kWalkThreads, 0, s>>>(
@@ -659,6 +679,11 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   return CUZK_OK;
 }
 
+// The ones' sum runs one wave of blocks (two an SM on an H100): more leave more partial sums to
+// the one block that adds them up, which costs more than they save; fewer leave SMs idle. Bounded:
+// the partial sums are not priced by the memory plan.
+constexpr uint32_t kMaxOnesBlocks = 512;
+
 // The sum of the points whose scalar is 1 (the plan's ones), added into sums[0]. Does not
 // synchronise.
 template <class HC, int G>
@@ -667,16 +692,17 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.n_ones) return CUZK_OK;
-  // Two blocks an SM: more blocks leave more partial sums to the one block that adds them up,
-  // which costs more than they save.
-  constexpr uint32_t kSumBlocks = 264, kSumThreads = 128;
+  constexpr uint32_t kSumThreads = 128;
   const size_t xs = sizeof(X);
-  CUZK_TRY(sc.partial.ensure((size_t)kSumBlocks * xs, err));
+  uint32_t wave = 0;
+  CUZK_TRY(resident_blocks(msm_sum_indexed<A, X>, kSumThreads, kSumThreads * xs, wave, err));
+  const uint32_t sum_blocks = std::min(wave, kMaxOnesBlocks);
+  CUZK_TRY(sc.partial.ensure((size_t)sum_blocks * xs, err));
   KernelTrace trace(G == 1 ? "msm_ones_g1" : "msm_ones_g2", s);
-  msm_sum_indexed<A, X><<<kSumBlocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
+  msm_sum_indexed<A, X><<<sum_blocks, kSumThreads, kSumThreads * xs, s>>>(d_points, plan.ones, plan.n_ones,
                                                                           sc.partial.as<X>());
   CUZK_LAUNCHED("msm_sum_indexed");
-  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), kSumBlocks, sums);
+  msm_sum_points<X><<<1, kSumThreads, kSumThreads * xs, s>>>(sc.partial.as<X>(), sum_blocks, sums);
   CUZK_LAUNCHED("msm_sum_points");
   trace.mark("ones");
   if (trace.on()) trace.note("n=" + std::to_string(plan.n_ones));
@@ -684,10 +710,12 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
 }
 
 // The bucket reduction of window c over nwin windows: adds each window's folded sums into
-// sums[1..] (msm_sums_points' layout). Does not synchronise.
+// sums[1..] (msm_sums_points' layout). The buckets are consumed: the segments may leave partial
+// sums in them. split: the segments' threads (msm_segment_threads; -1: fitted to the device).
+// Does not synchronise.
 template <class HC, int G>
-cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc,
-                            cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err) {
+cuzk_status msm_reduce_into(int c, int nwin, typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc, cudaStream_t s,
+                            typename Group<HC, G>::Xyzz* sums, std::string& err, int64_t split = -1) {
   using X = typename Group<HC, G>::Xyzz;
   using WX = typename Group<HC, G>::WalkXyzz;  // the segments' chains of additions, as the walk's
   const MsmShape sh = MsmShape::of(c, 1);
@@ -698,10 +726,27 @@ cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* 
   CUZK_TRY(sc.seg_r.ensure(z.segments, err));
   CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
   KernelTrace trace(G == 1 ? "msm_reduce_g1" : "msm_reduce_g2", s);
-  msm_segments<WX><<<ceil_div((size_t)nwin * sh.S, 64), 64, 0, s>>>(reinterpret_cast<const WX*>(buckets), sh.nb, sh.L,
-                                                                    sh.S, (uint32_t)nwin, sc.seg_t.as<WX>(),
-                                                                    sc.seg_r.as<WX>());
-  CUZK_LAUNCHED("msm_segments");
+  constexpr int kSegmentThreads = 64;
+  const uint64_t segments = (uint64_t)nwin * sh.S, q = (uint64_t)nwin * sh.nb;
+  if (split < 0) {
+    uint32_t blocks = 0;
+    CUZK_TRY(resident_blocks(msm_segments_split<WX>, kSegmentThreads, 0, blocks, err));
+    split = msm_segment_threads(segments, (uint64_t)blocks * kSegmentThreads);
+  }
+  if (split > 0) {
+    const uint32_t threads = (uint32_t)split;
+    WX* b = reinterpret_cast<WX*>(buckets);
+    msm_segments_split<WX><<<ceil_div(threads, kSegmentThreads), kSegmentThreads, 0, s>>>(
+        b, sh.L, q, threads, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
+    CUZK_LAUNCHED("msm_segments_split");
+    msm_segments_join<WX><<<ceil_div(threads, kSegmentThreads), kSegmentThreads, 0, s>>>(
+        b, sh.L, q, threads, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
+    CUZK_LAUNCHED("msm_segments_join");
+  } else {
+    msm_segments<WX><<<ceil_div(segments, kSegmentThreads), kSegmentThreads, 0, s>>>(
+        reinterpret_cast<const WX*>(buckets), sh.nb, sh.L, sh.S, (uint32_t)nwin, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
+    CUZK_LAUNCHED("msm_segments");
+  }
   trace.mark("segments");
   msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
                                                     sc.fold_parts.as<X>());
@@ -795,8 +840,8 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
                                                           const MsmShape*);                                        \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
-  extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \
-                                                      Group<HC, G>::Xyzz*, std::string&);
+  extern template cuzk_status msm_reduce_into<HC, G>(int, int, Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t,       \
+                                                      Group<HC, G>::Xyzz*, std::string&, int64_t);
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
                                                         std::string&, int, uint32_t, int);                         \
