@@ -588,18 +588,6 @@ struct MsmOnesLane {
   }
 };
 
-// The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
-// points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
-// stays empty; add: added to the sums they hold). Does not synchronise.
-// Adding in place puts a full addition and a read of the bucket at the end of every run, inside
-// the accumulation's loop, where one lane's run end stalls its warp: cheap for few buckets (long
-// runs, few ends), but past kAddInPlaceBuckets (short runs: a dense MSM in chunks) the pairs are
-// summed into fresh buckets (the scratch's) and those added into `buckets` in one parallel step.
-// walk: the chunks of the walk (MsmShape::of(plan.c, plan.total) or one with longer chunks: fewer
-// of them, so the workspace holds); null: the plan's shape fitted to the device's waves.
-constexpr uint32_t kAddInPlaceBuckets = 1u << 12;
-constexpr int kWalkThreads = 128;  // a walk block's chunk threads
-
 // The blocks of `threads` threads (and smem bytes of shared memory) that the current device runs
 // at once for `kernel`: one wave.
 template <class Kernel>
@@ -612,6 +600,18 @@ cuzk_status resident_blocks(Kernel kernel, int threads, size_t smem, uint32_t& o
   return CUZK_OK;
 }
 
+constexpr int kWalkThreads = 128;  // a walk block's chunk threads
+
+// The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
+// points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
+// stays empty; add: added to the sums they hold). Does not synchronise.
+// Adding in place puts a full addition and a read of the bucket at the end of every run, inside
+// the accumulation's loop, where one lane's run end stalls its warp: cheap for few buckets (long
+// runs, few ends), but past kAddInPlaceBuckets (short runs: a dense MSM in chunks) the pairs are
+// summed into fresh buckets (the scratch's) and those added into `buckets` in one parallel step.
+// walk: the chunks of the walk (MsmShape::of(plan.c, plan.total) or one with longer chunks: fewer
+// of them, so the workspace holds); null: the plan's shape fitted to the device's waves.
+constexpr uint32_t kAddInPlaceBuckets = 1u << 12;
 template <class HC, int G>
 cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>::Affine* d_points, MsmScratch& sc,
                                 cudaStream_t s, typename Group<HC, G>::Xyzz* buckets, bool add, std::string& err,
@@ -728,6 +728,7 @@ cuzk_status msm_reduce_into(int c, int nwin, typename Group<HC, G>::Xyzz* bucket
   KernelTrace trace(G == 1 ? "msm_reduce_g1" : "msm_reduce_g2", s);
   constexpr int kSegmentThreads = 64;
   const uint64_t segments = (uint64_t)nwin * sh.S, q = (uint64_t)nwin * sh.nb;
+  if (split > (int64_t)segments) split = 0;  // a thread's range must hold a whole segment's worth
   if (split < 0) {
     uint32_t blocks = 0;
     CUZK_TRY(resident_blocks(msm_segments_split<WX>, kSegmentThreads, 0, blocks, err));
