@@ -5,10 +5,9 @@
 // only then are the forms timed, alone (CUDA events around the kernel), round-robin over rounds,
 // medians. Each form's registers, local memory and blocks an SM are printed with it. For G1 the
 // reduction's segment sums and the ones' sum are compared and timed the same way in each field.
-// The segments are also timed by window count (how the time steps with waves of threads) and split
-// evenly over whole waves (the library's choice) against one thread a segment. Last, the library's
-// walk and merge with the plan's chunks against the chunks fitted to whole waves of the device
-// (the library's choice), each MSM checked whole.
+// The segments are also timed by window count (how the time steps with waves of threads). Last,
+// the library's walk and merge with the plan's chunks against the chunks fitted to whole waves of
+// the device (the library's choice), each MSM checked whole.
 #include "accumulate_variants.cuh"
 #include "gpu_check.cuh"
 
@@ -244,43 +243,6 @@ void segments_forms(const std::string& label, const void* buckets, int c, int nw
   for (size_t i = 0; i < ks.size(); i++)
     std::printf(" %d: %.2f waves %.3f ms;", ks[i], (double)ks[i] * sh.S / (double)resident, kms[i]);
   std::printf("\n");
-  // One thread a segment against the segments split over the whole waves they fill (the library's
-  // choice; it leaves partial sums in the buckets, so each run starts from a fresh copy): the split
-  // T and R equal to the first's as points, then both timed.
-  using HX = typename Group<HC, 1>::HostXyzz;
-  CHECK_OK(resident_blocks(msm_segments_split<WX>, 64, 0, blocks, err));
-  const uint64_t split_resident = (uint64_t)blocks * 64;
-  const uint32_t split = msm_segment_threads(segs, split_resident);
-  const uint64_t q = (uint64_t)nwin * sh.nb;
-  DevArray<WX> work(q);
-  auto run_split = [&](size_t f) {
-    if (f == 0 || !split) {
-      msm_segments<WX><<<ceil_div(segs, 64), 64, 0, s>>>(work.p, sh.nb, sh.L, sh.S, (uint32_t)nwin,
-                                                         reinterpret_cast<WX*>(t.p), reinterpret_cast<WX*>(r.p));
-      return;
-    }
-    msm_segments_split<WX><<<ceil_div(split, 64), 64, 0, s>>>(work.p, sh.L, q, split, reinterpret_cast<WX*>(t.p),
-                                                              reinterpret_cast<WX*>(r.p));
-    msm_segments_join<WX><<<ceil_div(split, 64), 64, 0, s>>>(work.p, sh.L, q, split, reinterpret_cast<WX*>(t.p),
-                                                             reinterpret_cast<WX*>(r.p));
-  };
-  auto fresh = [&](size_t) { CHECK_CUDA(cudaMemcpyAsync(work.p, buckets, q * sizeof(WX), cudaMemcpyDeviceToDevice, s)); };
-  fresh(1);
-  run_split(1);
-  CHECK_CUDA(cudaStreamSynchronize(s));
-  std::vector<HX> h_ref(segs), h_got(segs);
-  bool equal = true;
-  for (auto [ref, got] : {std::pair{&ref_t, &t}, {&ref_r, &r}}) {
-    CHECK_CUDA(cudaMemcpy(h_ref.data(), ref->p, segs * sizeof(X), cudaMemcpyDeviceToHost));
-    CHECK_CUDA(cudaMemcpy(h_got.data(), got->p, segs * sizeof(X), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < segs; i++) equal = equal && h_got[i].equals(h_ref[i]);
-  }
-  EXPECT(equal, "%s segments split over %u threads: sums differ", label.c_str(), split);
-  const auto sms = round_robin_medians(2, rounds, s, {true, equal}, fresh, run_split);
-  std::printf("%s segments one a thread %8.3f ms; split over %u threads (%.2f waves of %llu) %8.3f ms %6.3f %s\n",
-              label.c_str(), sms[0], split, (double)split / (double)split_resident, (unsigned long long)split_resident, sms[1],
-              equal ? sms[1] / sms[0] : 0.0, equal ? "equal points" : "DIFFER");
-  if (equal) std::printf("RESULT %s segments split %.3f ms\n", label.c_str(), sms[1]);
   std::fflush(stdout);
 }
 
@@ -317,7 +279,7 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
     CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s));
     CHECK_CUDA(cudaMemsetAsync(sums.p, 0, sums_bytes, s));
     walk(f);
-    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<X*>(buckets.p), sc, s,
+    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<const X*>(buckets.p), sc, s,
                                      reinterpret_cast<X*>(sums.p), err)));
     CHECK_OK((msm_add_ones<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(sums.p), err)));
     CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.p, sums_bytes, cudaMemcpyDeviceToHost, s));

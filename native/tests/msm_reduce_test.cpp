@@ -527,56 +527,8 @@ void window_choices() {
 
 }  // namespace
 
-// The segments split evenly over whole waves of threads (split_segments, then join_segment at
-// every range's start, as msm_segments_split and msm_segments_join run them): every segment's T
-// and R equal to the one-thread-a-segment sums, for every window's shape, several window counts
-// and any thread count up to one a segment; and msm_segment_threads splits only where a last wave
-// would be partial.
-void split_segments_check() {
-  using namespace cuzk::cuda;
-  std::mt19937_64 rng(58);
-  int shapes = 0;
-  for (int c = 2; c <= 22; c++)
-    for (int nwin : {1, 2, 3, 13, 16}) {
-      const MsmShape sh = MsmShape::of(c, 1);
-      const uint64_t q = (uint64_t)nwin * sh.nb, segments = (uint64_t)nwin * sh.S;
-      if (q > (1u << 22)) continue;
-      std::vector<Toy> b(q);
-      for (auto& x : b) x.v = rng() % kP;
-      std::vector<Toy> seg_t(segments), seg_r(segments);
-      for (uint64_t g = 0; g < segments; g++) segment_sums(b.data() + g * sh.L, sh.L, seg_t[g], seg_r[g]);
-      std::vector<uint64_t> counts{1, 2, 3, segments, segments > 1 ? segments - 1 : 1, 1 + rng() % segments,
-                                   1 + rng() % segments};
-      for (uint64_t threads : counts) {
-        if (threads > segments) continue;
-        std::vector<Toy> work = b, st(segments), sr(segments);
-        for (uint64_t g = 0; g < threads; g++)
-          split_segments(work.data(), sh.L, split_begin(g, threads, q), split_begin(g + 1, threads, q), st.data(),
-                         sr.data());
-        for (uint64_t g = 1; g < threads; g++) join_segment(work.data(), sh.L, split_begin(g, threads, q), st.data(), sr.data());
-        bool same = true;
-        for (uint64_t i = 0; i < segments; i++) same = same && st[i].v == seg_t[i].v && sr[i].v == seg_r[i].v;
-        if (!same) std::fprintf(stderr, "c = %d, %d windows, %llu threads: split segments differ\n", c, nwin,
-                                (unsigned long long)threads);
-        CHECK(same);
-        shapes++;
-      }
-    }
-  CHECK(msm_segment_threads(1000, 33792) == 0 && msm_segment_threads(33792 * 3, 33792) == 0 &&
-        msm_segment_threads(0, 33792) == 0 && msm_segment_threads(1000, 0) == 0);
-  CHECK(msm_segment_threads(106496, 33792) == 101376);  // BLS12-381 G1 2^24: 13 windows of 8192 segments
-  for (int t = 0; t < 10000; t++) {
-    const uint64_t segments = rng() % (1ull << (rng() % 30)), resident = 1 + rng() % 100000;
-    const uint64_t threads = msm_segment_threads(segments, resident);
-    CHECK(threads == 0 ? segments < resident || segments % resident == 0
-                       : threads % resident == 0 && threads <= segments && segments - threads < resident);
-  }
-  std::printf("split segments: %d shapes and thread counts equal to one thread a segment\n", shapes);
-}
-
 int main() {
   windows();
-  split_segments_check();
   windows_in_groups();
   kept_across_chunks();
   small_scalars();

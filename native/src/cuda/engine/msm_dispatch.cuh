@@ -293,10 +293,10 @@ class GpuMsmDispatch {
           const int from = tl.mark(err);
           const int c = sets_.c[set], nwin = sets_.kept_nwin[set];
           if (secs[i] == formats::kSecB2)
-            CUZK_TRY((msm_reduce_into<C, 2>(c, nwin, reinterpret_cast<G2x*>(kept_slot(set, k, i)), dev_->msm,
+            CUZK_TRY((msm_reduce_into<C, 2>(c, nwin, reinterpret_cast<const G2x*>(kept_slot(set, k, i)), dev_->msm,
                                              dev_->stream, reinterpret_cast<G2x*>(slot(set, k, i)), err)));
           else
-            CUZK_TRY((msm_reduce_into<C, 1>(c, nwin, reinterpret_cast<G1x*>(kept_slot(set, k, i)), dev_->msm,
+            CUZK_TRY((msm_reduce_into<C, 1>(c, nwin, reinterpret_cast<const G1x*>(kept_slot(set, k, i)), dev_->msm,
                                              dev_->stream, reinterpret_cast<G1x*>(slot(set, k, i)), err)));
           tl.span(from, tl.mark(err), engine::msm_phase(secs[i]), first + k);
         }

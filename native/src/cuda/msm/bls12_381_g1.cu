@@ -8,8 +8,8 @@ template cuzk_status msm_accumulate_into<HC, 1>(const MsmPlan&, const Group<HC, 
                                                 const MsmShape*);
 template cuzk_status msm_add_ones<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&, cudaStream_t,
                                          Group<HC, 1>::Xyzz*, std::string&);
-template cuzk_status msm_reduce_into<HC, 1>(int, int, Group<HC, 1>::Xyzz*, MsmScratch&, cudaStream_t,
-                                            Group<HC, 1>::Xyzz*, std::string&, int64_t);
+template cuzk_status msm_reduce_into<HC, 1>(int, int, const Group<HC, 1>::Xyzz*, MsmScratch&, cudaStream_t,
+                                            Group<HC, 1>::Xyzz*, std::string&);
 // The scalar side (digits, sort) of every MSM over this curve's Fr.
 template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, std::string&,
                                                int, uint32_t, int);

@@ -8,6 +8,6 @@ template cuzk_status msm_accumulate_into<HC, 2>(const MsmPlan&, const Group<HC, 
                                                 const MsmShape*);
 template cuzk_status msm_add_ones<HC, 2>(const MsmPlan&, const Group<HC, 2>::Affine*, MsmScratch&, cudaStream_t,
                                          Group<HC, 2>::Xyzz*, std::string&);
-template cuzk_status msm_reduce_into<HC, 2>(int, int, Group<HC, 2>::Xyzz*, MsmScratch&, cudaStream_t,
-                                            Group<HC, 2>::Xyzz*, std::string&, int64_t);
+template cuzk_status msm_reduce_into<HC, 2>(int, int, const Group<HC, 2>::Xyzz*, MsmScratch&, cudaStream_t,
+                                            Group<HC, 2>::Xyzz*, std::string&);
 }  // namespace cuzk::cuda

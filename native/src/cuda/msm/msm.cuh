@@ -277,25 +277,6 @@ __global__ void msm_segments(const X* __restrict__ buckets, uint32_t nb, uint32_
   seg_r[g] = r;
 }
 
-// Thread g of `threads` over the q buckets of the segments split evenly (reduce_steps.hpp): its
-// whole segments' T and R, its upper part left in its first two buckets.
-template <class X>
-__global__ void msm_segments_split(X* __restrict__ buckets, uint32_t L, uint64_t q, uint32_t threads,
-                                   X* __restrict__ seg_t, X* __restrict__ seg_r) {
-  const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g >= threads) return;
-  split_segments(buckets, L, split_begin(g, threads, q), split_begin(g + 1, threads, q), seg_t, seg_r);
-}
-
-// Thread g's upper part added into its segment (after msm_segments_split).
-template <class X>
-__global__ void msm_segments_join(const X* __restrict__ buckets, uint32_t L, uint64_t q, uint32_t threads,
-                                  X* __restrict__ seg_t, X* __restrict__ seg_r) {
-  const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g == 0 || g >= threads) return;
-  join_segment(buckets, L, split_begin(g, threads, q), seg_t, seg_r);
-}
-
 // Block (w, j, part) of the fold (reduce_steps.hpp): the part's share of U_j (j < J) or of T
 // (j = J), summed over the block's lanes.
 template <class X>
@@ -710,12 +691,10 @@ cuzk_status msm_add_ones(const MsmPlan& plan, const typename Group<HC, G>::Affin
 }
 
 // The bucket reduction of window c over nwin windows: adds each window's folded sums into
-// sums[1..] (msm_sums_points' layout). The buckets are consumed: the segments may leave partial
-// sums in them. split: the segments' threads (msm_segment_threads; -1: fitted to the device).
-// Does not synchronise.
+// sums[1..] (msm_sums_points' layout). Does not synchronise.
 template <class HC, int G>
-cuzk_status msm_reduce_into(int c, int nwin, typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc, cudaStream_t s,
-                            typename Group<HC, G>::Xyzz* sums, std::string& err, int64_t split = -1) {
+cuzk_status msm_reduce_into(int c, int nwin, const typename Group<HC, G>::Xyzz* buckets, MsmScratch& sc,
+                            cudaStream_t s, typename Group<HC, G>::Xyzz* sums, std::string& err) {
   using X = typename Group<HC, G>::Xyzz;
   using WX = typename Group<HC, G>::WalkXyzz;  // the segments' chains of additions, as the walk's
   const MsmShape sh = MsmShape::of(c, 1);
@@ -726,28 +705,10 @@ cuzk_status msm_reduce_into(int c, int nwin, typename Group<HC, G>::Xyzz* bucket
   CUZK_TRY(sc.seg_r.ensure(z.segments, err));
   CUZK_TRY(sc.fold_parts.ensure(z.fold_parts, err));
   KernelTrace trace(G == 1 ? "msm_reduce_g1" : "msm_reduce_g2", s);
-  constexpr int kSegmentThreads = 64;
-  const uint64_t segments = (uint64_t)nwin * sh.S, q = (uint64_t)nwin * sh.nb;
-  if (split > (int64_t)segments) split = 0;  // a thread's range must hold a whole segment's worth
-  if (split < 0) {
-    uint32_t blocks = 0;
-    CUZK_TRY(resident_blocks(msm_segments_split<WX>, kSegmentThreads, 0, blocks, err));
-    split = msm_segment_threads(segments, (uint64_t)blocks * kSegmentThreads);
-  }
-  if (split > 0) {
-    const uint32_t threads = (uint32_t)split;
-    WX* b = reinterpret_cast<WX*>(buckets);
-    msm_segments_split<WX><<<ceil_div(threads, kSegmentThreads), kSegmentThreads, 0, s>>>(
-        b, sh.L, q, threads, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
-    CUZK_LAUNCHED("msm_segments_split");
-    msm_segments_join<WX><<<ceil_div(threads, kSegmentThreads), kSegmentThreads, 0, s>>>(
-        b, sh.L, q, threads, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
-    CUZK_LAUNCHED("msm_segments_join");
-  } else {
-    msm_segments<WX><<<ceil_div(segments, kSegmentThreads), kSegmentThreads, 0, s>>>(
-        reinterpret_cast<const WX*>(buckets), sh.nb, sh.L, sh.S, (uint32_t)nwin, sc.seg_t.as<WX>(), sc.seg_r.as<WX>());
-    CUZK_LAUNCHED("msm_segments");
-  }
+  msm_segments<WX><<<ceil_div((size_t)nwin * sh.S, 64), 64, 0, s>>>(reinterpret_cast<const WX*>(buckets), sh.nb, sh.L,
+                                                                    sh.S, (uint32_t)nwin, sc.seg_t.as<WX>(),
+                                                                    sc.seg_r.as<WX>());
+  CUZK_LAUNCHED("msm_segments");
   trace.mark("segments");
   msm_fold<X><<<n_fold * sh.parts, 64, 64 * xs, s>>>(sc.seg_t.as<X>(), sc.seg_r.as<X>(), sh.S, sh.J, sh.parts,
                                                     sc.fold_parts.as<X>());
@@ -841,8 +802,8 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
                                                           const MsmShape*);                                        \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
-  extern template cuzk_status msm_reduce_into<HC, G>(int, int, Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t,       \
-                                                      Group<HC, G>::Xyzz*, std::string&, int64_t);
+  extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \
+                                                      Group<HC, G>::Xyzz*, std::string&);
 #define CUZK_MSM_EXTERN(HC)                                                                                       \
   extern template cuzk_status msm_plan<HC::Fr::Params>(MsmPlan&, const uint32_t*, uint32_t, bool, int, cudaStream_t, \
                                                         std::string&, int, uint32_t, int);                         \

@@ -26,59 +26,6 @@ CUZK_HD void segment_sums(const X* b, uint32_t L, X& t, X& r) {
   }
 }
 
-// The segments split evenly over `threads` threads (msm_segments_split) so that they fill whole
-// waves of the device, not leaving a last wave of a few blocks: thread g takes the buckets
-// [split_begin(g), split_begin(g + 1)) of all q = nwin * nb, cut where segments end. With
-// threads <= q / L each range holds at least L buckets, so a segment is cut at most once, at
-// offset x: its lower part [0, x) is the thread before's, its upper part [x, L) the thread's own:
-//   T_s = t_lower + t_upper + x * r_upper,  R_s = r_lower + r_upper
-// (t_upper counts its buckets from x). A thread writes its whole segments' and its lower part's
-// sums to seg_t and seg_r, and its upper part's t and r into its own first two buckets, which it
-// has read by then; join_segment adds them in.
-// The segments' threads of the bucket reduction: 0 (one thread a segment) when they fill whole
-// waves of the device or less than one, else the whole waves they fill, the segments split over
-// them. resident: the split kernel's threads the device runs at once.
-inline uint32_t msm_segment_threads(uint64_t segments, uint64_t resident) {
-  const uint64_t waves = resident ? segments / resident : 0;
-  return waves && segments % resident ? (uint32_t)(waves * resident) : 0;
-}
-
-CUZK_HD uint64_t split_begin(uint64_t g, uint64_t threads, uint64_t q) { return g * q / threads; }
-
-template <class X>
-CUZK_HD void split_segments(X* b, uint32_t L, uint64_t q0, uint64_t q1, X* seg_t, X* seg_r) {
-  const uint64_t s0 = q0 / L, s1 = (q1 - 1) / L;
-  for (uint64_t sg = s1 + 1; sg-- > s0;) {  // from the top: the first two buckets are read last
-    const uint32_t lo = sg == s0 ? (uint32_t)(q0 - sg * L) : 0, hi = sg == s1 ? (uint32_t)(q1 - sg * L) : L;
-    X t, r;
-    segment_sums(b + sg * L + lo, hi - lo, t, r);
-    if (lo == 0) {
-      seg_t[sg] = t;
-      seg_r[sg] = r;
-    } else {
-      b[q0] = t;
-      b[q0 + 1] = r;
-    }
-  }
-}
-
-// The upper part left at q0 (the start of a thread's range) added into its segment's sums; nothing
-// where q0 is a segment's first bucket. L < 2^16.
-template <class X>
-CUZK_HD void join_segment(const X* b, uint32_t L, uint64_t q0, X* seg_t, X* seg_r) {
-  const uint64_t sg = q0 / L;
-  const uint32_t x = (uint32_t)(q0 - sg * L);
-  if (!x) return;
-  const X r = b[q0 + 1];
-  X xr = X::infinity();
-  for (int i = 15; i >= 0; i--) {
-    xr = xr.dbl();
-    if ((x >> i) & 1) xr = xr.add(r);
-  }
-  seg_t[sg] = seg_t[sg].add(b[q0]).add(xr);
-  seg_r[sg] = seg_r[sg].add(r);
-}
-
 // Fold block `block` (window w, sum j, part; msm_fold's grid of nwin * (J + 1) * parts blocks):
 // lane `lane` of `lanes` sums its share. For j < J the block walks only the S / 2 segments with
 // bit j set (k with a 1 inserted at bit j), so no lane idles on the others; j = J sums every T_s.
