@@ -264,8 +264,9 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
   CHECK_OK(resident_blocks(msm_accumulate<typename Group<HC, G>::WalkAffine, typename Group<HC, G>::WalkXyzz, false>,
                            kWalkThreads, 0, blocks, err));
   const uint64_t resident = (uint64_t)blocks * kWalkThreads;
-  const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned},
-                                                             {"in waves", planned.in_waves(plan.total, resident)}};
+  MsmShape fitted{};
+  CHECK_OK((msm_walk_in_waves<HC, G>(plan, false, fitted, err)));
+  const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned}, {"in waves", fitted}};
   const size_t bucket_bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
   const size_t sums_bytes = (size_t)msm_sums_points(plan.c, plan.nwin) * sizeof(X);
   DevArray<uint8_t> buckets(bucket_bytes), sums(sums_bytes);

@@ -3,7 +3,8 @@
 // r-1 and scalars >= r; every window path (forced sizes, with and without the 0/1 split) on the
 // smaller sizes; the windows sorted and summed in groups (2, 3, the most), each size; small
 // scalars (below 2^32) alone and among 0/1 and large ones; in chunks whose buckets are kept across
-// them (few buckets and many, in window groups).
+// them (few buckets and many, in window groups); the walk's chunks as planned, fitted to the
+// device's waves and to an odd thread count.
 // MSM_CHECK_MAX_LOG (default 24) bounds the large sizes for quick runs; MSM_ONLY picks groups by name.
 #include "cpu/msm.hpp"
 #include "gpu_check.cuh"
@@ -58,6 +59,23 @@ void msm_check(const char* name) {
           std::printf("  %s n=%zu window=%d in %d window groups: wrong\n", name, n, window, groups);
         }
       }
+    // The walk's chunks as planned, fitted to the device's waves (the library's) and to an odd
+    // count of threads at once (chunk lengths that are no power of two): the same sum.
+    {
+      using cuzk::cuda::MsmShape;
+      CHECK_OK((cuzk::cuda::msm_plan<typename Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p),
+                                                          (uint32_t)n, true, 0, g_dev->stream, err)));
+      cuzk::cuda::DeviceBuffer buckets, sums;
+      const MsmShape shapes[] = {MsmShape::of(g_dev->plan.c, g_dev->plan.total), walk_in_waves<HC, G>(),
+                                 walk_in_waves<HC, G>(97 * 32)};
+      for (const MsmShape& walk : shapes) {
+        runs++;
+        if (!gpu_msm_walked<HC, G>(dp.p, walk, buckets, sums).equals(expect)) {
+          bad++;
+          std::printf("  %s n=%zu walk in %u chunks of %u: wrong\n", name, n, walk.chunks, walk.K);
+        }
+      }
+    }
     // Small scalars (below 2^32) take only their own windows: bytes among 0s and 1s (a PoRep
     // witness), small ones of up to 32 bits alone, and among large ones; automatic and forced
     // windows, in window groups.

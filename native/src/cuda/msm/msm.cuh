@@ -583,6 +583,20 @@ cuzk_status resident_blocks(Kernel kernel, int threads, size_t smem, uint32_t& o
 
 constexpr int kWalkThreads = 128;  // a walk block's chunk threads
 
+// The walk's chunks for the plan (MsmShape's), lengthened to fill whole waves of the device's
+// threads for the walk kernel that runs: the one adding into its buckets in place, or the one
+// writing fresh buckets.
+template <class HC, int G>
+cuzk_status msm_walk_in_waves(const MsmPlan& plan, bool add_in_place, MsmShape& out, std::string& err) {
+  using WA = typename Group<HC, G>::WalkAffine;
+  using WX = typename Group<HC, G>::WalkXyzz;
+  uint32_t blocks = 0;
+  if (add_in_place) CUZK_TRY(resident_blocks(msm_accumulate<WA, WX, true>, kWalkThreads, 0, blocks, err));
+  else CUZK_TRY(resident_blocks(msm_accumulate<WA, WX, false>, kWalkThreads, 0, blocks, err));
+  out = MsmShape::of(plan.c, plan.total).in_waves(plan.total, (uint64_t)blocks * kWalkThreads);
+  return CUZK_OK;
+}
+
 // The bucket part of an MSM: the plan's pairs summed into `buckets` (device, nwin x 2^(c-1) XYZZ
 // points of the plan's window: msm_bucket_bytes, zeroed by the caller: a bucket no pair reaches
 // stays empty; add: added to the sums they hold). Does not synchronise.
@@ -600,7 +614,6 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   if (!plan.total) return CUZK_OK;
-  const MsmShape planned = MsmShape::of(plan.c, plan.total);
   const MsmExecuteSizes z = MsmExecuteSizes::of(plan.c, plan.nwin, plan.total, sizeof(X), plan.group_nwin);
   CUZK_TRY(sc.carry.ensure(z.carry, err));
   CUZK_TRY(sc.tails.ensure(z.carry, err));
@@ -617,14 +630,9 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   auto launch = [&](auto adding) -> cuzk_status {
     constexpr bool kAdd = decltype(adding)::value;
     auto* kernel = msm_accumulate<WA, WX, kAdd>;
-    MsmShape sh = planned;
-    if (walk) {
-      sh = *walk;
-    } else {
-      uint32_t resident = 0;
-      CUZK_TRY(resident_blocks(kernel, kWalkThreads, 0, resident, err));
-      sh = planned.in_waves(plan.total, (uint64_t)resident * kWalkThreads);
-    }
+    MsmShape sh{};
+    if (walk) sh = *walk;
+    else CUZK_TRY((msm_walk_in_waves<HC, G>(plan, kAdd, sh, err)));
     const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
     kernel<<<ceil_div(sh.chunks, kWalkThreads), kWalkThreads, 0, s>>>(
         plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, reinterpret_cast<const WA*>(d_points),
@@ -800,6 +808,7 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
   extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
                                                           cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&,   \
                                                           const MsmShape*);                                        \
+  extern template cuzk_status msm_walk_in_waves<HC, G>(const MsmPlan&, bool, MsmShape&, std::string&);             \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
   extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \
