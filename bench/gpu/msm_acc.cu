@@ -254,7 +254,6 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
                  const typename Group<HC, G>::HostXyzz& expect, int rounds) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
-  using HX = typename Group<HC, G>::HostXyzz;
   EXPECT(plan.groups() == 1, "%s: the waves' check sums one window group", label.c_str());
   if (plan.groups() != 1) return;
   const cudaStream_t s = g_dev->stream;
@@ -267,29 +266,19 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
   MsmShape fitted{};
   CHECK_OK((msm_walk_in_waves<HC, G>(plan, false, fitted, err)));
   const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned}, {"in waves", fitted}};
-  const size_t bucket_bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
-  const size_t sums_bytes = (size_t)msm_sums_points(plan.c, plan.nwin) * sizeof(X);
-  DevArray<uint8_t> buckets(bucket_bytes), sums(sums_bytes);
-  std::vector<HX> host(msm_sums_points(plan.c, plan.nwin));
-  auto walk = [&](size_t f) {
-    CHECK_OK((msm_accumulate_into<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(buckets.p), false,
-                                         err, &shapes[f].second)));
-  };
+  DeviceBuffer buckets, sums;  // gpu_msm_walked sizes them, for the timed runs too
   std::vector<bool> ok(shapes.size());
   for (size_t f = 0; f < shapes.size(); f++) {
-    CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s));
-    CHECK_CUDA(cudaMemsetAsync(sums.p, 0, sums_bytes, s));
-    walk(f);
-    CHECK_OK((msm_reduce_into<HC, G>(plan.c, plan.group_nwin, reinterpret_cast<const X*>(buckets.p), sc, s,
-                                     reinterpret_cast<X*>(sums.p), err)));
-    CHECK_OK((msm_add_ones<HC, G>(plan, static_cast<const A*>(pts), sc, s, reinterpret_cast<X*>(sums.p), err)));
-    CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.p, sums_bytes, cudaMemcpyDeviceToHost, s));
-    CHECK_CUDA(cudaStreamSynchronize(s));
-    ok[f] = msm_combine(host.data(), plan.c, plan.nwin).equals(expect);
+    ok[f] = gpu_msm_walked<HC, G>(pts, shapes[f].second, buckets, sums).equals(expect);
     EXPECT(ok[f], "%s walk with %s: the MSM is wrong", label.c_str(), shapes[f].first.c_str());
   }
+  auto walk = [&](size_t f) {
+    CHECK_OK((msm_accumulate_into<HC, G>(plan, static_cast<const A*>(pts), sc, s, buckets.as<X>(), false, err,
+                                         &shapes[f].second)));
+  };
+  const size_t bucket_bytes = msm_bucket_bytes(plan.c, plan.group_nwin, sizeof(X));
   const auto ms = round_robin_medians(
-      shapes.size(), rounds, s, ok, [&](size_t) { CHECK_CUDA(cudaMemsetAsync(buckets.p, 0, bucket_bytes, s)); }, walk);
+      shapes.size(), rounds, s, ok, [&](size_t) { CHECK_CUDA(cudaMemsetAsync(buckets.as(), 0, bucket_bytes, s)); }, walk);
   std::printf("%s walk and merge: %llu chunk threads at once\n", label.c_str(), (unsigned long long)resident);
   for (size_t f = 0; f < shapes.size(); f++) {
     const MsmShape& sh = shapes[f].second;
