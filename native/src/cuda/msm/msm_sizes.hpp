@@ -87,9 +87,8 @@ struct MsmShape {
   }
   // The same shape with the chunks lengthened until they fill whole waves of `resident` chunk
   // threads (what the device runs at once; 0: unknown, the shape as it is). The walk is bound by
-  // the latency of its additions, so a last wave of a few blocks an SM takes about as long as a
-  // full one: 8.4 waves of chunks cost 9. Never more chunks than before, so the carries' bound
-  // (msm_chunks_bound) holds.
+  // the latency of its additions, so a last wave of a few blocks an SM costs more than its share
+  // of the work. Never more chunks than before, so the carries' bound (msm_chunks_bound) holds.
   MsmShape in_waves(uint32_t total, uint64_t resident) const {
     MsmShape sh = *this;
     const uint64_t waves = resident ? chunks / resident : 0;
