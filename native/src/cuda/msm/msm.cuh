@@ -633,6 +633,13 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
     MsmShape sh{};
     if (walk) sh = *walk;
     else CUZK_TRY((msm_walk_in_waves<HC, G>(plan, kAdd, sh, err)));
+    // The carries hold msm_chunks_bound chunks, and the chunks must cover every pair.
+    if (sh.chunks > msm_chunks_bound(plan.total) || (uint64_t)sh.K * sh.chunks < plan.total) {
+      err = "MSM walk: " + std::to_string(sh.chunks) + " chunks of " + std::to_string(sh.K) + " for " +
+            std::to_string(plan.total) + " pairs (at most " + std::to_string(msm_chunks_bound(plan.total)) +
+            " chunks, covering every pair)";
+      return CUZK_ERR_INVALID_ARGUMENT;
+    }
     const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
     kernel<<<ceil_div(sh.chunks, kWalkThreads), kWalkThreads, 0, s>>>(
         plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, reinterpret_cast<const WA*>(d_points),
