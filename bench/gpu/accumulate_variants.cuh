@@ -14,8 +14,6 @@
 //             where the formula needs it and written back as soon as it is made;
 //   Calls     the field products (and squares) as real calls (the G2 walk's form): the kernel's
 //             code a fraction of the inlined one's, the caller's registers few.
-//   Pairs     G2 on lane pairs (cuda/field/fp2_pair.cuh, msm.cuh's PairIo): two threads a chunk,
-//             each with one component of every Fp2 value, half the registers of one thread.
 #pragma once
 
 #include "cuda/msm/msm.cuh"
@@ -122,18 +120,6 @@ __global__ void __launch_bounds__(kAccThreads, kMinBlocks)
   W walk(acc_smem);
   accumulate_chunk<A, X, false>(blockIdx.x * blockDim.x + threadIdx.x, keys, vals, total, sentinel, K, points, buckets,
                                 carry, tails, tail_key, walk);
-}
-
-// The same on lane pairs (G2): two threads a chunk, each running W over its components (PF).
-template <class A, class X, class PF, class W, int kMinBlocks>
-__global__ void __launch_bounds__(kAccThreads, kMinBlocks)
-    accumulate_pairs_variant(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
-                             uint32_t sentinel, uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
-                             X* __restrict__ carry, X* __restrict__ tails, uint32_t* __restrict__ tail_key) {
-  extern __shared__ __align__(16) uint32_t acc_smem[];
-  W walk(acc_smem);
-  accumulate_chunk<A, X, false, W, PairIo<PF>>((blockIdx.x * blockDim.x + threadIdx.x) >> 1, keys, vals, total,
-                                               sentinel, K, points, buckets, carry, tails, tail_key, walk);
 }
 
 }  // namespace cuzk::cuda::bench

@@ -130,25 +130,6 @@ Form candidate(const std::string& name) {
   return f;
 }
 
-// The G2 walk on lane pairs: the library's kernel (msm_accumulate_pairs) or a candidate walk W,
-// two threads a chunk.
-template <class A, class X, class PF, class W, int kMinBlocks>
-Form pairs_form(const std::string& name, bool library) {
-  Form f;
-  f.name = name;
-  constexpr size_t smem = W::kSharedBytes;
-  auto kernel = library ? msm_accumulate_pairs<A, X, PF, false> : bench::accumulate_pairs_variant<A, X, PF, W, kMinBlocks>;
-  describe(f, kernel, library ? 0 : smem);
-  f.launch = [kernel, library](const MsmPlan& plan, const MsmShape& sh, const void* pts, WalkOutputs& o,
-                               cudaStream_t s) {
-    kernel<<<ceil_div((size_t)sh.chunks * 2, bench::kAccThreads), bench::kAccThreads, library ? 0 : smem, s>>>(
-        plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, static_cast<const A*>(pts),
-        reinterpret_cast<X*>(o.buckets.p), reinterpret_cast<X*>(o.carry.p), reinterpret_cast<X*>(o.tails.p),
-        reinterpret_cast<uint32_t*>(o.tail_key.p));
-  };
-  return f;
-}
-
 template <class HC>
 std::vector<Form> g1_forms() {
   using A = typename Group<HC, 1>::Affine;
@@ -186,18 +167,9 @@ std::vector<Form> g2_forms() {
   using bench::RegisterIO;
   using bench::SharedIO;
   using bench::Walk;
-  using PF = typename Group<HC, 2>::PairField;
-  using PX = curve::Xyzz<PF>;
-  return {library_form<A, X>(),
-          candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
-          pairs_form<A, X, PF, Walk<PX, false, RegisterIO>, 1>("pairs (library)", true),
-          pairs_form<A, X, PF, Walk<PX, false, RegisterIO>, 3>("pairs, 3 blocks", false),
-          pairs_form<A, X, PF, Walk<PX, true, RegisterIO>, 1>("pairs, lean", false),
-          pairs_form<A, X, PF, Walk<PX, true, RegisterIO>, 3>("pairs, lean, 3 blocks", false),
-          pairs_form<A, X, PF, Walk<PX, true, SharedIO>, 1>("pairs, shared", false),
-          pairs_form<A, X, PF, Walk<PX, true, SharedIO>, 3>("pairs, shared, 3 blocks", false),
-          pairs_form<A, X, PF, Walk<PX, true, SharedIO>, 4>("pairs, shared, 4 blocks", false)};
+  return {library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
+          candidate<A, X, Walk<X, true, SharedIO>, 1>("shared"),
+          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
 }
 
 // The reduction's first step (msm_segments, as msm_reduce_into launches it) over the buckets the
@@ -292,15 +264,8 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
                            kWalkThreads, 0, blocks, err));
   const uint64_t resident = (uint64_t)blocks * kWalkThreads;
   MsmShape fitted{};
-  CHECK_OK((msm_walk_in_waves<HC, G>(plan, false, fitted, err, 1)));
-  std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned}, {"in waves", fitted}};
-  if constexpr (G == 2) {  // the walk on lane pairs, as planned and fitted to its own waves
-    MsmShape pairs = planned, pairs_fitted{};
-    pairs.lanes = 2;
-    CHECK_OK((msm_walk_in_waves<HC, G>(plan, false, pairs_fitted, err, 2)));
-    shapes.push_back({"pairs, planned", pairs});
-    shapes.push_back({"pairs, in waves", pairs_fitted});
-  }
+  CHECK_OK((msm_walk_in_waves<HC, G>(plan, false, fitted, err)));
+  const std::vector<std::pair<std::string, MsmShape>> shapes{{"planned chunks", planned}, {"in waves", fitted}};
   DeviceBuffer buckets, sums;  // gpu_msm_walked sizes them, for the timed runs too
   std::vector<bool> ok(shapes.size());
   for (size_t f = 0; f < shapes.size(); f++) {
@@ -318,8 +283,7 @@ void waves_bench(const std::string& label, MsmPlan& plan, const void* pts,
   for (size_t f = 0; f < shapes.size(); f++) {
     const MsmShape& sh = shapes[f].second;
     std::printf("%s %-15s K %4u, %7u chunks, %5.2f waves %9.2f ms %6.3f %s\n", label.c_str(), shapes[f].first.c_str(),
-                sh.K, sh.chunks, (double)sh.chunks * sh.lanes / (double)resident, ms[f],
-                ok[f] && ok[0] ? ms[f] / ms[0] : 0.0,
+                sh.K, sh.chunks, (double)sh.chunks / (double)resident, ms[f], ok[f] && ok[0] ? ms[f] / ms[0] : 0.0,
                 ok[f] ? "whole MSM ok" : "WRONG");
     if (ok[f]) std::printf("RESULT %s walk %s %.3f ms\n", label.c_str(), shapes[f].first.c_str(), ms[f]);
   }

@@ -347,13 +347,11 @@ typename Group<HC, G>::HostXyzz gpu_msm(const void* d_points, const uint32_t* d_
 }
 
 // The MSM of g_dev's plan (its scalars planned, one window group) and these points with the walk
-// cut into the given chunks (cuda::MsmShape: the plan's, or one with longer chunks; one or two
-// threads a chunk), reduced, its ones added and combined as msm_execute does. walks > 1: the walk
-// runs that many times, each after the first adding into the buckets (the sum times `walks`).
-// buckets and sums: scratch of the caller's, reused.
+// cut into the given chunks (cuda::MsmShape: the plan's, or one with longer chunks), reduced, its
+// ones added and combined as msm_execute does. buckets and sums: scratch of the caller's, reused.
 template <class HC, int G>
 typename Group<HC, G>::HostXyzz gpu_msm_walked(const void* d_points, const cuda::MsmShape& walk,
-                                              cuda::DeviceBuffer& buckets, cuda::DeviceBuffer& sums, int walks = 1) {
+                                              cuda::DeviceBuffer& buckets, cuda::DeviceBuffer& sums) {
   using A = typename Group<HC, G>::Affine;
   using X = typename Group<HC, G>::Xyzz;
   using HX = typename Group<HC, G>::HostXyzz;
@@ -368,27 +366,25 @@ typename Group<HC, G>::HostXyzz gpu_msm_walked(const void* d_points, const cuda:
   CHECK_CUDA(cudaMemsetAsync(sums.as(), 0, sums_bytes, s));
   const A* pts = static_cast<const A*>(d_points);
   if (plan.total) {
-    for (int w = 0; w < walks; w++)
-      CHECK_OK((cuda::msm_accumulate_into<HC, G>(plan, pts, g_dev->msm, s, buckets.as<X>(), w > 0, err, &walk)));
+    CHECK_OK((cuda::msm_accumulate_into<HC, G>(plan, pts, g_dev->msm, s, buckets.as<X>(), false, err, &walk)));
     CHECK_OK((cuda::msm_reduce_into<HC, G>(plan.c, plan.group_nwin, buckets.as<X>(), g_dev->msm, s, sums.as<X>(),
                                            err)));
   }
-  for (int w = 0; w < walks; w++) CHECK_OK((cuda::msm_add_ones<HC, G>(plan, pts, g_dev->msm, s, sums.as<X>(), err)));
+  CHECK_OK((cuda::msm_add_ones<HC, G>(plan, pts, g_dev->msm, s, sums.as<X>(), err)));
   std::vector<HX> host(cuda::msm_sums_points(plan.c, plan.nwin));
   CHECK_CUDA(cudaMemcpyAsync(host.data(), sums.as(), sums_bytes, cudaMemcpyDeviceToHost, s));
   CHECK_CUDA(cudaStreamSynchronize(s));
   return cuda::msm_combine(host.data(), plan.c, plan.nwin);
 }
 
-// The walk's chunks for g_dev's plan, `lanes` threads a chunk, fitted to `resident` chunks at
-// once (0: the device's, the library's own fit).
+// The walk's chunks for g_dev's plan fitted to `resident` threads at once (0: the device's, the
+// library's own fit).
 template <class HC, int G>
-cuda::MsmShape walk_in_waves(uint64_t resident = 0, uint32_t lanes = 1) {
+cuda::MsmShape walk_in_waves(uint64_t resident = 0) {
   const cuda::MsmPlan& plan = g_dev->plan;
   cuda::MsmShape walk{};
   if (resident) walk = cuda::MsmShape::of(plan.c, plan.total).in_waves(plan.total, resident);
-  else CHECK_OK((cuda::msm_walk_in_waves<HC, G>(plan, false, walk, err, lanes)));
-  walk.lanes = lanes;
+  else CHECK_OK((cuda::msm_walk_in_waves<HC, G>(plan, false, walk, err)));
   return walk;
 }
 

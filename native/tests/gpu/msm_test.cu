@@ -66,34 +66,13 @@ void msm_check(const char* name) {
       CHECK_OK((cuzk::cuda::msm_plan<typename Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p),
                                                           (uint32_t)n, true, 0, g_dev->stream, err)));
       cuzk::cuda::DeviceBuffer buckets, sums;
-      std::vector<MsmShape> shapes{MsmShape::of(g_dev->plan.c, g_dev->plan.total), walk_in_waves<HC, G>(),
-                                   walk_in_waves<HC, G>(97 * 32)};
-      if (G == 2)  // G2's walk on lane pairs, two threads a chunk
-        for (MsmShape walk : {shapes[0], walk_in_waves<HC, G>(0, 2), walk_in_waves<HC, G>(97 * 32, 2)}) {
-          walk.lanes = 2;
-          shapes.push_back(walk);
-        }
+      const MsmShape shapes[] = {MsmShape::of(g_dev->plan.c, g_dev->plan.total), walk_in_waves<HC, G>(),
+                                 walk_in_waves<HC, G>(97 * 32)};
       for (const MsmShape& walk : shapes) {
         runs++;
         if (!gpu_msm_walked<HC, G>(dp.p, walk, buckets, sums).equals(expect)) {
           bad++;
-          std::printf("  %s n=%zu walk in %u chunks of %u, %u lanes: wrong\n", name, n, walk.chunks, walk.K,
-                      walk.lanes);
-        }
-      }
-      // Twice into the same buckets, the second adding in place (a window of 8: few buckets), on
-      // one thread a chunk and (G2) on lane pairs: twice the sum.
-      if (n >= 2) {
-        CHECK_OK((cuzk::cuda::msm_plan<typename Fr::Params>(g_dev->plan, reinterpret_cast<const uint32_t*>(ds.p),
-                                                            (uint32_t)n, true, 8, g_dev->stream, err)));
-        for (uint32_t lanes = 1; lanes <= (G == 2 ? 2u : 1u); lanes++) {
-          MsmShape walk = MsmShape::of(g_dev->plan.c, g_dev->plan.total);
-          walk.lanes = lanes;
-          runs++;
-          if (!gpu_msm_walked<HC, G>(dp.p, walk, buckets, sums, 2).equals(expect.dbl())) {
-            bad++;
-            std::printf("  %s n=%zu walk added in place, %u lanes: wrong\n", name, n, lanes);
-          }
+          std::printf("  %s n=%zu walk in %u chunks of %u: wrong\n", name, n, walk.chunks, walk.K);
         }
       }
     }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "cuda/field/field.cuh"
-#include "cuda/field/fp2_pair.cuh"
 #include "curve/curves.hpp"
 #include "curve/point.hpp"
 #include "field/fp2.hpp"
@@ -56,7 +55,6 @@ struct Group<HC, 1> {
   using HostXyzz = typename HC::G1x;
   using WalkAffine = curve::Affine<typename D::FqWalk>;  // the bucket walk's twins of Affine and Xyzz
   using WalkXyzz = curve::Xyzz<typename D::FqWalk>;
-  static constexpr uint32_t kWalkLanes = 1;  // threads a chunk of the bucket walk
   static constexpr size_t AFFINE_BYTES = HC::G1_BYTES;
 };
 template <class HC>
@@ -68,9 +66,6 @@ struct Group<HC, 2> {
   using HostXyzz = typename HC::G2x;
   using WalkAffine = Affine;  // G2's products are calls already
   using WalkXyzz = Xyzz;
-  // The walk on lane pairs (msm.cuh's PairIo): each lane one component of every Fp2 value.
-  using PairField = Fp2Pair<typename D::Fq2::Base, WarpPairLanes>;
-  static constexpr uint32_t kWalkLanes = 1;
   static constexpr size_t AFFINE_BYTES = HC::G2_BYTES;
 };
 

@@ -399,41 +399,24 @@ CUZK_UNROLL
 CUZK_UNROLL
     for (int k = 0; k < 2 * N; k++) t[k] = 0;
 CUZK_UNROLL
-    for (int i = 0; i < N; i++) wide_row(a.l, b.l[i], i, t);
-  }
-  // t += a * bi * 2^(32i): limbs i..i+N of an accumulator of M limbs. No carry leaves limb i+N: the
-  // caller's sum must fit (true for a wide product's rows, and for dot2's rows).
-  template <int M>
-  static CUZK_DHD void wide_row(const uint32_t (&a)[N], uint32_t bi, int i, uint32_t (&t)[M]) {
-    t[i] = ptx::mad_lo_cc(a[0], bi, t[i]);
-    t[i + 1] = ptx::madc_hi_cc(a[0], bi, t[i + 1]);
-CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      t[i + j] = ptx::madc_lo_cc(a[j], bi, t[i + j]);
-      t[i + j + 1] = ptx::madc_hi_cc(a[j], bi, t[i + j + 1]);
-    }
-    t[i + N] = ptx::addc(t[i + N], 0);
-    t[i + 1] = ptx::mad_lo_cc(a[1], bi, t[i + 1]);
-CUZK_UNROLL
-    for (int j = 1; j < N - 1; j += 2) {
-      t[i + j + 1] = ptx::madc_hi_cc(a[j], bi, t[i + j + 1]);
-      t[i + j + 2] = ptx::madc_lo_cc(a[j + 2], bi, t[i + j + 2]);
-    }
-    t[i + N] = ptx::madc_hi(a[N - 1], bi, t[i + N]);
-  }
-  // x*y + z*w reduced, for reduced inputs: both wide products summed row by row (after row i the
-  // sum is below (x + z) * 2^(32(i+1)) < 2p * 2^(32(i+1)), within limbs 0..i+N) and one Montgomery
-  // reduction of T < 2p^2 < pR. One component of an Fp2 product (fp2_pair.cuh): 6N^2 multiply-adds.
-  static CUZK_DHD DFp dot2(const DFp& x, const DFp& y, const DFp& z, const DFp& w) {
-    uint32_t t[2 * N];
-CUZK_UNROLL
-    for (int k = 0; k < 2 * N; k++) t[k] = 0;
-CUZK_UNROLL
     for (int i = 0; i < N; i++) {
-      wide_row(x.l, y.l[i], i, t);
-      wide_row(z.l, w.l[i], i, t);
+      const uint32_t bi = b.l[i];
+      t[i] = ptx::mad_lo_cc(a.l[0], bi, t[i]);
+      t[i + 1] = ptx::madc_hi_cc(a.l[0], bi, t[i + 1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[i + j] = ptx::madc_lo_cc(a.l[j], bi, t[i + j]);
+        t[i + j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[i + j + 1]);
+      }
+      t[i + N] = ptx::addc(t[i + N], 0);
+      t[i + 1] = ptx::mad_lo_cc(a.l[1], bi, t[i + 1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        t[i + j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[i + j + 1]);
+        t[i + j + 2] = ptx::madc_lo_cc(a.l[j + 2], bi, t[i + j + 2]);
+      }
+      t[i + N] = ptx::madc_hi(a.l[N - 1], bi, t[i + N]);
     }
-    return redc_wide(t);
   }
   // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p. Shared by sqr() and the
   // Fp2 Karatsuba product.

@@ -6,7 +6,7 @@ using HC = curve::Bls12381;
 template cuzk_status msm_accumulate_into<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&,
                                                 cudaStream_t, Group<HC, 1>::Xyzz*, bool, std::string&,
                                                 const MsmShape*);
-template cuzk_status msm_walk_in_waves<HC, 1>(const MsmPlan&, bool, MsmShape&, std::string&, uint32_t);
+template cuzk_status msm_walk_in_waves<HC, 1>(const MsmPlan&, bool, MsmShape&, std::string&);
 template cuzk_status msm_add_ones<HC, 1>(const MsmPlan&, const Group<HC, 1>::Affine*, MsmScratch&, cudaStream_t,
                                          Group<HC, 1>::Xyzz*, std::string&);
 template cuzk_status msm_reduce_into<HC, 1>(int, int, const Group<HC, 1>::Xyzz*, MsmScratch&, cudaStream_t,

@@ -162,66 +162,11 @@ struct RegisterSum {
   __device__ __forceinline__ X sum() const { return acc; }
 };
 
-// How a walk's threads reach the points and sums in memory. WholeIo: one thread a chunk, each
-// value whole, in the types the memory holds.
-struct WholeIo {
-  static constexpr uint32_t kLanes = 1;
-  template <class A>
-  static __device__ __forceinline__ A load(const A* __restrict__ points, uint32_t i) {
-    return load_affine(points, i);
-  }
-  template <bool kAdd, class X>
-  static __device__ __forceinline__ void put(X* __restrict__ buckets, uint32_t key, const X& acc) {
-    put_bucket<kAdd>(buckets, key, acc);
-  }
-  template <class X>
-  static __device__ __forceinline__ void store(X* __restrict__ out, uint32_t i, const X& v) {
-    out[i] = v;
-  }
-};
-
-// Two lanes a chunk over G2 (field/fp2_pair.cuh): each lane loads and stores its own component of
-// every coordinate (c0 on the even lane, c1 on the odd) of the memory's Fp2 values, which lie c0
-// then c1. PF: the pair field.
-template <class PF>
-struct PairIo {
-  static constexpr uint32_t kLanes = 2;
-  using Base = typename PF::Base;
-  using Affine = curve::Affine<PF>;
-  using Xyzz = curve::Xyzz<PF>;
-  static __device__ __forceinline__ const Base* own(const void* p) {
-    return static_cast<const Base*>(p) + (threadIdx.x & 1);
-  }
-  static __device__ __forceinline__ Base* own(void* p) { return static_cast<Base*>(p) + (threadIdx.x & 1); }
-  template <class A>
-  static __device__ __forceinline__ Affine load(const A* __restrict__ points, uint32_t i) {
-    static_assert(sizeof(A) == 4 * sizeof(Base), "an affine G2 point is x.c0 x.c1 y.c0 y.c1");
-    const Base* w = own(points + i);
-    return {{load16(w)}, {load16(w + 2)}};
-  }
-  template <class X>
-  static __device__ __forceinline__ Xyzz load_xyzz(const X* __restrict__ in, uint32_t i) {
-    static_assert(sizeof(X) == 8 * sizeof(Base), "an XYZZ G2 point is four Fp2 values");
-    const Base* w = own(in + i);
-    return {{w[0]}, {w[2]}, {w[4]}, {w[6]}};
-  }
-  template <class X>
-  static __device__ __forceinline__ void store(X* __restrict__ out, uint32_t i, const Xyzz& v) {
-    Base* w = own(out + i);
-    w[0] = v.X.v, w[2] = v.Y.v, w[4] = v.ZZ.v, w[6] = v.ZZZ.v;
-  }
-  template <bool kAdd, class X>
-  static __device__ __forceinline__ void put(X* __restrict__ buckets, uint32_t key, const Xyzz& acc) {
-    if constexpr (kAdd) store(buckets, key, load_xyzz(buckets, key).add(acc));
-    else store(buckets, key, acc);
-  }
-};
-
-// Chunk t of K sorted pairs, walked by Io::kLanes threads together. A run (a bucket's pairs) that
-// ends inside the chunk and started inside it is complete: written to its bucket. A run that
-// started in an earlier chunk goes to carry[t]; one that starts here and goes on goes to tails[t]
-// with its key, and msm_merge_tails adds the carries of the chunks after it.
-template <class A, class X, bool kAdd, class Sum, class Io = WholeIo>
+// Thread t's chunk of K sorted pairs. A run (a bucket's pairs) that ends inside the chunk and
+// started inside it is complete: written to its bucket. A run that started in an earlier chunk
+// goes to carry[t]; one that starts here and goes on goes to tails[t] with its key, and
+// msm_merge_tails adds the carries of the chunks after it.
+template <class A, class X, bool kAdd, class Sum>
 __device__ __forceinline__ void accumulate_chunk(uint32_t t, const uint32_t* __restrict__ keys,
                                                  const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
                                                  uint32_t K, const A* __restrict__ points, X* __restrict__ buckets,
@@ -237,14 +182,14 @@ __device__ __forceinline__ void accumulate_chunk(uint32_t t, const uint32_t* __r
   bool open = false;
   for (size_t e = begin; e < end; e++) {
     uint32_t v = vals[e];
-    auto p = Io::load(points, v & 0x7fffffffu);
+    A p = load_affine(points, v & 0x7fffffffu);
     if (v >> 31) p = -p;
     run.step(open, p);
     open = true;
     uint32_t next = e + 1 < total ? keys[e + 1] : sentinel;
     if (next != key) {
-      if (head_continues) Io::store(carry, t, run.sum());
-      else Io::template put<kAdd>(buckets, key, run.sum());
+      if (head_continues) carry[t] = run.sum();
+      else put_bucket<kAdd>(buckets, key, run.sum());
       head_continues = false;
       open = false;
       if (next == sentinel) return;
@@ -252,11 +197,8 @@ __device__ __forceinline__ void accumulate_chunk(uint32_t t, const uint32_t* __r
     }
   }
   if (open) {  // the run goes on past the chunk
-    if (head_continues) Io::store(carry, t, run.sum());
-    else {
-      Io::store(tails, t, run.sum());
-      tail_key[t] = key;
-    }
+    if (head_continues) carry[t] = run.sum();
+    else { tails[t] = run.sum(); tail_key[t] = key; }
   }
 }
 
@@ -268,18 +210,6 @@ __global__ void msm_accumulate(const uint32_t* __restrict__ keys, const uint32_t
   RegisterSum<X> run(nullptr);
   accumulate_chunk<A, X, kAdd>(blockIdx.x * blockDim.x + threadIdx.x, keys, vals, total, sentinel, K, points, buckets,
                                carry, tails, tail_key, run);
-}
-
-// The G2 bucket walk on lane pairs: two threads per chunk (PairIo), each with half the running sum.
-template <class A, class X, class PF, bool kAdd>
-__global__ void msm_accumulate_pairs(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
-                                     uint32_t total, uint32_t sentinel, uint32_t K, const A* __restrict__ points,
-                                     X* __restrict__ buckets, X* __restrict__ carry, X* __restrict__ tails,
-                                     uint32_t* __restrict__ tail_key) {
-  RegisterSum<curve::Xyzz<PF>> run(nullptr);
-  accumulate_chunk<A, X, kAdd, RegisterSum<curve::Xyzz<PF>>, PairIo<PF>>(
-      (blockIdx.x * blockDim.x + threadIdx.x) >> 1, keys, vals, total, sentinel, K, points, buckets, carry, tails,
-      tail_key, run);
 }
 
 // Block-wide sum of one XYZZ point per thread; the result is in sh[0]. blockDim.x: a power of two.
@@ -651,45 +581,19 @@ cuzk_status resident_blocks(Kernel kernel, int threads, size_t smem, uint32_t& o
   return CUZK_OK;
 }
 
-constexpr int kWalkThreads = 128;  // a walk block's threads
+constexpr int kWalkThreads = 128;  // a walk block's chunk threads
 
-// The walk's kernel for `lanes` threads a chunk: 1 (every group), or 2 on G2 (lane pairs), adding
-// into its buckets in place or writing fresh ones.
+// The walk's chunks for the plan (MsmShape's), lengthened to fill whole waves of the device's
+// threads for the walk kernel that runs: the one adding into its buckets in place, or the one
+// writing fresh buckets.
 template <class HC, int G>
-using WalkKernel = void (*)(const uint32_t*, const uint32_t*, uint32_t, uint32_t, uint32_t,
-                            const typename Group<HC, G>::WalkAffine*, typename Group<HC, G>::WalkXyzz*,
-                            typename Group<HC, G>::WalkXyzz*, typename Group<HC, G>::WalkXyzz*, uint32_t*);
-template <class HC, int G>
-cuzk_status msm_walk_kernel(uint32_t lanes, bool add_in_place, WalkKernel<HC, G>& out, std::string& err) {
+cuzk_status msm_walk_in_waves(const MsmPlan& plan, bool add_in_place, MsmShape& out, std::string& err) {
   using WA = typename Group<HC, G>::WalkAffine;
   using WX = typename Group<HC, G>::WalkXyzz;
-  if (lanes == 1) {
-    out = add_in_place ? msm_accumulate<WA, WX, true> : msm_accumulate<WA, WX, false>;
-    return CUZK_OK;
-  }
-  if constexpr (G == 2) {
-    using PF = typename Group<HC, G>::PairField;
-    if (lanes == 2) {
-      out = add_in_place ? msm_accumulate_pairs<WA, WX, PF, true> : msm_accumulate_pairs<WA, WX, PF, false>;
-      return CUZK_OK;
-    }
-  }
-  err = "MSM walk: " + std::to_string(lanes) + " threads a chunk (" + (G == 2 ? "1 or 2" : "1 on G1") + ")";
-  return CUZK_ERR_INVALID_ARGUMENT;
-}
-
-// The walk's chunks for the plan (MsmShape's), lengthened to fill whole waves of the device for
-// the walk kernel that runs: `lanes` threads a chunk, adding into its buckets in place or writing
-// fresh buckets.
-template <class HC, int G>
-cuzk_status msm_walk_in_waves(const MsmPlan& plan, bool add_in_place, MsmShape& out, std::string& err,
-                              uint32_t lanes = Group<HC, G>::kWalkLanes) {
-  WalkKernel<HC, G> kernel = nullptr;
-  CUZK_TRY((msm_walk_kernel<HC, G>(lanes, add_in_place, kernel, err)));
   uint32_t blocks = 0;
-  CUZK_TRY(resident_blocks(kernel, kWalkThreads, 0, blocks, err));
-  out = MsmShape::of(plan.c, plan.total).in_waves(plan.total, (uint64_t)blocks * kWalkThreads / lanes);
-  out.lanes = lanes;
+  if (add_in_place) CUZK_TRY(resident_blocks(msm_accumulate<WA, WX, true>, kWalkThreads, 0, blocks, err));
+  else CUZK_TRY(resident_blocks(msm_accumulate<WA, WX, false>, kWalkThreads, 0, blocks, err));
+  out = MsmShape::of(plan.c, plan.total).in_waves(plan.total, (uint64_t)blocks * kWalkThreads);
   return CUZK_OK;
 }
 
@@ -725,11 +629,10 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
   static_assert(sizeof(WA) == sizeof(A) && sizeof(WX) == sizeof(X), "walk twins share the layout");
   auto launch = [&](auto adding) -> cuzk_status {
     constexpr bool kAdd = decltype(adding)::value;
+    auto* kernel = msm_accumulate<WA, WX, kAdd>;
     MsmShape sh{};
     if (walk) sh = *walk;
     else CUZK_TRY((msm_walk_in_waves<HC, G>(plan, kAdd, sh, err)));
-    WalkKernel<HC, G> kernel = nullptr;
-    CUZK_TRY((msm_walk_kernel<HC, G>(sh.lanes, kAdd, kernel, err)));
     // The carries hold msm_chunks_bound chunks, and the chunks must cover every pair.
     if (sh.chunks > msm_chunks_bound(plan.total) || (uint64_t)sh.K * sh.chunks < plan.total) {
       err = "MSM walk: " + std::to_string(sh.chunks) + " chunks of " + std::to_string(sh.K) + " for " +
@@ -738,7 +641,7 @@ cuzk_status msm_accumulate_into(const MsmPlan& plan, const typename Group<HC, G>
       return CUZK_ERR_INVALID_ARGUMENT;
     }
     const uint32_t max_long = sh.chunks / 32 + 1;  // a long run covers more than 32 chunks
-    kernel<<<ceil_div((uint64_t)sh.chunks * sh.lanes, kWalkThreads), kWalkThreads, 0, s>>>(
+    kernel<<<ceil_div(sh.chunks, kWalkThreads), kWalkThreads, 0, s>>>(
         plan.keys, plan.vals, plan.total, plan.sentinel, sh.K, reinterpret_cast<const WA*>(d_points),
         reinterpret_cast<WX*>(buckets), sc.carry.as<WX>(), sc.tails.as<WX>(), sc.tail_key.as<uint32_t>());
     CUZK_LAUNCHED("msm_accumulate");
@@ -912,8 +815,7 @@ cuzk_status msm_execute(MsmPlan& plan, const typename Group<HC, G>::Affine* d_po
   extern template cuzk_status msm_accumulate_into<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&, \
                                                           cudaStream_t, Group<HC, G>::Xyzz*, bool, std::string&,   \
                                                           const MsmShape*);                                        \
-  extern template cuzk_status msm_walk_in_waves<HC, G>(const MsmPlan&, bool, MsmShape&, std::string&,            \
-                                                        uint32_t);                                                 \
+  extern template cuzk_status msm_walk_in_waves<HC, G>(const MsmPlan&, bool, MsmShape&, std::string&);             \
   extern template cuzk_status msm_add_ones<HC, G>(const MsmPlan&, const Group<HC, G>::Affine*, MsmScratch&,        \
                                                    cudaStream_t, Group<HC, G>::Xyzz*, std::string&);               \
   extern template cuzk_status msm_reduce_into<HC, G>(int, int, const Group<HC, G>::Xyzz*, MsmScratch&, cudaStream_t, \

@@ -64,10 +64,8 @@ inline int msm_window_bits(size_t m, int bits, int copies = 1) {
 struct MsmShape {
   uint32_t nb, K, chunks, L, S, parts;
   int J;
-  uint32_t lanes;  // the walk's threads a chunk: 1, or 2 for G2 on lane pairs (cuda/field/fp2_pair.cuh)
   static MsmShape of(int c, uint32_t total) {
     MsmShape sh{};
-    sh.lanes = 1;
     sh.nb = 1u << (c - 1);
     // ~256K chunk threads fill the GPU; longer chunks cost nothing but fewer threads. (Rounded up:
     // then no total has more chunks than msm_chunks_bound of a larger one.)
@@ -87,8 +85,8 @@ struct MsmShape {
     sh.parts = sh.parts < 1 ? 1 : sh.parts > 32 ? 32 : sh.parts;
     return sh;
   }
-  // The same shape with the chunks lengthened until they fill whole waves of `resident` chunks
-  // (what the device walks at once; 0: unknown, the shape as it is). The walk is bound by
+  // The same shape with the chunks lengthened until they fill whole waves of `resident` chunk
+  // threads (what the device runs at once; 0: unknown, the shape as it is). The walk is bound by
   // the latency of its additions, so a last wave of a few blocks an SM costs more than its share
   // of the work. Never more chunks than before, so the carries' bound (msm_chunks_bound) holds.
   MsmShape in_waves(uint32_t total, uint64_t resident) const {
