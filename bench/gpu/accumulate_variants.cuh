@@ -14,9 +14,22 @@
 //             where the formula needs it and written back as soon as it is made;
 //   Calls     the field products (and squares) as real calls (the G2 walk's form): the kernel's
 //             code a fraction of the inlined one's, the caller's registers few.
+//   Halves    (G2) the Fp2 product's three wide products by Karatsuba halves (field.cuh's
+//             limbs_mul_wide_halves): 3/4 of their multiply-adds, shorter independent chains.
 #pragma once
 
 #include "cuda/msm/msm.cuh"
+
+// The Halves twin of BLS12-381's device G2 field multiplies by the lazy-reduction Karatsuba product
+// as the library's does (curves.cuh), its wide products by halves.
+namespace cuzk::field {
+using BenchBls12381FqHalves = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts, true>;
+template <>
+CUZK_HD Fp2<BenchBls12381FqHalves> Fp2<BenchBls12381FqHalves>::operator*(const Fp2& o) const {
+  auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
+  return {r.c0, r.c1};
+}
+}  // namespace cuzk::field
 
 namespace cuzk::cuda::bench {
 

@@ -167,9 +167,20 @@ std::vector<Form> g2_forms() {
   using bench::RegisterIO;
   using bench::SharedIO;
   using bench::Walk;
-  return {library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-          candidate<A, X, Walk<X, true, SharedIO>, 1>("shared"),
-          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
+  // The twin whose Fp2 products make their wide products by Karatsuba halves (BLS12-381 only: its
+  // specialization is in accumulate_variants.cuh).
+  std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
+                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
+  if constexpr (std::is_same_v<HC, curve::Bls12381>) {
+    using F2 = field::Fp2<field::BenchBls12381FqHalves>;
+    using AH = curve::Affine<F2>;
+    using XH = curve::Xyzz<F2>;
+    static_assert(sizeof(AH) == sizeof(A) && sizeof(XH) == sizeof(X), "twins share the layout");
+    forms.push_back(candidate<AH, XH, Walk<XH, false, RegisterIO>, 1>("halves"));
+    forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves, lean"));
+    forms.push_back(candidate<AH, XH, Walk<XH, true, SharedIO>, 3>("halves, shared, 3 blocks"));
+  }
+  return forms;
 }
 
 // The reduction's first step (msm_segments, as msm_reduce_into launches it) over the buckets the

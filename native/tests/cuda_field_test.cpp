@@ -90,6 +90,46 @@ void check_curve(const GA& g) {
   CHECK(bad == 0);
 }
 
+// The wide product by Karatsuba halves against the schoolbook one, on random limbs and on the
+// extremes (all bits set: the halves' sums carry), then inside the Fp2 product of the twin field
+// that uses it, against the host's Fp2.
+template <int K>
+void check_halves() {
+  int bad = 0;
+  for (int it = 0; it < 20000; it++) {
+    uint32_t a[K], b[K], t0[2 * K], t1[2 * K];
+    for (int k = 0; k < K; k++) {
+      const uint64_t r = rng();
+      const int pick = (int)((r >> 40) % 8);
+      a[k] = pick == 0 ? 0xffffffffu : pick == 1 ? 0 : (uint32_t)r;
+      b[k] = pick == 2 ? 0xffffffffu : pick == 3 ? 0 : (uint32_t)(r >> 20);
+    }
+    if (it == 0)
+      for (int k = 0; k < K; k++) a[k] = b[k] = 0xffffffffu;
+    cuda::limbs_mul_wide<K>(a, b, t0);
+    cuda::limbs_mul_wide_halves<K>(a, b, t1);
+    bad += std::memcmp(t0, t1, sizeof t0) != 0;
+  }
+  CHECK(bad == 0);
+}
+
+template <class HF2>
+void check_halves_fp2() {
+  using H = typename HF2::Base;
+  using D = cuda::DFp<typename H::Params, cuda::kCalledProducts, true>;
+  int bad = 0;
+  for (int it = 0; it < 3000; it++) {
+    HF2 a{random_element<H>(), random_element<H>()}, b{random_element<H>(), random_element<H>()};
+    if (it % 7 == 0) a.c0 = H::zero() - H::one();
+    if (it % 11 == 0) b = HF2{H::zero() - H::one(), H::zero() - H::one()};
+    if (it % 13 == 0) a.c1 = H::zero();
+    const auto r = D::fp2_mul_lazy(same_bytes<D>(a.c0), same_bytes<D>(a.c1), same_bytes<D>(b.c0), same_bytes<D>(b.c1));
+    const HF2 want = a * b;
+    bad += !(same_bytes<H>(r.c0) == want.c0) + !(same_bytes<H>(r.c1) == want.c1);
+  }
+  CHECK(bad == 0);
+}
+
 }  // namespace
 
 int main() {
@@ -103,5 +143,9 @@ int main() {
   check_curve<curve::Bn254::G2, curve::Bn254::G2x, B::G2, B::G2x>(curve::Bn254::g2_generator());
   check_curve<curve::Bls12381::G1, curve::Bls12381::G1x, L::G1, L::G1x>(curve::Bls12381::g1_generator());
   check_curve<curve::Bls12381::G2, curve::Bls12381::G2x, L::G2, L::G2x>(curve::Bls12381::g2_generator());
+  check_halves<12>();
+  check_halves<8>();
+  check_halves_fp2<curve::Bn254::Fq2>();
+  check_halves_fp2<curve::Bls12381::Fq2>();
   return cuzk_test::finish("cuda_field_test");
 }

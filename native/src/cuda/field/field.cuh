@@ -98,14 +98,96 @@ CUZK_PTX2(subc, "subc.u32", CUZK_SUB(true, false))
 #undef CUZK_SUB
 }  // namespace ptx
 
+// t = a * b for K-limb a and b (K even), 2K limbs. Rows of multiply-adds in two chains, even and
+// odd limbs of a, so that every lo/hi pair lands on an aligned register pair (see DFp::mul).
+template <int K>
+CUZK_DHD void limbs_mul_wide(const uint32_t (&a)[K], const uint32_t (&b)[K], uint32_t (&t)[2 * K]) {
+  static_assert(K % 2 == 0, "even limb count");
+CUZK_UNROLL
+  for (int k = 0; k < 2 * K; k++) t[k] = 0;
+CUZK_UNROLL
+  for (int i = 0; i < K; i++) {
+    const uint32_t bi = b[i];
+    t[i] = ptx::mad_lo_cc(a[0], bi, t[i]);
+    t[i + 1] = ptx::madc_hi_cc(a[0], bi, t[i + 1]);
+CUZK_UNROLL
+    for (int j = 2; j < K; j += 2) {
+      t[i + j] = ptx::madc_lo_cc(a[j], bi, t[i + j]);
+      t[i + j + 1] = ptx::madc_hi_cc(a[j], bi, t[i + j + 1]);
+    }
+    t[i + K] = ptx::addc(t[i + K], 0);
+    t[i + 1] = ptx::mad_lo_cc(a[1], bi, t[i + 1]);
+CUZK_UNROLL
+    for (int j = 1; j < K - 1; j += 2) {
+      t[i + j + 1] = ptx::madc_hi_cc(a[j], bi, t[i + j + 1]);
+      t[i + j + 2] = ptx::madc_lo_cc(a[j + 2], bi, t[i + j + 2]);
+    }
+    t[i + K] = ptx::madc_hi(a[K - 1], bi, t[i + K]);
+  }
+}
+
+// The same product by one level of Karatsuba on halves of H = K/2 limbs: a0 b0, a1 b1 and
+// (a0 + a1)(b0 + b1) (the sums' carry bits added as masked halves), 3/4 of the multiply-adds, in
+// three carry chains half as long and independent of each other.
+template <int K>
+CUZK_DHD void limbs_mul_wide_halves(const uint32_t (&a)[K], const uint32_t (&b)[K], uint32_t (&t)[2 * K]) {
+  constexpr int H = K / 2;
+  static_assert(H % 2 == 0, "halves of an even limb count");
+  uint32_t a0[H], a1[H], b0[H], b1[H], sa[H], sb[H];
+CUZK_UNROLL
+  for (int k = 0; k < H; k++) a0[k] = a[k], a1[k] = a[H + k], b0[k] = b[k], b1[k] = b[H + k];
+  sa[0] = ptx::add_cc(a0[0], a1[0]);
+CUZK_UNROLL
+  for (int k = 1; k < H; k++) sa[k] = ptx::addc_cc(a0[k], a1[k]);
+  const uint32_t ca = ptx::addc(0, 0);
+  sb[0] = ptx::add_cc(b0[0], b1[0]);
+CUZK_UNROLL
+  for (int k = 1; k < H; k++) sb[k] = ptx::addc_cc(b0[k], b1[k]);
+  const uint32_t cb = ptx::addc(0, 0);
+  uint32_t lo[2 * H], hi[2 * H], mid[2 * H];
+  limbs_mul_wide<H>(a0, b0, lo);
+  limbs_mul_wide<H>(a1, b1, hi);
+  limbs_mul_wide<H>(sa, sb, mid);
+  // (mid, top) = (sa + ca 2^32H)(sb + cb 2^32H) - lo - hi = a0 b1 + a1 b0 < 2^(64H+1)
+  uint32_t top = ca & cb;
+  const uint32_t mask_a = 0u - ca, mask_b = 0u - cb;
+  mid[H] = ptx::add_cc(mid[H], sb[0] & mask_a);
+CUZK_UNROLL
+  for (int k = 1; k < H; k++) mid[H + k] = ptx::addc_cc(mid[H + k], sb[k] & mask_a);
+  top = ptx::addc(top, 0);
+  mid[H] = ptx::add_cc(mid[H], sa[0] & mask_b);
+CUZK_UNROLL
+  for (int k = 1; k < H; k++) mid[H + k] = ptx::addc_cc(mid[H + k], sa[k] & mask_b);
+  top = ptx::addc(top, 0);
+  mid[0] = ptx::sub_cc(mid[0], lo[0]);
+CUZK_UNROLL
+  for (int k = 1; k < 2 * H; k++) mid[k] = ptx::subc_cc(mid[k], lo[k]);
+  top = ptx::subc(top, 0);
+  mid[0] = ptx::sub_cc(mid[0], hi[0]);
+CUZK_UNROLL
+  for (int k = 1; k < 2 * H; k++) mid[k] = ptx::subc_cc(mid[k], hi[k]);
+  top = ptx::subc(top, 0);
+  // t = lo + (mid, top) 2^32H + hi 2^64H (< 2^64K: no carry leaves the top limb)
+CUZK_UNROLL
+  for (int k = 0; k < 2 * H; k++) t[k] = lo[k], t[2 * H + k] = hi[k];
+  t[H] = ptx::add_cc(t[H], mid[0]);
+CUZK_UNROLL
+  for (int k = 1; k < 2 * H; k++) t[H + k] = ptx::addc_cc(t[H + k], mid[k]);
+  t[3 * H] = ptx::addc_cc(t[3 * H], top);
+CUZK_UNROLL
+  for (int k = 3 * H + 1; k < 4 * H - 1; k++) t[k] = ptx::addc_cc(t[k], 0);
+  t[4 * H - 1] = ptx::addc(t[4 * H - 1], 0);
+}
+
 // Element of GF(p) for the host parameter set P, as a*R mod p in N = 2*P::LIMBS 32-bit limbs.
 // Values are kept fully reduced (< p), like the host's, so == compares representations.
 // Calls says which operations are real calls on the device rather than inlined: for the G2
 // formulas over Fp2, where inlining every 12-limb product makes kernels of tens of thousands of
 // instructions that take nvcc many minutes to compile and spill anyway, and for long loops of
 // 12-limb G1 additions, which run faster with their products as calls (curves.cuh's FqWalk).
+// HalfProducts: the Fp2 product's wide products by Karatsuba halves (limbs_mul_wide_halves).
 enum DFpCalls : int { kInlineProducts = 0, kCalledProducts = 1, kCalledProductsAndSquares = 2 };
-template <class P, int Calls = kInlineProducts>
+template <class P, int Calls = kInlineProducts, bool HalfProducts = false>
 struct DFp {
   static constexpr int N = 2 * P::LIMBS;
   static constexpr size_t BYTES = 4 * N;
@@ -396,27 +478,8 @@ CUZK_UNROLL
   // Bounds: a0+a1 < 2p < R unreduced; c1 = T2 - T0 - T1 = a0 b1 + a1 b0 < 2p^2 < pR;
   // c0 = T0 - T1 (+ pR when negative) in [0, pR); REDC of T < pR is < 2p, one subtraction.
   static CUZK_DHD void mul_wide(const DFp& a, const DFp& b, uint32_t (&t)[2 * N]) {
-CUZK_UNROLL
-    for (int k = 0; k < 2 * N; k++) t[k] = 0;
-CUZK_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.l[i];
-      t[i] = ptx::mad_lo_cc(a.l[0], bi, t[i]);
-      t[i + 1] = ptx::madc_hi_cc(a.l[0], bi, t[i + 1]);
-CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[i + j] = ptx::madc_lo_cc(a.l[j], bi, t[i + j]);
-        t[i + j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[i + j + 1]);
-      }
-      t[i + N] = ptx::addc(t[i + N], 0);
-      t[i + 1] = ptx::mad_lo_cc(a.l[1], bi, t[i + 1]);
-CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        t[i + j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[i + j + 1]);
-        t[i + j + 2] = ptx::madc_lo_cc(a.l[j + 2], bi, t[i + j + 2]);
-      }
-      t[i + N] = ptx::madc_hi(a.l[N - 1], bi, t[i + N]);
-    }
+    if constexpr (HalfProducts) limbs_mul_wide_halves<N>(a.l, b.l, t);
+    else limbs_mul_wide<N>(a.l, b.l, t);
   }
   // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p. Shared by sqr() and the
   // Fp2 Karatsuba product.
