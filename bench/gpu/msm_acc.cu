@@ -170,7 +170,8 @@ std::vector<Form> g2_forms() {
   // The twin whose Fp2 products make their wide products by Karatsuba halves (BLS12-381 only: its
   // specialization is in accumulate_variants.cuh).
   std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
+                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
+                          candidate<A, X, bench::LazyY3Walk<X>, 1>("lazy Y3")};
   if constexpr (std::is_same_v<HC, curve::Bls12381>) {
     using F2 = field::Fp2<field::BenchBls12381FqHalves>;
     using AH = curve::Affine<F2>;
@@ -179,6 +180,7 @@ std::vector<Form> g2_forms() {
     forms.push_back(candidate<AH, XH, Walk<XH, false, RegisterIO>, 1>("halves"));
     forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves, lean"));
     forms.push_back(candidate<AH, XH, Walk<XH, true, SharedIO>, 3>("halves, shared, 3 blocks"));
+    forms.push_back(candidate<AH, XH, bench::LazyY3Walk<XH>, 1>("halves, lazy Y3"));
   }
   return forms;
 }

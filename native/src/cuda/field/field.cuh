@@ -521,8 +521,10 @@ CUZK_UNROLL
   struct Pair {
     DFp c0, c1;
   };
-  static CUZK_DHD Pair fp2_mul_lazy(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1) {
-    constexpr auto m = split64(P::MODULUS);
+  // The product's components as wide values before their reductions: c0 = T0 - T1 (+ pR on a
+  // borrow) in [0, pR), c1 = T2 - T0 - T1 in [0, 2p^2).
+  static CUZK_DHD void fp2_mul_wide(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1,
+                                    uint32_t (&t0)[2 * N], uint32_t (&t2)[2 * N]) {
     DFp sa, sb;  // a0 + a1, b0 + b1, unreduced
     sa.l[0] = ptx::add_cc(a0.l[0], a1.l[0]);
 CUZK_UNROLL
@@ -530,7 +532,7 @@ CUZK_UNROLL
     sb.l[0] = ptx::add_cc(b0.l[0], b1.l[0]);
 CUZK_UNROLL
     for (int i = 1; i < N; i++) sb.l[i] = ptx::addc_cc(b0.l[i], b1.l[i]);
-    uint32_t t0[2 * N], t1[2 * N], t2[2 * N];
+    uint32_t t1[2 * N];
     mul_wide(a0, b0, t0);
     mul_wide(a1, b1, t1);
     mul_wide(sa, sb, t2);
@@ -541,15 +543,47 @@ CUZK_UNROLL
     t2[0] = ptx::sub_cc(t2[0], t1[0]);
 CUZK_UNROLL
     for (int k = 1; k < 2 * N; k++) t2[k] = ptx::subc_cc(t2[k], t1[k]);
-    // t0 -= t1, + p*R on borrow
-    t0[0] = ptx::sub_cc(t0[0], t1[0]);
+    sub_wide_mod(t0, t1);
+  }
+  // a -= b for wide a, b in [0, pR), + pR on a borrow: [0, pR) again.
+  static CUZK_DHD void sub_wide_mod(uint32_t (&a)[2 * N], const uint32_t (&b)[2 * N]) {
+    constexpr auto m = split64(P::MODULUS);
+    a[0] = ptx::sub_cc(a[0], b[0]);
 CUZK_UNROLL
-    for (int k = 1; k < 2 * N; k++) t0[k] = ptx::subc_cc(t0[k], t1[k]);
+    for (int k = 1; k < 2 * N; k++) a[k] = ptx::subc_cc(a[k], b[k]);
     const uint32_t mask = ptx::subc(0, 0);
-    t0[N] = ptx::add_cc(t0[N], m.v[0] & mask);
+    a[N] = ptx::add_cc(a[N], m.v[0] & mask);
 CUZK_UNROLL
-    for (int k = 1; k < N; k++) t0[N + k] = ptx::addc_cc(t0[N + k], m.v[k] & mask);
+    for (int k = 1; k < N; k++) a[N + k] = ptx::addc_cc(a[N + k], m.v[k] & mask);
+  }
+  static CUZK_DHD Pair fp2_mul_lazy(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1) {
+    uint32_t t0[2 * N], t2[2 * N];
+    fp2_mul_wide(a0, a1, b0, b1, t0, t2);
     return Pair{redc_wide(t0), redc_wide(t2)};
+  }
+  // u v - w z in Fp2 with one pair of reductions: the wide components subtracted (each in [0, pR):
+  // 2p^2 < pR) before they are reduced.
+  static CUZK_DHD Pair fp2_mul_sub_lazy(const DFp& u0, const DFp& u1, const DFp& v0, const DFp& v1, const DFp& w0,
+                                        const DFp& w1, const DFp& z0, const DFp& z1) {
+    uint32_t d0[2 * N], s0[2 * N], d1[2 * N], s1[2 * N];
+    fp2_mul_wide(u0, u1, v0, v1, d0, s0);
+    fp2_mul_wide(w0, w1, z0, z1, d1, s1);
+    sub_wide_mod(d0, d1);
+    sub_wide_mod(s0, s1);
+    return Pair{redc_wide(d0), redc_wide(s0)};
+  }
+#ifdef __CUDACC__
+  static __device__ __noinline__ Pair fp2_mul_sub_call(DFp u0, DFp u1, DFp v0, DFp v1, DFp w0, DFp w1, DFp z0,
+                                                       DFp z1) {
+    return fp2_mul_sub_lazy(u0, u1, v0, v1, w0, w1, z0, z1);
+  }
+#endif
+  static CUZK_DHD Pair fp2_mul_sub(const DFp& u0, const DFp& u1, const DFp& v0, const DFp& v1, const DFp& w0,
+                                   const DFp& w1, const DFp& z0, const DFp& z1) {
+#ifdef __CUDA_ARCH__
+    if constexpr (Calls >= kCalledProducts) return fp2_mul_sub_call(u0, u1, v0, v1, w0, w1, z0, z1);
+#endif
+    return fp2_mul_sub_lazy(u0, u1, v0, v1, w0, w1, z0, z1);
   }
 #ifdef __CUDACC__
   static __device__ __noinline__ Pair fp2_mul_call(DFp a0, DFp a1, DFp b0, DFp b1) {
