@@ -167,11 +167,11 @@ std::vector<Form> g2_forms() {
   using bench::RegisterIO;
   using bench::SharedIO;
   using bench::Walk;
-  // The twin whose Fp2 products make their wide products by Karatsuba halves (BLS12-381 only: its
-  // specialization is in accumulate_variants.cuh).
   std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
                           candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
                           candidate<A, X, bench::LazyY3Walk<X>, 1>("lazy Y3")};
+  // The twin whose Fp2 products make their wide products by Karatsuba halves (BLS12-381 only: its
+  // specialization is in accumulate_variants.cuh).
   if constexpr (std::is_same_v<HC, curve::Bls12381>) {
     using F2 = field::Fp2<field::BenchBls12381FqHalves>;
     using AH = curve::Affine<F2>;
