@@ -157,6 +157,17 @@ std::vector<Form> g1_forms() {
                           candidate<AS, XS, Walk<XS, true, SharedIO>, 4>("calls+sq, shared, 4 blocks")};
   // BN254's inlined walk fits 4 blocks already (106 registers): one more block is 102.
   if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("inline, 5 blocks"));
+  // The twins whose products are wide products by Karatsuba halves and one reduction (HalfMul).
+  using FH = DFp<typename HC::Fq::Params, kCalledProducts, false, true>;
+  using AH = curve::Affine<FH>;
+  using XH = curve::Xyzz<FH>;
+  using FHI = DFp<typename HC::Fq::Params, kInlineProducts, false, true>;
+  using AHI = curve::Affine<FHI>;
+  using XHI = curve::Xyzz<FHI>;
+  static_assert(sizeof(AH) == sizeof(A) && sizeof(XH) == sizeof(X) && sizeof(XHI) == sizeof(X), "twins share the layout");
+  forms.push_back(candidate<AH, XH, Walk<XH, false, RegisterIO>, 1>("halves mul, calls"));
+  forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves mul, calls, lean"));
+  forms.push_back(candidate<AHI, XHI, Walk<XHI, false, RegisterIO>, 1>("halves mul, inline"));
   return forms;
 }
 
@@ -181,6 +192,13 @@ std::vector<Form> g2_forms() {
     forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves, lean"));
     forms.push_back(candidate<AH, XH, Walk<XH, true, SharedIO>, 3>("halves, shared, 3 blocks"));
     forms.push_back(candidate<AH, XH, bench::LazyY3Walk<XH>, 1>("halves, lazy Y3"));
+    // and whose single products (the Fp2 square's) are by halves too
+    using F2A = field::Fp2<field::BenchBls12381FqHalvesAll>;
+    using AA = curve::Affine<F2A>;
+    using XA = curve::Xyzz<F2A>;
+    static_assert(sizeof(AA) == sizeof(A) && sizeof(XA) == sizeof(X), "twins share the layout");
+    forms.push_back(candidate<AA, XA, Walk<XA, false, RegisterIO>, 1>("halves all"));
+    forms.push_back(candidate<AA, XA, bench::LazyY3Walk<XA>, 1>("halves all, lazy Y3"));
   }
   return forms;
 }

@@ -162,6 +162,11 @@ int main() {
   check_curve<curve::Bls12381::G2, curve::Bls12381::G2x, L::G2, L::G2x>(curve::Bls12381::g2_generator());
   check_halves<12>();
   check_halves<8>();
+  // the product as a wide product by halves and one reduction (the HalfMul twins)
+  check_field<curve::Bn254::Fq, cuda::DFp<curve::Bn254::Fq::Params, cuda::kInlineProducts, false, true>>();
+  check_field<curve::Bn254::Fr, cuda::DFp<curve::Bn254::Fr::Params, cuda::kInlineProducts, false, true>>();
+  check_field<curve::Bls12381::Fq, cuda::DFp<curve::Bls12381::Fq::Params, cuda::kInlineProducts, false, true>>();
+  check_field<curve::Bls12381::Fr, cuda::DFp<curve::Bls12381::Fr::Params, cuda::kInlineProducts, false, true>>();
   check_halves_fp2<curve::Bn254::Fq2>();
   check_halves_fp2<curve::Bls12381::Fq2>();
   return cuzk_test::finish("cuda_field_test");

@@ -186,8 +186,10 @@ CUZK_UNROLL
 // instructions that take nvcc many minutes to compile and spill anyway, and for long loops of
 // 12-limb G1 additions, which run faster with their products as calls (curves.cuh's FqWalk).
 // HalfProducts: the Fp2 product's wide products by Karatsuba halves (limbs_mul_wide_halves).
+// HalfMul: the product itself as a wide product by halves and one reduction (redc_wide) instead of
+// the interleaved CIOS rows: fewer multiply-adds, more plain adds.
 enum DFpCalls : int { kInlineProducts = 0, kCalledProducts = 1, kCalledProductsAndSquares = 2 };
-template <class P, int Calls = kInlineProducts, bool HalfProducts = false>
+template <class P, int Calls = kInlineProducts, bool HalfProducts = false, bool HalfMul = false>
 struct DFp {
   static constexpr int N = 2 * P::LIMBS;
   static constexpr size_t BYTES = 4 * N;
@@ -297,6 +299,11 @@ CUZK_UNROLL
   static __device__ __noinline__ DFp mul_call(DFp a, DFp b) { return a.mul(b); }
 #endif
   CUZK_DHD DFp mul(const DFp& b) const {
+    if constexpr (HalfMul) {
+      uint32_t t[2 * N];
+      limbs_mul_wide_halves<N>(l, b.l, t);
+      return redc_wide(t);  // T = a b < p^2 < pR
+    }
     uint32_t e[N], o[N];
     mul_row<true>(e, o, b.l[0]);
 CUZK_UNROLL
@@ -484,30 +491,16 @@ CUZK_UNROLL
   // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p. Shared by sqr() and the
   // Fp2 Karatsuba product.
   static CUZK_DHD DFp redc_wide(const uint32_t (&t)[2 * N]) {
-    constexpr auto m = split64(P::MODULUS);
-    constexpr uint32_t inv = (uint32_t)P::INV;
     uint32_t a[N + 1];
 CUZK_UNROLL
     for (int k = 0; k < N; k++) a[k] = t[k];
     a[N] = 0;
 CUZK_UNROLL
     for (int i = 0; i < N; i++) {
-      const uint32_t mi = a[0] * inv;
-      a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
-      a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
-CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
-        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-      }
-      a[N] = ptx::addc(a[N], 0);
-      a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
-CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-        a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
-      }
-      a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
+      if constexpr (kMontFriendly)
+        reduce_wide_row_friendly(a);
+      else
+        reduce_wide_row(a);
 CUZK_UNROLL
       for (int j = 0; j < N; j++) a[j] = a[j + 1];
       a[N] = 0;
@@ -517,6 +510,49 @@ CUZK_UNROLL
 CUZK_UNROLL
     for (int k = 1; k < N; k++) r[k] = ptx::addc_cc(a[k], t[N + k]);
     return reduce_once(r);
+  }
+  // a += m_i p, m_i = a_0 (-p^-1) mod 2^32 (a_0 becomes zero): one row of redc_wide.
+  static CUZK_DHD void reduce_wide_row(uint32_t (&a)[N + 1]) {
+    constexpr auto m = split64(P::MODULUS);
+    constexpr uint32_t inv = (uint32_t)P::INV;
+    const uint32_t mi = a[0] * inv;
+    a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
+    a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
+CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
+      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+    }
+    a[N] = ptx::addc(a[N], 0);
+    a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
+CUZK_UNROLL
+    for (int j = 1; j < N - 1; j += 2) {
+      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+      a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
+    }
+    a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
+  }
+  // The same for moduli with p = 1 (mod 2^32) and a second limb of 0xffffffff (reduce_row_friendly):
+  // m_i = -a_0, m_i p_0 = m_i, and the low half of m_i p_1 is a_0.
+  static CUZK_DHD void reduce_wide_row_friendly(uint32_t (&a)[N + 1]) {
+    constexpr auto m = split64(P::MODULUS);
+    const uint32_t t0 = a[0], mi = 0u - t0;
+    (void)ptx::add_cc(t0, mi);
+    a[1] = ptx::addc_cc(a[1], t0);
+CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
+      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+    }
+    a[N] = ptx::addc(a[N], 0);
+    a[2] = ptx::mad_hi_cc(m.v[1], mi, a[2]);
+CUZK_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
+      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+    }
+    a[N - 1] = ptx::madc_lo_cc(m.v[N - 1], mi, a[N - 1]);
+    a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
   }
   struct Pair {
     DFp c0, c1;

@@ -311,7 +311,8 @@ __global__ void ntt_h_less(F* ab, const F* c, size_t n) {
 // ---------------------------------------------------------------------------------------------
 
 // HF: the host field (field::Fp<P>); F: its device twin. The member functions are defined in
-// ntt.cu, out of the class, so that the kernels are compiled (and registered) in that one file.
+// ntt_context.cuh and compiled for the library's two fields once, in ntt.cu (so that their kernels
+// are compiled and registered in that one file).
 template <class HF, class F>
 class NttContext {
  public:
