@@ -201,6 +201,32 @@ __device__ __forceinline__ void ntt_radix4(const NttTile<F>& t, uint32_t s0) {
   }
 }
 
+// All k stages of every group of the tile (see ntt_pass): radix 4 in registers (half the
+// shared-memory round trips and barriers), and when k is odd one radix-2 stage, the top one (DIF:
+// first; DIT: last). Stages 0 and 1 then always share a step, whose own code leaves out the
+// twiddles that are 1 there.
+template <class F, bool Dit>
+__device__ __forceinline__ void ntt_stages(const NttTile<F>& tl) {
+  const uint32_t k = tl.k;
+  if (Dit) {
+    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
+    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
+    if (k & 1) ntt_radix2<F, true>(tl, k - 1);
+  } else {
+    if (k & 1) ntt_radix2<F, false>(tl, k - 1);
+    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
+    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
+  }
+}
+
+// The powers w_{2^k}^j, j < 2^(k-1), of a pass's roots into shared memory.
+template <class F>
+__device__ __forceinline__ void ntt_load_twiddles(uint32_t* tw, uint32_t k, const NttRoots<F>& roots) {
+  const uint32_t tw_n = 1u << (k - 1);
+  for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
+    sm_put(tw, tw_n, i, load16(roots.small + (i << (kNttMaxStages - k))));
+}
+
 // Three blocks per SM: 3 x 72 KiB of shared memory fits at k = 9, so registers are capped at 80
 // (the radix-4 stages below would take 128 and leave two blocks; 80 spills a few words).
 template <class F, bool Dit>
@@ -209,8 +235,7 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
   const uint32_t k = a.k, g = a.g, cols = 1u << g, tile_n = 1u << (k + g), tw_n = 1u << (k - 1);
   uint32_t* tile = smem32;
   uint32_t* tw = smem32 + F::N * tile_n;  // 2^(k-1) powers of w_{2^k}
-  for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
-    sm_put(tw, tw_n, i, load16(a.roots.small + (i << (kNttMaxStages - k))));
+  ntt_load_twiddles(tw, k, a.roots);
 
   // Bit-reversed output (last DIF pass, s_lo = 0): the block's 2^g groups are 2^(L-k-g) groups
   // apart, so that their outputs land side by side: group hi = blockIdx.x + c * 2^(L-k-g), output
@@ -243,19 +268,7 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     sm_put(tile, tile_n, e, v);
   }
 
-  // Stages two at a time (radix 4 in registers: half the shared-memory round trips and barriers),
-  // and when k is odd one radix-2 stage, the top one (DIF: first; DIT: last). Stages 0 and 1 then
-  // always share a step, whose own code leaves out the twiddles that are 1 there.
-  const NttTile<F> tl{tile, tw, tile_n, tw_n, k, g};
-  if (Dit) {
-    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
-    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
-    if (k & 1) ntt_radix2<F, true>(tl, k - 1);
-  } else {
-    if (k & 1) ntt_radix2<F, false>(tl, k - 1);
-    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
-    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
-  }
+  ntt_stages<F, Dit>(NttTile<F>{tile, tw, tile_n, tw_n, k, g});
   __syncthreads();
 
   if (brev) {
@@ -278,6 +291,35 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     }
     store16(a.data + x, v);
   }
+}
+
+// The proving pair's middle: the inverse transform's last DIF pass and the coset forward's first
+// DIT pass work on the same contiguous groups of 2^k elements (s_lo = 0), so one block does both
+// on its group without a round trip through device memory: the inverse's bottom k stages, the
+// factor scale * g^bitrev_L(x) of each element (kNttPreCosetBitrev's), the forward's bottom k
+// stages. Tile and both twiddle tables: 2^(k+1) elements of shared memory.
+template <class F>
+__global__ void __launch_bounds__(256, 3) ntt_pair_bottom(F* data, uint32_t L, uint32_t k, F scale,
+                                                          NttRoots<F> inverse, NttRoots<F> forward) {
+  extern __shared__ __align__(16) uint32_t smem32[];
+  const uint32_t tile_n = 1u << k, tw_n = 1u << (k - 1);
+  uint32_t* tile = smem32;
+  uint32_t* tw_inv = smem32 + F::N * tile_n;
+  uint32_t* tw_fwd = tw_inv + F::N * tw_n;
+  ntt_load_twiddles(tw_inv, k, inverse);
+  ntt_load_twiddles(tw_fwd, k, forward);
+  const size_t base = (size_t)blockIdx.x << k;
+  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) sm_put(tile, tile_n, e, load16(data + base + e));
+  ntt_stages<F, false>(NttTile<F>{tile, tw_inv, tile_n, tw_n, k, 0});
+  __syncthreads();
+  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    const uint32_t x = (uint32_t)(base + e);
+    F v = sm_get<F>(tile, tile_n, e);
+    sm_put(tile, tile_n, e, v * ntt_root_pow(forward, bitrev_bits(x, L) << (kNttMaxLog - L - 1)) * scale);
+  }
+  ntt_stages<F, true>(NttTile<F>{tile, tw_fwd, tile_n, tw_n, k, 0});
+  __syncthreads();
+  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) store16(data + base + e, sm_get<F>(tile, tile_n, e));
 }
 
 template <class F>

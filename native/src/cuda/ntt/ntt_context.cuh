@@ -113,10 +113,33 @@ cuzk_status NttContext<HF, F>::natural(F* d, uint32_t L, uint32_t kind, bool std
   return dif(d, L, inverse, pre, inverse, s, err, post, inv_n(L));
 }
 
+// The inverse by DIF passes from the top, the forward on the coset by DIT passes from the bottom;
+// the two bottom passes (the same contiguous groups) run as one kernel, ntt_pair_bottom, and the
+// forward's passes take the inverse's sizes in reverse so that their bottom one matches.
 template <class HF, class F>
 cuzk_status NttContext<HF, F>::to_coset(F* d, uint32_t L, cudaStream_t s, std::string& err) {
-  CUZK_TRY(dif(d, L, true, 0, false, s, err));
-  return dit(d, L, false, kNttPreCosetBitrev, inv_n(L), false, s, err);
+  if (L == 0) return CUZK_OK;  // one element: n^-1 = g^0 = 1
+  const std::vector<uint32_t> ks = split(L);
+  uint32_t s_hi = L;
+  for (size_t i = 0; i + 1 < ks.size(); i++) {
+    CUZK_TRY(launch<false>(d, L, s_hi - ks[i], ks[i], 0, HF::one(), true, false, s, err));
+    s_hi -= ks[i];
+  }
+  const uint32_t k = ks.back();  // == s_hi
+  const size_t smem = ((size_t)2 << k) * sizeof(F);
+  if (smem > 48 * 1024) CUZK_CU(cudaFuncSetAttribute(ntt_pair_bottom<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  F scale;
+  const HF n_inv = inv_n(L);
+  std::memcpy(&scale, &n_inv, sizeof scale);
+  ntt_pair_bottom<F><<<(uint32_t)((size_t)1 << (L - k)), std::min<uint32_t>(256, std::max<uint32_t>(32, (1u << k) / 2)),
+                       smem, s>>>(d, L, k, scale, dir_[1], dir_[0]);
+  CUZK_LAUNCHED("ntt_pair_bottom");
+  uint32_t s_lo = k;
+  for (size_t i = ks.size() - 1; i-- > 0;) {
+    CUZK_TRY(launch<true>(d, L, s_lo, ks[i], 0, HF::one(), false, false, s, err));
+    s_lo += ks[i];
+  }
+  return CUZK_OK;
 }
 
 template <class HF, class F>
