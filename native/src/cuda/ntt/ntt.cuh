@@ -70,7 +70,6 @@ __host__ __device__ __forceinline__ uint32_t bitrev_bits(uint32_t x, uint32_t bi
 enum NttOp : uint32_t {
   kNttPreToMont = 1,       // input is standard form: multiply by R^2 first
   kNttPreCoset = 2,        // multiply input x by g^x, g = w_{2^(L+1)} (forward coset, natural order)
-  kNttPreCosetBitrev = 4,  // multiply input at position p by scale * g^bitrev_L(p) (proving path)
 };
 
 // The natural-order output step, fused into the last DIF pass (kNttPostBitrev): the bit-reversal
@@ -92,7 +91,6 @@ struct NttPassArgs {
   uint32_t L, s_lo, k, g;  // 2^k-element groups 2^s_lo apart; 2^g adjacent groups per block
   uint32_t ops;
   uint32_t post;            // NttPostOp: only on the last DIF pass (s_lo = 0)
-  F scale;
   F post_scale;
   NttRoots<F> roots;        // of this transform's direction
   NttRoots<F> coset_roots;  // for the g^x factors (forward or inverse)
@@ -259,8 +257,6 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     F v = load16(a.src + x);
     if (a.ops & kNttPreToMont) v = v.to_mont();
     if (a.ops & kNttPreCoset) v = v * ntt_root_pow(a.coset_roots, (uint32_t)x << (kNttMaxLog - a.L - 1));
-    if (a.ops & kNttPreCosetBitrev)
-      v = v * ntt_root_pow(a.coset_roots, bitrev_bits((uint32_t)x, a.L) << (kNttMaxLog - a.L - 1)) * a.scale;
     if (Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
       if (t) v = v * ntt_twist(a.roots, t, S);
@@ -296,10 +292,12 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
 // The proving pair's middle: the inverse transform's last DIF pass and the coset forward's first
 // DIT pass work on the same contiguous groups of 2^k elements (s_lo = 0), so one block does both
 // on its group without a round trip through device memory: the inverse's bottom k stages, the
-// factor scale * g^bitrev_L(x) of each element (kNttPreCosetBitrev's), the forward's bottom k
-// stages. Tile and both twiddle tables: 2^(k+1) elements of shared memory.
+// factor n^-1 g^bitrev_L(x) of each element (g = w_{2^(L+1)}), the forward's bottom k stages.
+// The factor is two loads and one product: g^e = lo[e mod 2^14] * hi[e >> 14], from the forward
+// lo table and `hi_scaled`, the hi table times n^-1 (NttContext::coset_hi_scaled). Tile and both
+// twiddle tables: 2^(k+1) elements of shared memory.
 template <class F>
-__global__ void __launch_bounds__(256, 3) ntt_pair_bottom(F* data, uint32_t L, uint32_t k, F scale,
+__global__ void __launch_bounds__(256, 3) ntt_pair_bottom(F* data, uint32_t L, uint32_t k, const F* hi_scaled,
                                                           NttRoots<F> inverse, NttRoots<F> forward) {
   extern __shared__ __align__(16) uint32_t smem32[];
   const uint32_t tile_n = 1u << k, tw_n = 1u << (k - 1);
@@ -313,9 +311,9 @@ __global__ void __launch_bounds__(256, 3) ntt_pair_bottom(F* data, uint32_t L, u
   ntt_stages<F, false>(NttTile<F>{tile, tw_inv, tile_n, tw_n, k, 0});
   __syncthreads();
   for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
-    const uint32_t x = (uint32_t)(base + e);
-    F v = sm_get<F>(tile, tile_n, e);
-    sm_put(tile, tile_n, e, v * ntt_root_pow(forward, bitrev_bits(x, L) << (kNttMaxLog - L - 1)) * scale);
+    const uint32_t x = (uint32_t)(base + e), g_exp = bitrev_bits(x, L) << (kNttMaxLog - L - 1);
+    const F f = load16(forward.lo + (g_exp & ((1u << kNttTwistBits) - 1))) * load16(hi_scaled + (g_exp >> kNttTwistBits));
+    sm_put(tile, tile_n, e, sm_get<F>(tile, tile_n, e) * f);
   }
   ntt_stages<F, true>(NttTile<F>{tile, tw_fwd, tile_n, tw_n, k, 0});
   __syncthreads();
@@ -377,9 +375,6 @@ class NttContext {
   // `last_post` (NttPostOp, with kNttPostBitrev: natural order out) fused into the last pass.
   cuzk_status dif(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, bool coset_inverse_roots, cudaStream_t s,
                   std::string& err, uint32_t last_post = 0, const HF& post_scale = HF::one());
-  // DIT passes (bit-reversed -> natural).
-  cuzk_status dit(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, const HF& scale, bool coset_inverse_roots,
-                  cudaStream_t s, std::string& err);
   // Natural order in and out, standard or Montgomery form; kind: CUZK_NTT_*.
   cuzk_status natural(F* d, uint32_t L, uint32_t kind, bool std_form, cudaStream_t s, std::string& err);
   // The proving step for one vector: Montgomery evaluations on <w> -> evaluations on g<w>.
@@ -387,7 +382,7 @@ class NttContext {
 
  private:
   template <bool Dit>
-  cuzk_status launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale, bool inverse_roots,
+  cuzk_status launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, bool inverse_roots,
                      bool coset_inverse_roots, cudaStream_t s, std::string& err, uint32_t post = 0,
                      const HF& post_scale = HF::one(), const F* src = nullptr);
 
@@ -397,6 +392,10 @@ class NttContext {
   // natural() on one context serialize (the ABI holds the device mutex and synchronizes).
   DeviceBuffer scratch_;
   NttRoots<F> dir_[2] = {};
+  // For the coset pair of 2^L (L < kNttMaxLog): the forward hi table times n^-1, 2^(kNttMaxLog - 1 -
+  // kNttTwistBits) powers (the coset exponents are below 2^(kNttMaxLog - 1)), at L << that.
+  static constexpr uint32_t kCosetHiLog = kNttMaxLog - 1 - kNttTwistBits;
+  const F* coset_hi_scaled_ = nullptr;
   bool ready_ = false;
 };
 

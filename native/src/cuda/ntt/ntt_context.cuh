@@ -14,6 +14,13 @@ __global__ void ntt_build_mid(F* mid, NttRoots<F> r) {
   if (i < (1u << kNttMidLog)) store16(mid + i, ntt_root_pow(r, i << (kNttMaxLog - kNttMidLog)));
 }
 
+// out[(L << hi_log) + j] = hi[j] * inv_n[L]: the coset pair's scaled hi tables, every L at once.
+template <class F>
+__global__ void ntt_build_coset_hi_scaled(F* out, const F* hi, const F* inv_n, uint32_t hi_log, uint32_t count) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) store16(out + i, load16(hi + (i & ((1u << hi_log) - 1))) * load16(inv_n + (i >> hi_log)));
+}
+
 template <class HF, class F>
 cuzk_status NttContext<HF, F>::init(std::string& err) {
   if (ready_) return CUZK_OK;
@@ -23,7 +30,9 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
   for (int i = 0; i < s - (int)kNttMaxLog; i++) root = root.sqr();
   HF roots[2] = {root, root.inverse()};
   const size_t tn = (size_t)1 << kNttTwistBits, sn = (size_t)1 << (kNttMaxStages - 1);
-  std::vector<HF> host(2 * (2 * tn + sn));
+  // both directions' lo, hi and small tables, then n^-1 for every L < kNttMaxLog
+  std::vector<HF> host(2 * (2 * tn + sn) + kNttMaxLog);
+  for (uint32_t L = 0; L < kNttMaxLog; L++) host[2 * (2 * tn + sn) + L] = inv_n(L);
   for (int d = 0; d < 2; d++) {
     HF* lo = host.data() + d * (2 * tn + sn);
     HF* hi = lo + tn;
@@ -41,8 +50,8 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
     sm[0] = HF::one();
     for (size_t i = 1; i < sn; i++) sm[i] = sm[i - 1] * w10;
   }
-  const size_t mn = (size_t)1 << kNttMidLog;
-  CUZK_TRY(tables_.ensure((host.size() + 2 * mn) * sizeof(HF), err));
+  const size_t mn = (size_t)1 << kNttMidLog, hn = (size_t)kNttMaxLog << kCosetHiLog;
+  CUZK_TRY(tables_.ensure((host.size() + 2 * mn + hn) * sizeof(HF), err));
   CUZK_CU(cudaMemcpy(tables_.as(), host.data(), host.size() * sizeof(HF), cudaMemcpyHostToDevice));
   // A copy from pageable memory may return before its DMA lands, and the transforms run on a
   // non-blocking stream that does not wait for the legacy stream: wait here, once.
@@ -50,11 +59,16 @@ cuzk_status NttContext<HF, F>::init(std::string& err) {
   const F* t = tables_.as<F>();
   for (int d = 0; d < 2; d++) {
     const F* lo = t + d * (2 * tn + sn);
-    F* mid = const_cast<F*>(t) + 2 * (2 * tn + sn) + d * mn;
+    F* mid = const_cast<F*>(t) + host.size() + d * mn;
     dir_[d] = NttRoots<F>{lo, lo + tn, lo + 2 * tn, mid};
     ntt_build_mid<F><<<(uint32_t)(mn / 256), 256>>>(mid, dir_[d]);
     CUZK_LAUNCHED("ntt_build_mid");
   }
+  F* hi_scaled = const_cast<F*>(t) + host.size() + 2 * mn;
+  ntt_build_coset_hi_scaled<F><<<(uint32_t)(hn / 256), 256>>>(hi_scaled, dir_[0].hi, t + 2 * (2 * tn + sn),
+                                                                 kCosetHiLog, (uint32_t)hn);
+  CUZK_LAUNCHED("ntt_build_coset_hi_scaled");
+  coset_hi_scaled_ = hi_scaled;
   CUZK_CU(cudaDeviceSynchronize());
   // Tiles of 2^11 elements plus a twiddle table: up to 80 KiB of shared memory per block.
   CUZK_CU(cudaFuncSetAttribute(ntt_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
@@ -80,22 +94,9 @@ cuzk_status NttContext<HF, F>::dif(F* d, uint32_t L, bool inverse_roots, uint32_
     const bool first = i == 0, last = i + 1 == ks.size();
     F* out = last ? d : tmp;
     const F* in = first ? d : tmp;
-    CUZK_TRY(launch<false>(out, L, s_lo, k, first ? first_ops : 0, HF::one(), inverse_roots, coset_inverse_roots, s,
+    CUZK_TRY(launch<false>(out, L, s_lo, k, first ? first_ops : 0, inverse_roots, coset_inverse_roots, s,
                            err, last ? last_post : 0, post_scale, in));
     s_hi = s_lo;
-  }
-  return CUZK_OK;
-}
-
-template <class HF, class F>
-cuzk_status NttContext<HF, F>::dit(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, const HF& scale,
-                                   bool coset_inverse_roots, cudaStream_t s, std::string& err) {
-  uint32_t s_lo = 0;
-  bool first = true;
-  for (uint32_t k : split(L)) {
-    CUZK_TRY(launch<true>(d, L, s_lo, k, first ? first_ops : 0, scale, inverse_roots, coset_inverse_roots, s, err));
-    first = false;
-    s_lo += k;
   }
   return CUZK_OK;
 }
@@ -119,24 +120,26 @@ cuzk_status NttContext<HF, F>::natural(F* d, uint32_t L, uint32_t kind, bool std
 template <class HF, class F>
 cuzk_status NttContext<HF, F>::to_coset(F* d, uint32_t L, cudaStream_t s, std::string& err) {
   if (L == 0) return CUZK_OK;  // one element: n^-1 = g^0 = 1
+  if (L >= kNttMaxLog) {       // the coset generator is w_{2^(L+1)}
+    err = "NTT: a coset transform of 2^" + std::to_string(L) + " needs roots of order 2^" + std::to_string(L + 1) +
+          " (at most 2^" + std::to_string(kNttMaxLog) + ")";
+    return CUZK_ERR_INVALID_ARGUMENT;
+  }
   const std::vector<uint32_t> ks = split(L);
   uint32_t s_hi = L;
   for (size_t i = 0; i + 1 < ks.size(); i++) {
-    CUZK_TRY(launch<false>(d, L, s_hi - ks[i], ks[i], 0, HF::one(), true, false, s, err));
+    CUZK_TRY(launch<false>(d, L, s_hi - ks[i], ks[i], 0, true, false, s, err));
     s_hi -= ks[i];
   }
   const uint32_t k = ks.back();  // == s_hi
   const size_t smem = ((size_t)2 << k) * sizeof(F);
   if (smem > 48 * 1024) CUZK_CU(cudaFuncSetAttribute(ntt_pair_bottom<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  F scale;
-  const HF n_inv = inv_n(L);
-  std::memcpy(&scale, &n_inv, sizeof scale);
   ntt_pair_bottom<F><<<(uint32_t)((size_t)1 << (L - k)), std::min<uint32_t>(256, std::max<uint32_t>(32, (1u << k) / 2)),
-                       smem, s>>>(d, L, k, scale, dir_[1], dir_[0]);
+                       smem, s>>>(d, L, k, coset_hi_scaled_ + ((size_t)L << kCosetHiLog), dir_[1], dir_[0]);
   CUZK_LAUNCHED("ntt_pair_bottom");
   uint32_t s_lo = k;
   for (size_t i = ks.size() - 1; i-- > 0;) {
-    CUZK_TRY(launch<true>(d, L, s_lo, ks[i], 0, HF::one(), false, false, s, err));
+    CUZK_TRY(launch<true>(d, L, s_lo, ks[i], 0, false, false, s, err));
     s_lo += ks[i];
   }
   return CUZK_OK;
@@ -144,7 +147,7 @@ cuzk_status NttContext<HF, F>::to_coset(F* d, uint32_t L, cudaStream_t s, std::s
 
 template <class HF, class F>
 template <bool Dit>
-cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops, const HF& scale,
+cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t k, uint32_t ops,
                                       bool inverse_roots, bool coset_inverse_roots, cudaStream_t s,
                                       std::string& err, uint32_t post, const HF& post_scale, const F* src) {
   NttPassArgs<F> a;
@@ -157,7 +160,6 @@ cuzk_status NttContext<HF, F>::launch(F* d, uint32_t L, uint32_t s_lo, uint32_t 
   a.g = (post & kNttPostBitrev) ? std::min(kNttTileLog - k, L - k) : std::min(kNttTileLog - k, s_lo);
   a.ops = ops;
   a.post = post;
-  std::memcpy(&a.scale, &scale, sizeof a.scale);
   std::memcpy(&a.post_scale, &post_scale, sizeof a.post_scale);
   a.roots = dir_[inverse_roots ? 1 : 0];
   a.coset_roots = dir_[coset_inverse_roots ? 1 : 0];
