@@ -14,33 +14,9 @@
 //             where the formula needs it and written back as soon as it is made;
 //   Calls     the field products (and squares) as real calls (the G2 walk's form): the kernel's
 //             code a fraction of the inlined one's, the caller's registers few.
-//   Halves    (G2) the Fp2 product's three wide products by Karatsuba halves (field.cuh's
-//             limbs_mul_wide_halves): 3/4 of their multiply-adds, shorter independent chains.
-//   Lazy Y3   (G2) Y3 = R (Q - X3) - Y PPP as one difference of Fp2 products with one pair of
-//             reductions (DFp::fp2_mul_sub): two reductions fewer an addition.
-//   Halves mul  every field product a wide product by Karatsuba halves and one reduction
-//             (DFp's HalfMul) instead of the interleaved CIOS rows (G1; G2's "halves all").
 #pragma once
 
 #include "cuda/msm/msm.cuh"
-
-// The Halves twin of BLS12-381's device G2 field multiplies by the lazy-reduction Karatsuba product
-// as the library's does (curves.cuh), its wide products by halves.
-namespace cuzk::field {
-using BenchBls12381FqHalves = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts, true>;
-template <>
-CUZK_HD Fp2<BenchBls12381FqHalves> Fp2<BenchBls12381FqHalves>::operator*(const Fp2& o) const {
-  auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
-  return {r.c0, r.c1};
-}
-// The same with the single products (the Fp2 square's) by halves and one reduction (HalfMul).
-using BenchBls12381FqHalvesAll = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts, true, true>;
-template <>
-CUZK_HD Fp2<BenchBls12381FqHalvesAll> Fp2<BenchBls12381FqHalvesAll>::operator*(const Fp2& o) const {
-  auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
-  return {r.c0, r.c1};
-}
-}  // namespace cuzk::field
 
 namespace cuzk::cuda::bench {
 
@@ -72,36 +48,6 @@ __device__ __forceinline__ void lean_add_affine(IO& io, const curve::Affine<F>& 
   const F YP = io.get(1) * PPP;
   io.put(1, R * (Q - X3) - YP);
 }
-
-// this + q (Xyzz::add_affine, every special case) with Y3 made by DFp::fp2_mul_sub. F: a
-// field::Fp2 over a device DFp.
-template <class F>
-__device__ __forceinline__ curve::Xyzz<F> add_affine_lazy_y3(const curve::Xyzz<F>& a, const curve::Affine<F>& q) {
-  using X = curve::Xyzz<F>;
-  if (q.is_infinity()) return a;
-  if (a.is_infinity()) return X::from_affine(q);
-  const F P = q.x * a.ZZ - a.X;
-  const F R = q.y * a.ZZZ - a.Y;
-  if (P.is_zero()) return R.is_zero() ? X::dbl_affine(q) : X::infinity();
-  const F PP = P.sqr();
-  const F PPP = P * PP;
-  const F Q = a.X * PP;
-  const F X3 = R.sqr() - PPP - Q.dbl();
-  const F D = Q - X3;
-  const auto y = F::Base::fp2_mul_sub(R.c0, R.c1, D.c0, D.c1, a.Y.c0, a.Y.c1, PPP.c0, PPP.c1);
-  return {X3, F{y.c0, y.c1}, a.ZZ * PP, a.ZZZ * PPP};
-}
-
-// A walk whose running sum (in registers) adds by add_affine_lazy_y3.
-template <class X>
-struct LazyY3Walk {
-  static constexpr size_t kSharedBytes = 0;
-  X acc = X::infinity();
-  __device__ explicit LazyY3Walk(uint32_t*) {}
-  template <class A>
-  __device__ void step(bool open, const A& p) { acc = open ? add_affine_lazy_y3(acc, p) : X::from_affine(p); }
-  __device__ X sum() const { return acc; }
-};
 
 // The running sum in registers.
 template <class X>

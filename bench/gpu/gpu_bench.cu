@@ -8,8 +8,6 @@
 //   gpu_bench ntt          NTT benchmarks, both curves (2^24, 2^27)
 //   gpu_bench ntt-bench [reps]  BLS12-381 NTT benchmarks only (A/B runs); ntt-one [L]: one of each
 //                          transform, for a profiler
-//   gpu_bench ntt-forms [reps]  the proving path's pair over the library's Fr against a twin whose
-//                          product is by Karatsuba halves (ntt_forms.cu): same words first, then timed
 //   gpu_bench engine [max_log]  the GPU engine on synthetic keys of 2^20, 2^22, 2^24, 2^25 constraints
 //                          up to 2^max_log,
 //                          with its phase breakdown: by default, without H copies
@@ -741,19 +739,18 @@ void section_msm_h_proof(int log) {
 
 }  // namespace
 
-void section_msm_acc(int log);     // msm_acc.cu
-void section_ntt_forms(int reps);  // ntt_forms.cu
+void section_msm_acc(int log);  // msm_acc.cu
 
 int main(int argc, char** argv) {
   const std::string section = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : -1;
   const char* sections[] = {"msm",        "ntt",           "ntt-bench",  "ntt-one",      "engine",
                             "fixed-base", "msm-precompute", "msm-chunks", "engine-stream", "msm-windows",
-                            "msm-chunk-copies", "msm-h-proof", "msm-acc", "ntt-forms"};
+                            "msm-chunk-copies", "msm-h-proof", "msm-acc"};
   if (std::find(std::begin(sections), std::end(sections), section) == std::end(sections)) {
     // the checks (field, msm-check, ntt-check, e2e, device, ...) are ctest tests now
     std::printf("unknown section '%s': gpu_bench msm|ntt|ntt-bench|ntt-one|engine|engine-stream|fixed-base|msm-precompute|"
-                "msm-chunks|msm-windows|msm-chunk-copies|msm-h-proof|msm-acc|ntt-forms [arg]; the GPU "
+                "msm-chunks|msm-windows|msm-chunk-copies|msm-h-proof|msm-acc [arg]; the GPU "
                 "checks are `ctest -L gpu` (native/tests/gpu)\n", section.c_str());
     return 2;
   }
@@ -770,7 +767,6 @@ int main(int argc, char** argv) {
     else if (section == "msm-chunk-copies") section_msm_chunk_copies(arg >= 24 && arg <= 27 ? arg : 26);
     else if (section == "msm-h-proof") section_msm_h_proof(arg >= 24 && arg <= 27 ? arg : 26);
     else if (section == "msm-acc") section_msm_acc(arg >= 20 && arg <= 26 ? arg : 24);
-    else if (section == "ntt-forms") section_ntt_forms(arg >= 1 && arg <= 50 ? arg : 7);
     else section_fixed_base();
   });
 }

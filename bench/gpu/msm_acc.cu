@@ -157,17 +157,6 @@ std::vector<Form> g1_forms() {
                           candidate<AS, XS, Walk<XS, true, SharedIO>, 4>("calls+sq, shared, 4 blocks")};
   // BN254's inlined walk fits 4 blocks already (106 registers): one more block is 102.
   if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("inline, 5 blocks"));
-  // The twins whose products are wide products by Karatsuba halves and one reduction (HalfMul).
-  using FH = DFp<typename HC::Fq::Params, kCalledProducts, false, true>;
-  using AH = curve::Affine<FH>;
-  using XH = curve::Xyzz<FH>;
-  using FHI = DFp<typename HC::Fq::Params, kInlineProducts, false, true>;
-  using AHI = curve::Affine<FHI>;
-  using XHI = curve::Xyzz<FHI>;
-  static_assert(sizeof(AH) == sizeof(A) && sizeof(XH) == sizeof(X) && sizeof(XHI) == sizeof(X), "twins share the layout");
-  forms.push_back(candidate<AH, XH, Walk<XH, false, RegisterIO>, 1>("halves mul, calls"));
-  forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves mul, calls, lean"));
-  forms.push_back(candidate<AHI, XHI, Walk<XHI, false, RegisterIO>, 1>("halves mul, inline"));
   return forms;
 }
 
@@ -179,27 +168,7 @@ std::vector<Form> g2_forms() {
   using bench::SharedIO;
   using bench::Walk;
   std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks"),
-                          candidate<A, X, bench::LazyY3Walk<X>, 1>("lazy Y3")};
-  // The twin whose Fp2 products make their wide products by Karatsuba halves (BLS12-381 only: its
-  // specialization is in accumulate_variants.cuh).
-  if constexpr (std::is_same_v<HC, curve::Bls12381>) {
-    using F2 = field::Fp2<field::BenchBls12381FqHalves>;
-    using AH = curve::Affine<F2>;
-    using XH = curve::Xyzz<F2>;
-    static_assert(sizeof(AH) == sizeof(A) && sizeof(XH) == sizeof(X), "twins share the layout");
-    forms.push_back(candidate<AH, XH, Walk<XH, false, RegisterIO>, 1>("halves"));
-    forms.push_back(candidate<AH, XH, Walk<XH, true, RegisterIO>, 1>("halves, lean"));
-    forms.push_back(candidate<AH, XH, Walk<XH, true, SharedIO>, 3>("halves, shared, 3 blocks"));
-    forms.push_back(candidate<AH, XH, bench::LazyY3Walk<XH>, 1>("halves, lazy Y3"));
-    // and whose single products (the Fp2 square's) are by halves too
-    using F2A = field::Fp2<field::BenchBls12381FqHalvesAll>;
-    using AA = curve::Affine<F2A>;
-    using XA = curve::Xyzz<F2A>;
-    static_assert(sizeof(AA) == sizeof(A) && sizeof(XA) == sizeof(X), "twins share the layout");
-    forms.push_back(candidate<AA, XA, Walk<XA, false, RegisterIO>, 1>("halves all"));
-    forms.push_back(candidate<AA, XA, bench::LazyY3Walk<XA>, 1>("halves all, lazy Y3"));
-  }
+                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
   return forms;
 }
 

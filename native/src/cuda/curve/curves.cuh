@@ -8,10 +8,11 @@
 #include "field/fp2.hpp"
 
 // The device G2 field (products as calls) multiplies by lazy-reduction Karatsuba (DFp::fp2_mul):
-// two Montgomery reductions instead of three. Declared before any use, as an explicit
-// specialization of field::Fp2's product for BLS12-381's device Fq2 only.
+// two Montgomery reductions instead of three, its three wide products each by Karatsuba halves
+// (HalfProducts; docs/perf-log.md #62). Declared before any use, as an explicit specialization of
+// field::Fp2's product for BLS12-381's device Fq2 only.
 namespace cuzk::field {
-using DeviceBls12381FqCalled = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts>;
+using DeviceBls12381FqCalled = cuda::DFp<curve::Bls12381::Fq::Params, cuda::kCalledProducts, true>;
 template <>
 CUZK_HD Fp2<DeviceBls12381FqCalled> Fp2<DeviceBls12381FqCalled>::operator*(const Fp2& o) const {
   auto r = Base::fp2_mul(c0, c1, o.c0, o.c1);
@@ -26,7 +27,9 @@ struct DeviceCurve {
   using Host = HC;
   using Fq = DFp<typename HC::Fq::Params>;
   using Fr = DFp<typename HC::Fr::Params>;
-  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, kCalledProducts>>;  // products as calls: see field.cuh
+  // products as calls (see field.cuh); the wide products by halves where the Fp2 product is the
+  // lazy one (BLS12-381's, above)
+  using Fq2 = field::Fp2<DFp<typename HC::Fq::Params, kCalledProducts, true>>;
   using G1 = curve::Affine<Fq>;
   using G2 = curve::Affine<Fq2>;
   using G1x = curve::Xyzz<Fq>;

@@ -186,10 +186,8 @@ CUZK_UNROLL
 // instructions that take nvcc many minutes to compile and spill anyway, and for long loops of
 // 12-limb G1 additions, which run faster with their products as calls (curves.cuh's FqWalk).
 // HalfProducts: the Fp2 product's wide products by Karatsuba halves (limbs_mul_wide_halves).
-// HalfMul: the product itself as a wide product by halves and one reduction (redc_wide) instead of
-// the interleaved CIOS rows: fewer multiply-adds, more plain adds.
 enum DFpCalls : int { kInlineProducts = 0, kCalledProducts = 1, kCalledProductsAndSquares = 2 };
-template <class P, int Calls = kInlineProducts, bool HalfProducts = false, bool HalfMul = false>
+template <class P, int Calls = kInlineProducts, bool HalfProducts = false>
 struct DFp {
   static constexpr int N = 2 * P::LIMBS;
   static constexpr size_t BYTES = 4 * N;
@@ -299,11 +297,6 @@ CUZK_UNROLL
   static __device__ __noinline__ DFp mul_call(DFp a, DFp b) { return a.mul(b); }
 #endif
   CUZK_DHD DFp mul(const DFp& b) const {
-    if constexpr (HalfMul) {
-      uint32_t t[2 * N];
-      limbs_mul_wide_halves<N>(l, b.l, t);
-      return redc_wide(t);  // T = a b < p^2 < pR
-    }
     uint32_t e[N], o[N];
     mul_row<true>(e, o, b.l[0]);
 CUZK_UNROLL
@@ -596,30 +589,6 @@ CUZK_UNROLL
     uint32_t t0[2 * N], t2[2 * N];
     fp2_mul_wide(a0, a1, b0, b1, t0, t2);
     return Pair{redc_wide(t0), redc_wide(t2)};
-  }
-  // u v - w z in Fp2 with one pair of reductions: the wide components subtracted (each in [0, pR):
-  // 2p^2 < pR) before they are reduced.
-  static CUZK_DHD Pair fp2_mul_sub_lazy(const DFp& u0, const DFp& u1, const DFp& v0, const DFp& v1, const DFp& w0,
-                                        const DFp& w1, const DFp& z0, const DFp& z1) {
-    uint32_t d0[2 * N], s0[2 * N], d1[2 * N], s1[2 * N];
-    fp2_mul_wide(u0, u1, v0, v1, d0, s0);
-    fp2_mul_wide(w0, w1, z0, z1, d1, s1);
-    sub_wide_mod(d0, d1);
-    sub_wide_mod(s0, s1);
-    return Pair{redc_wide(d0), redc_wide(s0)};
-  }
-#ifdef __CUDACC__
-  static __device__ __noinline__ Pair fp2_mul_sub_call(DFp u0, DFp u1, DFp v0, DFp v1, DFp w0, DFp w1, DFp z0,
-                                                       DFp z1) {
-    return fp2_mul_sub_lazy(u0, u1, v0, v1, w0, w1, z0, z1);
-  }
-#endif
-  static CUZK_DHD Pair fp2_mul_sub(const DFp& u0, const DFp& u1, const DFp& v0, const DFp& v1, const DFp& w0,
-                                   const DFp& w1, const DFp& z0, const DFp& z1) {
-#ifdef __CUDA_ARCH__
-    if constexpr (Calls >= kCalledProducts) return fp2_mul_sub_call(u0, u1, v0, v1, w0, w1, z0, z1);
-#endif
-    return fp2_mul_sub_lazy(u0, u1, v0, v1, w0, w1, z0, z1);
   }
 #ifdef __CUDACC__
   static __device__ __noinline__ Pair fp2_mul_call(DFp a0, DFp a1, DFp b0, DFp b1) {

@@ -70,6 +70,7 @@ __host__ __device__ __forceinline__ uint32_t bitrev_bits(uint32_t x, uint32_t bi
 enum NttOp : uint32_t {
   kNttPreToMont = 1,       // input is standard form: multiply by R^2 first
   kNttPreCoset = 2,        // multiply input x by g^x, g = w_{2^(L+1)} (forward coset, natural order)
+  kNttPreCosetBitrev = 4,  // multiply input at position p by n^-1 g^bitrev_L(p) (proving path)
 };
 
 // The natural-order output step, fused into the last DIF pass (kNttPostBitrev): the bit-reversal
@@ -92,6 +93,9 @@ struct NttPassArgs {
   uint32_t ops;
   uint32_t post;            // NttPostOp: only on the last DIF pass (s_lo = 0)
   F post_scale;
+  // kNttPreCosetBitrev: the forward hi table times n^-1 (NttContext's coset hi table for L), so
+  // that n^-1 g^e = coset_roots.lo[e mod 2^14] * coset_hi_scaled[e >> 14] is one product.
+  const F* coset_hi_scaled;
   NttRoots<F> roots;        // of this transform's direction
   NttRoots<F> coset_roots;  // for the g^x factors (forward or inverse)
 };
@@ -199,32 +203,6 @@ __device__ __forceinline__ void ntt_radix4(const NttTile<F>& t, uint32_t s0) {
   }
 }
 
-// All k stages of every group of the tile (see ntt_pass): radix 4 in registers (half the
-// shared-memory round trips and barriers), and when k is odd one radix-2 stage, the top one (DIF:
-// first; DIT: last). Stages 0 and 1 then always share a step, whose own code leaves out the
-// twiddles that are 1 there.
-template <class F, bool Dit>
-__device__ __forceinline__ void ntt_stages(const NttTile<F>& tl) {
-  const uint32_t k = tl.k;
-  if (Dit) {
-    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
-    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
-    if (k & 1) ntt_radix2<F, true>(tl, k - 1);
-  } else {
-    if (k & 1) ntt_radix2<F, false>(tl, k - 1);
-    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
-    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
-  }
-}
-
-// The powers w_{2^k}^j, j < 2^(k-1), of a pass's roots into shared memory.
-template <class F>
-__device__ __forceinline__ void ntt_load_twiddles(uint32_t* tw, uint32_t k, const NttRoots<F>& roots) {
-  const uint32_t tw_n = 1u << (k - 1);
-  for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
-    sm_put(tw, tw_n, i, load16(roots.small + (i << (kNttMaxStages - k))));
-}
-
 // Three blocks per SM: 3 x 72 KiB of shared memory fits at k = 9, so registers are capped at 80
 // (the radix-4 stages below would take 128 and leave two blocks; 80 spills a few words).
 template <class F, bool Dit>
@@ -233,7 +211,8 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
   const uint32_t k = a.k, g = a.g, cols = 1u << g, tile_n = 1u << (k + g), tw_n = 1u << (k - 1);
   uint32_t* tile = smem32;
   uint32_t* tw = smem32 + F::N * tile_n;  // 2^(k-1) powers of w_{2^k}
-  ntt_load_twiddles(tw, k, a.roots);
+  for (uint32_t i = threadIdx.x; i < tw_n; i += blockDim.x)
+    sm_put(tw, tw_n, i, load16(a.roots.small + (i << (kNttMaxStages - k))));
 
   // Bit-reversed output (last DIF pass, s_lo = 0): the block's 2^g groups are 2^(L-k-g) groups
   // apart, so that their outputs land side by side: group hi = blockIdx.x + c * 2^(L-k-g), output
@@ -257,6 +236,10 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     F v = load16(a.src + x);
     if (a.ops & kNttPreToMont) v = v.to_mont();
     if (a.ops & kNttPreCoset) v = v * ntt_root_pow(a.coset_roots, (uint32_t)x << (kNttMaxLog - a.L - 1));
+    if (a.ops & kNttPreCosetBitrev) {
+      const uint32_t e = bitrev_bits((uint32_t)x, a.L) << (kNttMaxLog - a.L - 1);
+      v = v * (load16(a.coset_roots.lo + (e & ((1u << kNttTwistBits) - 1))) * load16(a.coset_hi_scaled + (e >> kNttTwistBits)));
+    }
     if (Dit && a.s_lo > 0) {
       uint32_t t = (low0 + c) * bitrev_bits(m, k);
       if (t) v = v * ntt_twist(a.roots, t, S);
@@ -264,7 +247,19 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     sm_put(tile, tile_n, e, v);
   }
 
-  ntt_stages<F, Dit>(NttTile<F>{tile, tw, tile_n, tw_n, k, g});
+  // Stages two at a time (radix 4 in registers: half the shared-memory round trips and barriers),
+  // and when k is odd one radix-2 stage, the top one (DIF: first; DIT: last). Stages 0 and 1 then
+  // always share a step, whose own code leaves out the twiddles that are 1 there.
+  const NttTile<F> tl{tile, tw, tile_n, tw_n, k, g};
+  if (Dit) {
+    if (k >= 2) ntt_radix4<F, true, true>(tl, 0);
+    for (uint32_t s0 = 2; s0 + 1 < k; s0 += 2) ntt_radix4<F, true, false>(tl, s0);
+    if (k & 1) ntt_radix2<F, true>(tl, k - 1);
+  } else {
+    if (k & 1) ntt_radix2<F, false>(tl, k - 1);
+    for (uint32_t s0 = (k & 1) ? k - 3 : k - 2; s0 >= 2 && s0 < k; s0 -= 2) ntt_radix4<F, false, false>(tl, s0);
+    if (k >= 2) ntt_radix4<F, false, true>(tl, 0);
+  }
   __syncthreads();
 
   if (brev) {
@@ -287,37 +282,6 @@ __global__ void __launch_bounds__(256, 3) ntt_pass(NttPassArgs<F> a) {
     }
     store16(a.data + x, v);
   }
-}
-
-// The proving pair's middle: the inverse transform's last DIF pass and the coset forward's first
-// DIT pass work on the same contiguous groups of 2^k elements (s_lo = 0), so one block does both
-// on its group without a round trip through device memory: the inverse's bottom k stages, the
-// factor n^-1 g^bitrev_L(x) of each element (g = w_{2^(L+1)}), the forward's bottom k stages.
-// The factor is two loads and one product: g^e = lo[e mod 2^14] * hi[e >> 14], from the forward
-// lo table and `hi_scaled`, the hi table times n^-1 (NttContext::coset_hi_scaled). Tile and both
-// twiddle tables: 2^(k+1) elements of shared memory.
-template <class F>
-__global__ void __launch_bounds__(256, 3) ntt_pair_bottom(F* data, uint32_t L, uint32_t k, const F* hi_scaled,
-                                                          NttRoots<F> inverse, NttRoots<F> forward) {
-  extern __shared__ __align__(16) uint32_t smem32[];
-  const uint32_t tile_n = 1u << k, tw_n = 1u << (k - 1);
-  uint32_t* tile = smem32;
-  uint32_t* tw_inv = smem32 + F::N * tile_n;
-  uint32_t* tw_fwd = tw_inv + F::N * tw_n;
-  ntt_load_twiddles(tw_inv, k, inverse);
-  ntt_load_twiddles(tw_fwd, k, forward);
-  const size_t base = (size_t)blockIdx.x << k;
-  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) sm_put(tile, tile_n, e, load16(data + base + e));
-  ntt_stages<F, false>(NttTile<F>{tile, tw_inv, tile_n, tw_n, k, 0});
-  __syncthreads();
-  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) {
-    const uint32_t x = (uint32_t)(base + e), g_exp = bitrev_bits(x, L) << (kNttMaxLog - L - 1);
-    const F f = load16(forward.lo + (g_exp & ((1u << kNttTwistBits) - 1))) * load16(hi_scaled + (g_exp >> kNttTwistBits));
-    sm_put(tile, tile_n, e, sm_get<F>(tile, tile_n, e) * f);
-  }
-  ntt_stages<F, true>(NttTile<F>{tile, tw_fwd, tile_n, tw_n, k, 0});
-  __syncthreads();
-  for (uint32_t e = threadIdx.x; e < tile_n; e += blockDim.x) store16(data + base + e, sm_get<F>(tile, tile_n, e));
 }
 
 template <class F>
@@ -351,8 +315,7 @@ __global__ void ntt_h_less(F* ab, const F* c, size_t n) {
 // ---------------------------------------------------------------------------------------------
 
 // HF: the host field (field::Fp<P>); F: its device twin. The member functions are defined in
-// ntt_context.cuh and compiled for the library's two fields once, in ntt.cu (so that their kernels
-// are compiled and registered in that one file).
+// ntt.cu, out of the class, so that the kernels are compiled (and registered) in that one file.
 template <class HF, class F>
 class NttContext {
  public:
@@ -375,6 +338,9 @@ class NttContext {
   // `last_post` (NttPostOp, with kNttPostBitrev: natural order out) fused into the last pass.
   cuzk_status dif(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, bool coset_inverse_roots, cudaStream_t s,
                   std::string& err, uint32_t last_post = 0, const HF& post_scale = HF::one());
+  // DIT passes (bit-reversed -> natural); kNttPreCosetBitrev in `first_ops` takes the forward coset
+  // roots.
+  cuzk_status dit(F* d, uint32_t L, bool inverse_roots, uint32_t first_ops, cudaStream_t s, std::string& err);
   // Natural order in and out, standard or Montgomery form; kind: CUZK_NTT_*.
   cuzk_status natural(F* d, uint32_t L, uint32_t kind, bool std_form, cudaStream_t s, std::string& err);
   // The proving step for one vector: Montgomery evaluations on <w> -> evaluations on g<w>.
@@ -392,8 +358,8 @@ class NttContext {
   // natural() on one context serialize (the ABI holds the device mutex and synchronizes).
   DeviceBuffer scratch_;
   NttRoots<F> dir_[2] = {};
-  // For the coset pair of 2^L (L < kNttMaxLog): the forward hi table times n^-1, 2^(kNttMaxLog - 1 -
-  // kNttTwistBits) powers (the coset exponents are below 2^(kNttMaxLog - 1)), at L << that.
+  // For the coset pair of 2^L (L < kNttMaxLog): the forward hi table times n^-1, 2^kCosetHiLog
+  // powers a size (the coset exponents are below 2^(kNttMaxLog - 1)), size L's at L << kCosetHiLog.
   static constexpr uint32_t kCosetHiLog = kNttMaxLog - 1 - kNttTwistBits;
   const F* coset_hi_scaled_ = nullptr;
   bool ready_ = false;
