@@ -484,16 +484,30 @@ CUZK_UNROLL
   // T R^-1 mod p for T < pR: (T_lo + M p) / R <= p, plus T_hi < p. Shared by sqr() and the
   // Fp2 Karatsuba product.
   static CUZK_DHD DFp redc_wide(const uint32_t (&t)[2 * N]) {
+    constexpr auto m = split64(P::MODULUS);
+    constexpr uint32_t inv = (uint32_t)P::INV;
     uint32_t a[N + 1];
 CUZK_UNROLL
     for (int k = 0; k < N; k++) a[k] = t[k];
     a[N] = 0;
 CUZK_UNROLL
     for (int i = 0; i < N; i++) {
-      if constexpr (kMontFriendly)
-        reduce_wide_row_friendly(a);
-      else
-        reduce_wide_row(a);
+      const uint32_t mi = a[0] * inv;
+      a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
+      a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
+        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+      }
+      a[N] = ptx::addc(a[N], 0);
+      a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
+        a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
+      }
+      a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
 CUZK_UNROLL
       for (int j = 0; j < N; j++) a[j] = a[j + 1];
       a[N] = 0;
@@ -504,56 +518,11 @@ CUZK_UNROLL
     for (int k = 1; k < N; k++) r[k] = ptx::addc_cc(a[k], t[N + k]);
     return reduce_once(r);
   }
-  // a += m_i p, m_i = a_0 (-p^-1) mod 2^32 (a_0 becomes zero): one row of redc_wide.
-  static CUZK_DHD void reduce_wide_row(uint32_t (&a)[N + 1]) {
-    constexpr auto m = split64(P::MODULUS);
-    constexpr uint32_t inv = (uint32_t)P::INV;
-    const uint32_t mi = a[0] * inv;
-    a[0] = ptx::mad_lo_cc(m.v[0], mi, a[0]);
-    a[1] = ptx::madc_hi_cc(m.v[0], mi, a[1]);
-CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
-      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-    }
-    a[N] = ptx::addc(a[N], 0);
-    a[1] = ptx::mad_lo_cc(m.v[1], mi, a[1]);
-CUZK_UNROLL
-    for (int j = 1; j < N - 1; j += 2) {
-      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-      a[j + 2] = ptx::madc_lo_cc(m.v[j + 2], mi, a[j + 2]);
-    }
-    a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
-  }
-  // The same for moduli with p = 1 (mod 2^32) and a second limb of 0xffffffff (reduce_row_friendly):
-  // m_i = -a_0, m_i p_0 = m_i, and the low half of m_i p_1 is a_0.
-  static CUZK_DHD void reduce_wide_row_friendly(uint32_t (&a)[N + 1]) {
-    constexpr auto m = split64(P::MODULUS);
-    const uint32_t t0 = a[0], mi = 0u - t0;
-    (void)ptx::add_cc(t0, mi);
-    a[1] = ptx::addc_cc(a[1], t0);
-CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
-      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-    }
-    a[N] = ptx::addc(a[N], 0);
-    a[2] = ptx::mad_hi_cc(m.v[1], mi, a[2]);
-CUZK_UNROLL
-    for (int j = 3; j < N - 1; j += 2) {
-      a[j] = ptx::madc_lo_cc(m.v[j], mi, a[j]);
-      a[j + 1] = ptx::madc_hi_cc(m.v[j], mi, a[j + 1]);
-    }
-    a[N - 1] = ptx::madc_lo_cc(m.v[N - 1], mi, a[N - 1]);
-    a[N] = ptx::madc_hi(m.v[N - 1], mi, a[N]);
-  }
   struct Pair {
     DFp c0, c1;
   };
-  // The product's components as wide values before their reductions: c0 = T0 - T1 (+ pR on a
-  // borrow) in [0, pR), c1 = T2 - T0 - T1 in [0, 2p^2).
-  static CUZK_DHD void fp2_mul_wide(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1,
-                                    uint32_t (&t0)[2 * N], uint32_t (&t2)[2 * N]) {
+  static CUZK_DHD Pair fp2_mul_lazy(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1) {
+    constexpr auto m = split64(P::MODULUS);
     DFp sa, sb;  // a0 + a1, b0 + b1, unreduced
     sa.l[0] = ptx::add_cc(a0.l[0], a1.l[0]);
 CUZK_UNROLL
@@ -561,7 +530,7 @@ CUZK_UNROLL
     sb.l[0] = ptx::add_cc(b0.l[0], b1.l[0]);
 CUZK_UNROLL
     for (int i = 1; i < N; i++) sb.l[i] = ptx::addc_cc(b0.l[i], b1.l[i]);
-    uint32_t t1[2 * N];
+    uint32_t t0[2 * N], t1[2 * N], t2[2 * N];
     mul_wide(a0, b0, t0);
     mul_wide(a1, b1, t1);
     mul_wide(sa, sb, t2);
@@ -572,22 +541,14 @@ CUZK_UNROLL
     t2[0] = ptx::sub_cc(t2[0], t1[0]);
 CUZK_UNROLL
     for (int k = 1; k < 2 * N; k++) t2[k] = ptx::subc_cc(t2[k], t1[k]);
-    sub_wide_mod(t0, t1);
-  }
-  // a -= b for wide a, b in [0, pR), + pR on a borrow: [0, pR) again.
-  static CUZK_DHD void sub_wide_mod(uint32_t (&a)[2 * N], const uint32_t (&b)[2 * N]) {
-    constexpr auto m = split64(P::MODULUS);
-    a[0] = ptx::sub_cc(a[0], b[0]);
+    // t0 -= t1, + p*R on borrow
+    t0[0] = ptx::sub_cc(t0[0], t1[0]);
 CUZK_UNROLL
-    for (int k = 1; k < 2 * N; k++) a[k] = ptx::subc_cc(a[k], b[k]);
+    for (int k = 1; k < 2 * N; k++) t0[k] = ptx::subc_cc(t0[k], t1[k]);
     const uint32_t mask = ptx::subc(0, 0);
-    a[N] = ptx::add_cc(a[N], m.v[0] & mask);
+    t0[N] = ptx::add_cc(t0[N], m.v[0] & mask);
 CUZK_UNROLL
-    for (int k = 1; k < N; k++) a[N + k] = ptx::addc_cc(a[N + k], m.v[k] & mask);
-  }
-  static CUZK_DHD Pair fp2_mul_lazy(const DFp& a0, const DFp& a1, const DFp& b0, const DFp& b1) {
-    uint32_t t0[2 * N], t2[2 * N];
-    fp2_mul_wide(a0, a1, b0, b1, t0, t2);
+    for (int k = 1; k < N; k++) t0[N + k] = ptx::addc_cc(t0[N + k], m.v[k] & mask);
     return Pair{redc_wide(t0), redc_wide(t2)};
   }
 #ifdef __CUDACC__
