@@ -34,7 +34,8 @@
 //                          library's kernel on one plan of 2^log (24): same words first, then timed
 //   gpu_bench msm-precompute [max_log]  G1 MSMs over t precomputed copies of the points
 //                          (cuda/msm/bases.cuh), BLS12-381 and BN254 at 2^20, 2^22, 2^24 (2^26
-//                          BLS12-381 when max_log >= 26): per t, windows around the chooser's,
+//                          BLS12-381 when max_log >= 26; BLS12-381 G2 when MSM_ONLY names it):
+//                          per t, windows around the chooser's,
 //                          the copies' build time and memory; t = 1 (the chooser) as the baseline;
 //                          every result checked like section msm's; a table at the end
 // Every section prints "RESULT <name> <value> <unit>" lines; run.sh gathers them into a table.
@@ -388,16 +389,18 @@ void print_precompute_table(const std::vector<PrecomputeRow>& rows, const std::s
   std::fflush(stdout);
 }
 
-template <class HC>
+// G2 (each MSM ~3x a G1's, each copy 2x the memory) tries fewer shapes: t = 4 and one window a
+// copy, at the chooser's window and one above.
+template <class HC, int G>
 void precompute_bench(const char* name, const std::vector<int>& logs, std::vector<PrecomputeRow>& rows) {
-  using A = typename Group<HC, 1>::Affine;
+  using A = typename Group<HC, G>::Affine;
   using Fr = typename HC::Fr;
   constexpr int bits = Fr::Params::BITS;
   const int max_log = *std::max_element(logs.begin(), logs.end());
   const size_t nmax = (size_t)1 << max_log;
   const uint64_t k0 = 0x123456789ull;
   DevArray<A> pts(nmax);
-  make_points_on_gpu<HC, 1>(pts, nmax, k0);
+  make_points_on_gpu<HC, G>(pts, nmax, k0);
   auto sc = random_scalars<Fr>(nmax, 17, 0.0);  // section msm's scalars
   DevArray<uint8_t> ds(nmax * 32);
   ds.upload(sc.data());
@@ -405,7 +408,7 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
   MsmBases bases;
   for (int lg : logs) {
     const size_t n = (size_t)1 << lg;
-    const auto expect = dlog_reference<HC, 1>(sc, n, k0);
+    const auto expect = dlog_reference<HC, G>(sc, n, k0);
     const int reps = lg >= 24 ? 5 : 7;
     // medians of reps timed runs after a warm-up, each result checked
     auto time = [&](auto&& msm, const char* what) {
@@ -422,22 +425,26 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
       EXPECT(ok, "msm-precompute %s 2^%d %s: wrong sum", name, lg, what);
       return median(ms);
     };
-    const double base = time([&] { return gpu_msm<HC, 1>(pts.p, scalars, n, true, 0); }, "t=1");
+    const double base = time([&] { return gpu_msm<HC, G>(pts.p, scalars, n, true, 0); }, "t=1");
     const int base_c = g_dev->plan.c;
     std::printf("msm-pre %s 2^%d t=1 c=%d (chooser): %.2f ms\n", name, lg, base_c, base);
     result(std::string("msm-pre ") + name + " 2^" + std::to_string(lg) + " t=1 c=" + std::to_string(base_c), base, "ms");
     rows.push_back({name, lg, 1, base_c, base, 0, 0});
     if (lg == 24) {  // where the time goes
       g_kernel_trace = true;
-      gpu_msm<HC, 1>(pts.p, scalars, n, true, 0);
+      gpu_msm<HC, G>(pts.p, scalars, n, true, 0);
       g_kernel_trace = false;
     }
     std::vector<std::pair<int, int>> seen;
     for (int t : {2, 3, 4, 6, 0}) {  // 0: one window per copy
       if (lg >= 26 && (t == 3 || t == 6)) continue;  // each build takes seconds there
+      if (G == 2 && t != 4 && t != 0) continue;
       const int chosen = msm_window_bits(n, bits, t ? t : 64);
       std::vector<int> windows = {chosen};
-      if (lg < 26) windows = {chosen - 1, chosen, chosen + 1, chosen + 2};
+      if (G == 2)
+        windows = {chosen, chosen + 1};
+      else if (lg < 26)
+        windows = {chosen - 1, chosen, chosen + 1, chosen + 2};
       for (int c : windows) {
         if (c < 12 || c > kMsmMaxWindowWithCopies) continue;
         const int copies = msm_copies_used(bits, c, t ? t : msm_windows(bits, c));
@@ -455,10 +462,10 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
           continue;
         }
         double a = now_ms();
-        CHECK_OK((msm_bases_build<HC, 1>(bases, pts.p, (uint32_t)n, copies, c, g_dev->stream, err)));
+        CHECK_OK((msm_bases_build<HC, G>(bases, pts.p, (uint32_t)n, copies, c, g_dev->stream, err)));
         const double build = now_ms() - a;
         std::string what = "t=" + std::to_string(copies) + " c=" + std::to_string(c);
-        const double ms = time([&] { return gpu_msm_copies<HC, 1>(bases, scalars, n, true); }, what.c_str());
+        const double ms = time([&] { return gpu_msm_copies<HC, G>(bases, scalars, n, true); }, what.c_str());
         std::printf("msm-pre %s 2^%d %s: %.2f ms (%.3f of t=1), copies %.2f GiB built in %.0f ms\n", name, lg,
                     what.c_str(), ms, ms / base, gib, build);
         const std::string label = std::string(" ") + name + " 2^" + std::to_string(lg) + " " + what;
@@ -468,7 +475,7 @@ void precompute_bench(const char* name, const std::vector<int>& logs, std::vecto
         rows.push_back({name, lg, copies, c, ms, build, gib});
         if (lg == 24 && t == 0 && c == chosen) {
           g_kernel_trace = true;
-          gpu_msm_copies<HC, 1>(bases, scalars, n, true);
+          gpu_msm_copies<HC, G>(bases, scalars, n, true);
           g_kernel_trace = false;
         }
       }
@@ -483,9 +490,11 @@ void section_msm_precompute(int max_log) {
   std::vector<int> logs;
   for (int l : {20, 22, 24})
     if (l <= max_log) logs.push_back(l);
-  if (msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", logs, rows);
-  if (msm_selected("bn254 G1")) precompute_bench<curve::Bn254>("bn254 G1", logs, rows);
-  if (max_log >= 26 && msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381>("bls12-381 G1", {26}, rows);
+  if (msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381, 1>("bls12-381 G1", logs, rows);
+  if (msm_selected("bn254 G1")) precompute_bench<curve::Bn254, 1>("bn254 G1", logs, rows);
+  if (max_log >= 26 && msm_selected("bls12-381 G1")) precompute_bench<curve::Bls12381, 1>("bls12-381 G1", {26}, rows);
+  // G2 only when asked for by name (MSM_ONLY): 2^24 over 12 copies is 36 GiB of points
+  if (std::getenv("MSM_ONLY") && msm_selected("bls12-381 G2")) precompute_bench<curve::Bls12381, 2>("bls12-381 G2", logs, rows);
 }
 
 // The median of 3 runs of run() after a warm-up, each result checked against `expect`; printed
