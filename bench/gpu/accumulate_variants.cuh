@@ -14,6 +14,11 @@
 //             where the formula needs it and written back as soon as it is made;
 //   Calls     the field products (and squares) as real calls (the G2 walk's form): the kernel's
 //             code a fraction of the inlined one's, the caller's registers few.
+//   Pairs     the mixed addition's independent products two (or three) to a call: one called
+//             product is one carry chain after another, so a warp waits on each multiply-add's
+//             latency; two chains side by side in one function give the scheduler a second
+//             instruction to issue while the first waits (the G2 field's Karatsuba products
+//             have three such chains already).
 #pragma once
 
 #include "cuda/msm/msm.cuh"
@@ -47,6 +52,65 @@ __device__ __forceinline__ void lean_add_affine(IO& io, const curve::Affine<F>& 
   io.put(0, X3);
   const F YP = io.get(1) * PPP;
   io.put(1, R * (Q - X3) - YP);
+}
+
+// Products side by side in one call (see Pairs above): a.mul(b) is the field's inline product.
+template <class F>
+struct Products2 {
+  F ab, cd;
+};
+template <class F>
+struct Products3 {
+  F ab, cd, ef;
+};
+template <class F>
+__device__ __noinline__ Products2<F> mul2_call(F a, F b, F c, F d) {
+  return {a.mul(b), c.mul(d)};
+}
+template <class F>
+__device__ __noinline__ Products3<F> mul3_call(F a, F b, F c, F d, F e, F f) {
+  return {a.mul(b), c.mul(d), e.mul(f)};
+}
+
+// Xyzz::add_affine with its products grouped by what they depend on: {U2, S2}, then
+// {PPP, Q, ZZ3} and {ZZZ3, Y PPP, R (Q - X3)} as triples (kTriples) or pairs.
+template <class F, bool kTriples, class IO>
+__device__ __forceinline__ void grouped_add_affine(IO& io, const curve::Affine<F>& q) {
+  using X = curve::Xyzz<F>;
+  if (q.is_infinity()) return;
+  const F ZZ = io.get(2);
+  if (ZZ.is_zero()) { io.put_all(X::from_affine(q)); return; }
+  const F ZZZ = io.get(3);
+  const Products2<F> us = mul2_call(q.x, ZZ, q.y, ZZZ);
+  const F P = us.ab - io.get(0);
+  const F R = us.cd - io.get(1);
+  if (P.is_zero()) {
+    io.put_all(R.is_zero() ? X::dbl_affine(q) : X::infinity());
+    return;
+  }
+  const F PP = P.sqr();
+  F PPP, Q, ZZ3;
+  if constexpr (kTriples) {
+    const Products3<F> t = mul3_call(P, PP, io.get(0), PP, ZZ, PP);
+    PPP = t.ab, Q = t.cd, ZZ3 = t.ef;
+  } else {
+    const Products2<F> t = mul2_call(P, PP, io.get(0), PP);
+    PPP = t.ab, Q = t.cd;
+  }
+  const F X3 = R.sqr() - PPP - Q.dbl();
+  F ZZZ3, YP, RQ;
+  if constexpr (kTriples) {
+    const Products3<F> t = mul3_call(ZZZ, PPP, io.get(1), PPP, R, Q - X3);
+    ZZZ3 = t.ab, YP = t.cd, RQ = t.ef;
+  } else {
+    const Products2<F> z = mul2_call(ZZ, PP, ZZZ, PPP);
+    const Products2<F> y = mul2_call(io.get(1), PPP, R, Q - X3);
+    ZZ3 = z.ab, ZZZ3 = z.cd, YP = y.ab, RQ = y.cd;
+  }
+  io.put(0, X3);
+  io.put(1, RQ - YP);
+  io.put(2, ZZ3);
+  io.put(3, ZZZ3);
 }
 
 // The running sum in registers.
@@ -92,9 +156,11 @@ struct SharedIO {
   __device__ X sum() const { return {get(0), get(1), get(2), get(3)}; }
 };
 
-// How a walk adds: the library's formula (Xyzz::add_affine on a register sum) or the lean order;
-// the running-sum form accumulate_chunk takes (msm.cuh's RegisterSum is the library's).
-template <class X, bool kLean, template <class> class IO>
+// How a walk adds: the library's formula (Xyzz::add_affine on a register sum), the lean order, or
+// the products grouped in pairs or triples; the running-sum form accumulate_chunk takes (msm.cuh's
+// RegisterSum is the library's).
+enum WalkOrder : int { kLibraryOrder = 0, kLeanOrder = 1, kPairedProducts = 2, kTripledProducts = 3 };
+template <class X, int kOrder, template <class> class IO>
 struct Walk {
   using F = typename X::Field;
   static constexpr size_t kSharedBytes = IO<X>::kSharedBytes;
@@ -102,7 +168,9 @@ struct Walk {
   __device__ explicit Walk(uint32_t* smem) : io(smem) {}
   __device__ void step(bool open, const curve::Affine<F>& p) {
     if (!open) io.put_all(X::from_affine(p));
-    else if constexpr (kLean) lean_add_affine<F>(io, p);
+    else if constexpr (kOrder == kLeanOrder) lean_add_affine<F>(io, p);
+    else if constexpr (kOrder == kPairedProducts || kOrder == kTripledProducts)
+      grouped_add_affine<F, kOrder == kTripledProducts>(io, p);
     else io.put_all(io.sum().add_affine(p));
   }
   __device__ X sum() const { return io.sum(); }

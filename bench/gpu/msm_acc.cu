@@ -145,18 +145,22 @@ std::vector<Form> g1_forms() {
   using bench::SharedIO;
   using bench::Walk;
   std::vector<Form> forms{library_form<typename Group<HC, 1>::WalkAffine, typename Group<HC, 1>::WalkXyzz>(),
-                          candidate<A, X, Walk<X, false, RegisterIO>, 1>("inline"),
-                          candidate<AC, XC, Walk<XC, false, RegisterIO>, 1>("calls"),
-                          candidate<AC, XC, Walk<XC, false, RegisterIO>, 4>("calls, 4 blocks"),
-                          candidate<AC, XC, Walk<XC, true, RegisterIO>, 1>("calls, lean"),
-                          candidate<AC, XC, Walk<XC, true, RegisterIO>, 4>("calls, lean, 4 blocks"),
-                          candidate<AC, XC, Walk<XC, true, SharedIO>, 4>("calls, shared, 4 blocks"),
-                          candidate<AS, XS, Walk<XS, false, RegisterIO>, 1>("calls+sq"),
-                          candidate<AS, XS, Walk<XS, false, RegisterIO>, 4>("calls+sq, 4 blocks"),
-                          candidate<AS, XS, Walk<XS, true, RegisterIO>, 1>("calls+sq, lean"),
-                          candidate<AS, XS, Walk<XS, true, SharedIO>, 4>("calls+sq, shared, 4 blocks")};
+                          candidate<A, X, Walk<X, bench::kLibraryOrder, RegisterIO>, 1>("inline"),
+                          candidate<AC, XC, Walk<XC, bench::kLibraryOrder, RegisterIO>, 1>("calls"),
+                          candidate<AC, XC, Walk<XC, bench::kLibraryOrder, RegisterIO>, 4>("calls, 4 blocks"),
+                          candidate<AC, XC, Walk<XC, bench::kLeanOrder, RegisterIO>, 1>("calls, lean"),
+                          candidate<AC, XC, Walk<XC, bench::kLeanOrder, RegisterIO>, 4>("calls, lean, 4 blocks"),
+                          candidate<AC, XC, Walk<XC, bench::kLeanOrder, SharedIO>, 4>("calls, shared, 4 blocks"),
+                          candidate<AS, XS, Walk<XS, bench::kLibraryOrder, RegisterIO>, 1>("calls+sq"),
+                          candidate<AS, XS, Walk<XS, bench::kLibraryOrder, RegisterIO>, 4>("calls+sq, 4 blocks"),
+                          candidate<AS, XS, Walk<XS, bench::kLeanOrder, RegisterIO>, 1>("calls+sq, lean"),
+                          candidate<AS, XS, Walk<XS, bench::kLeanOrder, SharedIO>, 4>("calls+sq, shared, 4 blocks"),
+                          candidate<AC, XC, Walk<XC, bench::kPairedProducts, RegisterIO>, 1>("pairs"),
+                          candidate<AC, XC, Walk<XC, bench::kPairedProducts, RegisterIO>, 3>("pairs, 3 blocks"),
+                          candidate<AC, XC, Walk<XC, bench::kTripledProducts, RegisterIO>, 1>("triples"),
+                          candidate<AC, XC, Walk<XC, bench::kTripledProducts, RegisterIO>, 3>("triples, 3 blocks")};
   // BN254's inlined walk fits 4 blocks already (106 registers): one more block is 102.
-  if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, false, RegisterIO>, 5>("inline, 5 blocks"));
+  if constexpr (X::Field::N == 8) forms.push_back(candidate<A, X, Walk<X, bench::kLibraryOrder, RegisterIO>, 5>("inline, 5 blocks"));
   return forms;
 }
 
@@ -167,8 +171,8 @@ std::vector<Form> g2_forms() {
   using bench::RegisterIO;
   using bench::SharedIO;
   using bench::Walk;
-  std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, true, RegisterIO>, 1>("lean"),
-                          candidate<A, X, Walk<X, true, SharedIO>, 3>("shared, 3 blocks")};
+  std::vector<Form> forms{library_form<A, X>(), candidate<A, X, Walk<X, bench::kLeanOrder, RegisterIO>, 1>("lean"),
+                          candidate<A, X, Walk<X, bench::kLeanOrder, SharedIO>, 3>("shared, 3 blocks")};
   return forms;
 }
 
