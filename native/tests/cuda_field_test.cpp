@@ -143,6 +143,11 @@ int main() {
   check_curve<curve::Bn254::G2, curve::Bn254::G2x, B::G2, B::G2x>(curve::Bn254::g2_generator());
   check_curve<curve::Bls12381::G1, curve::Bls12381::G1x, L::G1, L::G1x>(curve::Bls12381::g1_generator());
   check_curve<curve::Bls12381::G2, curve::Bls12381::G2x, L::G2, L::G2x>(curve::Bls12381::g2_generator());
+  // the bucket walk's field twins (BLS12-381's products are calls on the device, in pairs)
+  check_curve<curve::Bn254::G1, curve::Bn254::G1x, curve::Affine<B::FqWalk>, curve::Xyzz<B::FqWalk>>(
+      curve::Bn254::g1_generator());
+  check_curve<curve::Bls12381::G1, curve::Bls12381::G1x, curve::Affine<L::FqWalk>, curve::Xyzz<L::FqWalk>>(
+      curve::Bls12381::g1_generator());
   check_halves<12>();
   check_halves<8>();
   check_halves_fp2<curve::Bn254::Fq2>();
