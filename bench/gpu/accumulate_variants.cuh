@@ -160,7 +160,7 @@ struct SharedIO {
 // the products grouped in pairs or triples; the running-sum form accumulate_chunk takes (msm.cuh's
 // RegisterSum is the library's).
 enum WalkOrder : int { kLibraryOrder = 0, kLeanOrder = 1, kPairedProducts = 2, kTripledProducts = 3 };
-template <class X, int kOrder, template <class> class IO>
+template <class X, WalkOrder kOrder, template <class> class IO>
 struct Walk {
   using F = typename X::Field;
   static constexpr size_t kSharedBytes = IO<X>::kSharedBytes;
